@@ -1,0 +1,47 @@
+# Two commands: `make run` (dashboard on the bundled sample) and `make test` (whole suite).
+# Both create .venv on first use and reinstall only when pyproject.toml changes.
+PYTHON ?= python3
+PORT ?= 8501
+VENV := .venv
+PY := $(VENV)/bin/python
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+
+.PHONY: run test bench chromium clean
+
+$(PY):
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "lmdk needs Python >= 3.11"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(RUN_STAMP)
+
+run: $(RUN_STAMP)
+	@echo "lmdk dashboard: http://localhost:$(PORT)  (Ctrl+C to stop)"
+	$(PY) -m streamlit run dashboard/app.py --server.port $(PORT)
+
+# Browser tests drive Debian's chromium (Playwright cannot download a browser here).
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium missing and not root: browser tests will be skipped"; \
+	  fi; \
+	fi
+
+test: $(TEST_STAMP) chromium
+	$(PY) -m pytest
+
+bench: $(TEST_STAMP)
+	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

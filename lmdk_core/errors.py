@@ -1,0 +1,44 @@
+"""The package's exception and warning hierarchy.
+
+Every error a user can trigger through :mod:`lmdk_core` is a subclass of :class:`LmdkError`,
+so applications (the dashboard included) can catch one type and show its message verbatim.
+"""
+
+from __future__ import annotations
+
+
+class LmdkError(Exception):
+    """Base class of every error raised by lmdk_core."""
+
+
+class ParameterError(LmdkError, ValueError):
+    """An argument is invalid (ε ≤ 0 or NaN, negative radius, mismatched lengths, ...)."""
+
+
+class MatrixError(ParameterError):
+    """A transition matrix is not square, not row-stochastic, or contains NaN."""
+
+
+class TrajectoryFormatError(LmdkError, ValueError):
+    """A trajectory file cannot be read.
+
+    The message names the file, the line (1-based, as a text editor shows it) or row, and the
+    reason, e.g. ``trip.csv line 14: latitude 123.4 outside [-90, 90]``.
+    """
+
+    def __init__(self, reason: str, *, source: str | None = None, line: int | None = None):
+        self.reason = reason
+        self.source = source
+        self.line = line
+        where = source or "<input>"
+        if line is not None:
+            where = f"{where} line {line}"
+        super().__init__(f"{where}: {reason}")
+
+
+class LmdkWarning(UserWarning):
+    """Base class of warnings: something was repaired or dropped, and the user is told how much."""
+
+
+class DataWarning(LmdkWarning):
+    """Input data was altered while loading (e.g. duplicate timestamps dropped)."""
