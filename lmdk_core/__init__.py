@@ -18,3 +18,26 @@ from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degre
 __version__ = "0.1.0"
 
 # Each capability adds its public names below, one block per module.
+
+# Engine-A: noise mechanisms, privacy accounting, utility metrics.
+from .accounting import (
+    as_landmark_mask,
+    landmark_guarantee,
+    landmark_violations,
+    satisfies_landmark_privacy,
+    satisfies_w_event,
+    window_sums,
+)
+from .mechanisms import (
+    Laplace,
+    PlanarLaplace,
+    RandomizedResponse,
+    as_rng,
+    laplace,
+    planar_laplace,
+    planar_laplace_offsets,
+    planar_offsets_from_units,
+    randomized_response,
+    unit_laplace,
+    unit_planar_draws,
+)

@@ -1,0 +1,117 @@
+"""Privacy accounting without correlation: the landmark guarantee and w-event window sums.
+
+A mechanism made of independent ε_t-DP steps satisfies (ε, L)-landmark privacy iff for every t
+
+    G_t := Σ_{i ∈ L ∪ {t}} ε_i ≤ ε        (the landmark guarantee, per-timestamp privacy loss)
+
+and w-event ε-DP iff every window of w consecutive timestamps spends Σ ε_t ≤ ε.
+Budgets ε_t are finite and ≥ 0 (ε_t = 0: nothing released at t). Checks allow an absolute
+tolerance ``tol`` for floating-point sums.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import ParameterError
+from .validation import as_finite_array, check_epsilon, check_int, check_nonnegative
+
+__all__ = [
+    "as_landmark_mask",
+    "landmark_guarantee",
+    "landmark_violations",
+    "satisfies_landmark_privacy",
+    "satisfies_w_event",
+    "window_sums",
+]
+
+
+def as_landmark_mask(landmarks: Any, n: int) -> np.ndarray:
+    """Normalise landmarks into a bool mask of length ``n``.
+
+    Accepts None (no landmarks), a bool mask of length ``n``, or integer timestamp indices in
+    [0, n) (possibly empty; duplicates allowed). Raises ParameterError for a mask of the wrong
+    length, out-of-range or non-integer indices.
+    """
+    n = check_int(n, "n", minimum=0)
+    mask = np.zeros(n, dtype=bool)
+    if landmarks is None:
+        return mask
+    if isinstance(landmarks, (str, bytes)):
+        raise ParameterError(f"landmarks must be a bool mask or integer indices, got {landmarks!r}")
+    try:
+        arr = np.asarray(landmarks)
+    except (TypeError, ValueError):
+        raise ParameterError("landmarks must be a bool mask or integer indices") from None
+    if arr.ndim != 1:
+        if arr.ndim == 0:
+            raise ParameterError("landmarks must be a 1-D bool mask or a list of integer indices")
+        raise ParameterError(f"landmarks must be 1-dimensional, got shape {arr.shape}")
+    if arr.dtype == np.bool_:
+        if arr.size != n:
+            raise ParameterError(f"length mismatch: landmark mask has length {arr.size}, expected {n}")
+        return arr.copy()
+    if arr.size == 0:
+        return mask
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ParameterError(f"landmark indices must be integers, got dtype {arr.dtype}")
+    if np.any((arr < 0) | (arr >= n)):
+        bad = int(arr[(arr < 0) | (arr >= n)][0])
+        raise ParameterError(f"landmark index {bad} out of range [0, {n})")
+    mask[arr] = True
+    return mask
+
+
+def _budgets(eps: Any) -> np.ndarray:
+    """ε_t as a 1-D float array, finite and ≥ 0."""
+    arr = as_finite_array(eps, "eps")
+    if np.any(arr < 0):
+        bad = int(np.flatnonzero(arr < 0)[0])
+        raise ParameterError(f"eps must be >= 0, got {arr[bad]} at index {bad}")
+    return arr
+
+
+def landmark_guarantee(eps: Any, landmarks: Any) -> np.ndarray:
+    """Per-timestamp privacy loss G_t = Σ_{i ∈ L ∪ {t}} ε_i (same length as ``eps``).
+
+    L = ∅ gives G_t = ε_t (event level); L = all timestamps gives G_t = Σ ε (user level).
+    """
+    e = _budgets(eps)
+    mask = as_landmark_mask(landmarks, e.size)
+    return e[mask].sum() + np.where(mask, 0.0, e)
+
+
+def window_sums(eps: Any, w: int) -> np.ndarray:
+    """Σ ε over every window of ``w`` consecutive timestamps (length T − w + 1).
+
+    Computed from cumulative sums. If T < w there is one (partial) window: the total.
+    """
+    e = _budgets(eps)
+    w = check_int(w, "w", minimum=1)
+    if e.size < w:
+        return np.array([e.sum()])
+    c = np.concatenate(([0.0], np.cumsum(e)))
+    return np.maximum(c[w:] - c[:-w], 0.0)
+
+
+def landmark_violations(eps: Any, landmarks: Any, epsilon: float, tol: float = 1e-9) -> np.ndarray:
+    """Timestamps (int indices) where G_t > ε + tol."""
+    epsilon = check_epsilon(epsilon)
+    tol = check_nonnegative(tol, "tol")
+    return np.flatnonzero(landmark_guarantee(eps, landmarks) > epsilon + tol)
+
+
+def satisfies_landmark_privacy(
+    eps: Any, landmarks: Any, epsilon: float, tol: float = 1e-9
+) -> bool:
+    """True iff G_t ≤ ε + tol at every timestamp ((ε, L)-landmark privacy)."""
+    return landmark_violations(eps, landmarks, epsilon, tol).size == 0
+
+
+def satisfies_w_event(eps: Any, w: int, epsilon: float, tol: float = 1e-9) -> bool:
+    """True iff every window of ``w`` consecutive timestamps spends ≤ ε + tol (w-event ε-DP)."""
+    epsilon = check_epsilon(epsilon)
+    tol = check_nonnegative(tol, "tol")
+    return bool(np.all(window_sums(eps, w) <= epsilon + tol))
