@@ -1,0 +1,504 @@
+"""Plotly figures of budgets, guarantees, errors, privacy loss, scheme comparisons and trajectories.
+
+Every function returns a :class:`plotly.graph_objects.Figure` with a title, axis titles with
+units, a legend, hover text, ``template="plotly_white"``, a fixed height and a constant
+``uirevision`` (zoom and legend toggles persist across Streamlit reruns). The palette is
+Okabe–Ito (distinguishable with the common colour-vision deficiencies); lines also differ by dash.
+
+Time axes: pass ``time`` (a pandas DatetimeIndex/Series or array of datetimes; shown in UTC,
+axis "time (UTC)") or None (axis "timestamp index", 0-based). Budgets ε_t, guarantees G_t and
+losses are dimensionless privacy-loss values on the same scale as the user's ε.
+
+Speed: figures hold a few traces of numpy arrays, no per-point Python and no per-point shapes.
+Series longer than ``max_points`` (default :data:`MAX_POINTS`) are thinned for display only by
+min–max decimation: each of ``max_points/2`` consecutive buckets keeps its smallest and largest
+value, so peaks (e.g. G_t > ε) stay visible. Marker traces (landmarks, exceedances) are thinned by
+stride when they exceed ``max_points``. Pass ``max_points=None`` to draw every point.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .accounting import as_landmark_mask, landmark_guarantee
+from .errors import ParameterError
+from .validation import check_epsilon, check_same_length
+
+__all__ = [
+    "MAX_POINTS",
+    "OKABE_ITO",
+    "PALETTE",
+    "allocation_figure",
+    "comparison_figure",
+    "display_index",
+    "error_figure",
+    "loss_figure",
+    "trajectory_figure",
+]
+
+OKABE_ITO: dict[str, str] = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+"""The Okabe–Ito colour-blind-safe palette by name (Okabe & Ito, 2008)."""
+
+PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
+"""Okabe–Ito colours in their customary order (usable as a Plotly ``colorway``)."""
+
+MAX_POINTS = 4000
+"""Default display limit of points per line trace (see module docstring)."""
+
+_GREY = "#999999"
+_VIOLATION_FILL = "rgba(213, 94, 0, 0.30)"  # vermillion, translucent
+_TEMPLATE = "plotly_white"
+_EPS_LABEL = "privacy budget ε"
+_T_INDEX = "timestamp index"
+_T_TIME = "time (UTC)"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def display_index(y: Any, max_points: int | None = MAX_POINTS) -> np.ndarray:
+    """Indices of ``y`` to draw: all if ``len(y) <= max_points``, else min–max decimation.
+
+    Buckets of consecutive points each keep the index of their minimum and maximum (NaN
+    ignored), plus the first and last index; the result is sorted and unique, of length
+    ``<= max_points + 2``.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    n = y.size
+    if max_points is None or n <= max_points:
+        return np.arange(n)
+    if max_points < 2:
+        raise ParameterError(f"max_points must be >= 2 or None, got {max_points}")
+    buckets = max_points // 2
+    k = math.ceil(n / buckets)
+    pad = buckets * k - n
+    nan = np.isnan(y)
+    hi = np.pad(np.where(nan, -np.inf, y), (0, pad), constant_values=-np.inf).reshape(buckets, k)
+    lo = np.pad(np.where(nan, np.inf, y), (0, pad), constant_values=np.inf).reshape(buckets, k)
+    base = np.arange(buckets) * k
+    idx = np.concatenate(([0, n - 1], base + hi.argmax(axis=1), base + lo.argmin(axis=1)))
+    return np.unique(idx[idx < n])
+
+
+def _thin(idx: np.ndarray, max_points: int | None) -> np.ndarray:
+    """Stride-thin an index array of markers to at most ``max_points`` entries."""
+    if max_points is None or idx.size <= max_points:
+        return idx
+    return idx[:: math.ceil(idx.size / max_points)]
+
+
+def _time_axis(time: Any, n: int) -> tuple[np.ndarray, str, str]:
+    """(x values, axis title, hover format of x) for ``n`` timestamps."""
+    if time is None:
+        return np.arange(n), _T_INDEX, "t = %{x}"
+    try:
+        t = pd.DatetimeIndex(time)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"time must be datetimes or None ({exc})") from None
+    check_same_length(n, len(t), "time")
+    if t.tz is not None:
+        t = t.tz_convert("UTC").tz_localize(None)
+    return t.to_numpy(), _T_TIME, "%{x|%Y-%m-%d %H:%M:%S} UTC"
+
+
+def _series(values: Any, name: str, n: int | None = None) -> np.ndarray:
+    """1-D float array (NaN allowed for gaps); length checked against ``n``."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be numeric") from None
+    if arr.ndim != 1:
+        raise ParameterError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if n is not None:
+        check_same_length(n, arr.size, name)
+    return arr
+
+
+def _line(x, y, idx, name, color, *, hover, dash=None, width=2.0, shape="linear", **kw) -> go.Scatter:
+    return go.Scatter(
+        x=x[idx],
+        y=y[idx],
+        name=name,
+        mode="lines",
+        line={"color": color, "width": width, "dash": dash, "shape": shape},
+        hovertemplate=hover,
+        **kw,
+    )
+
+
+def _markers(x, y, idx, name, color, *, symbol, hover, size=9, **kw) -> go.Scatter:
+    return go.Scatter(
+        x=x[idx],
+        y=y[idx],
+        name=name,
+        mode="markers",
+        marker={"color": color, "symbol": symbol, "size": size, "line": {"width": 1, "color": color}},
+        hovertemplate=hover,
+        **kw,
+    )
+
+
+def _epsilon_line(x, epsilon: float, *, xaxis: str = "x", yaxis: str = "y") -> go.Scatter:
+    """The target ε as a dashed horizontal line spanning the data (one 2-point trace)."""
+    x0, x1 = (x[0], x[-1]) if len(x) else (0, 1)
+    return go.Scatter(
+        x=[x0, x1],
+        y=[epsilon, epsilon],
+        name=f"target ε = {epsilon:g}",
+        mode="lines",
+        line={"color": OKABE_ITO["black"], "width": 1.5, "dash": "dash"},
+        hovertemplate=f"target ε = {epsilon:g}<extra></extra>",
+        xaxis=xaxis,
+        yaxis=yaxis,
+    )
+
+
+def _style(fig: go.Figure, *, title: str, height: int, uirevision: str, legend_y: float = 1.02) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "xanchor": "left", "y": 0.98, "yanchor": "top"},
+        template=_TEMPLATE,
+        height=height,
+        margin={"l": 70, "r": 20, "t": 95, "b": 55},
+        legend={"orientation": "h", "yanchor": "bottom", "y": legend_y, "x": 0.0, "xanchor": "left"},
+        uirevision=uirevision,
+        colorway=list(PALETTE),
+        hoverlabel={"namelength": -1},
+    )
+    return fig
+
+
+# ---------------------------------------------------------------- figures
+
+
+def allocation_figure(
+    eps: Any,
+    landmarks: Any,
+    epsilon: float,
+    *,
+    time: Any = None,
+    guarantee: Any = None,
+    title: str = "Budget allocation ε_t and landmark guarantee G_t",
+    tol: float = 1e-9,
+    max_points: int | None = MAX_POINTS,
+    height: int = 560,
+) -> go.Figure:
+    """Two stacked panels sharing the time axis.
+
+    Top: the budget ε_t spent at each timestamp (a step line) with landmark timestamps marked.
+    Bottom: the landmark guarantee G_t = Σ_{i∈L∪{t}} ε_i (computed if ``guarantee`` is None),
+    the target ε as a dashed line, and — only where G_t > ε + ``tol`` — the excess shaded
+    (trace name ``"G_t > ε (violation)"``).
+    """
+    e = _series(eps, "eps")
+    n = e.size
+    epsilon = check_epsilon(epsilon)
+    mask = as_landmark_mask(landmarks, n)
+    g = landmark_guarantee(e, mask) if guarantee is None else _series(guarantee, "guarantee", n)
+    x, xtitle, xhover = _time_axis(time, n)
+    lm = _thin(np.flatnonzero(mask), max_points)
+
+    ie, ig = display_index(e, max_points), display_index(g, max_points)
+    traces = [
+        _line(x, e, ie, "budget ε_t", OKABE_ITO["blue"], shape="hv",
+              hover=f"{xhover}<br>ε_t = %{{y:.4g}}<extra></extra>"),
+        _markers(x, e, lm, f"landmark ({int(mask.sum())})", OKABE_ITO["vermillion"], symbol="diamond",
+                 hover=f"landmark<br>{xhover}<br>ε_t = %{{y:.4g}}<extra></extra>"),
+        _line(x, g, ig, "guarantee G_t", OKABE_ITO["bluish_green"], shape="hv",
+              hover=f"{xhover}<br>G_t = %{{y:.4g}}<extra></extra>", xaxis="x2", yaxis="y2"),
+        _epsilon_line(x, epsilon, xaxis="x2", yaxis="y2"),
+    ]
+    if np.any(g > epsilon + tol):
+        # Filled between the ε line (previous trace) and max(G_t, ε): non-zero exactly where G_t > ε.
+        above = np.maximum(g, epsilon)
+        traces.append(
+            _line(x, above, ig, "G_t > ε (violation)", OKABE_ITO["vermillion"], shape="hv", width=0.5,
+                  hover=f"{xhover}<br>G_t = %{{y:.4g}} > ε<extra></extra>", fill="tonexty",
+                  fillcolor=_VIOLATION_FILL, xaxis="x2", yaxis="y2")
+        )
+    fig = go.Figure(data=traces)
+    fig.update_layout(
+        xaxis={"domain": [0, 1], "anchor": "y", "showticklabels": False, "matches": "x2"},
+        yaxis={"domain": [0.56, 1.0], "title": {"text": "privacy budget ε_t"}, "rangemode": "tozero"},
+        xaxis2={"domain": [0, 1], "anchor": "y2", "title": {"text": xtitle}},
+        yaxis2={"domain": [0.0, 0.46], "title": {"text": "guarantee G_t (privacy budget ε)"},
+                "rangemode": "tozero"},
+        hovermode="x",
+    )
+    return _style(fig, title=title, height=height, uirevision="lmdk-allocation")
+
+
+def error_figure(
+    errors_m: Any,
+    published: Any,
+    *,
+    time: Any = None,
+    landmarks: Any = None,
+    unit: str = "m",
+    title: str | None = None,
+    max_points: int | None = MAX_POINTS,
+    height: int = 420,
+) -> go.Figure:
+    """Per-timestamp error of the released output, fresh releases vs. approximations marked.
+
+    ``errors_m``: error per timestamp (metres for locations; pass ``unit`` for values), NaN where
+    nothing was released yet (drawn as a gap). ``published``: True where a fresh noisy release was
+    made, False where the scheme republished/approximated. Landmark timestamps are marked when
+    given. The title states the mean absolute error over the finite errors.
+    """
+    err = _series(errors_m, "errors_m")
+    n = err.size
+    pub = np.asarray(published, dtype=bool)
+    check_same_length(n, pub.size, "published")
+    x, xtitle, xhover = _time_axis(time, n)
+    idx = display_index(err, max_points)
+    finite = np.isfinite(err)
+    mae = float(err[finite].mean()) if finite.any() else float("nan")
+    if title is None:
+        title = f"Error of the released output per timestamp (MAE {mae:,.4g} {unit})"
+    hov = f"{xhover}<br>error = %{{y:,.4g}} {unit}"
+    traces = [
+        _line(x, err, idx, "error", _GREY, width=1.0, hover=hov + "<extra></extra>"),
+        _markers(x, err, idx[pub[idx]], f"fresh release ({int(pub.sum())})", OKABE_ITO["blue"],
+                 symbol="circle", size=5, hover=hov + "<br>fresh release<extra></extra>"),
+        _markers(x, err, idx[~pub[idx] & finite[idx]], f"approximated ({int((~pub & finite).sum())})",
+                 OKABE_ITO["orange"], symbol="square", size=5,
+                 hover=hov + "<br>approximated (republished)<extra></extra>"),
+    ]
+    if landmarks is not None:
+        mask = as_landmark_mask(landmarks, n)
+        lm = _thin(np.flatnonzero(mask & finite), max_points)
+        traces.append(
+            _markers(x, err, lm, f"landmark ({int(mask.sum())})", OKABE_ITO["vermillion"],
+                     symbol="diamond-open", size=10, hover=hov + "<br>landmark<extra></extra>")
+        )
+    fig = go.Figure(data=traces)
+    fig.update_layout(
+        xaxis={"title": {"text": xtitle}},
+        yaxis={"title": {"text": f"error ({unit})"}, "rangemode": "tozero"},
+        hovermode="closest",
+    )
+    return _style(fig, title=title, height=height, uirevision="lmdk-error")
+
+
+def _temporal_field(temporal: Any, name: str) -> Any:
+    if isinstance(temporal, Mapping) or isinstance(temporal, pd.DataFrame):
+        return temporal[name]
+    return getattr(temporal, name)
+
+
+def loss_figure(
+    eps: Any,
+    guarantee: Any,
+    epsilon: float,
+    *,
+    temporal: Any = None,
+    landmark_loss: Any = None,
+    time: Any = None,
+    title: str = "Privacy loss over time",
+    tol: float = 1e-9,
+    max_points: int | None = MAX_POINTS,
+    height: int = 460,
+) -> go.Figure:
+    """Privacy loss per timestamp: ε_t, G_t (no correlation) and, when given, BPL/FPL/TPL and
+    the landmark composed loss under temporal correlation, against the target ε (dashed).
+
+    ``temporal``: a TemporalLoss (or mapping/DataFrame) with ``bpl``, ``fpl``, ``tpl`` arrays.
+    ``landmark_loss``: the landmark loss under correlation (e.g.
+    ``correlation.landmark_temporal_loss``). Timestamps where the landmark composed loss — or
+    G_t when ``landmark_loss`` is None — exceeds ε + ``tol`` are marked (trace name starts with
+    ``"exceeds ε"``).
+    """
+    e = _series(eps, "eps")
+    n = e.size
+    g = _series(guarantee, "guarantee", n)
+    epsilon = check_epsilon(epsilon)
+    x, xtitle, xhover = _time_axis(time, n)
+
+    def hov(label: str) -> str:
+        return f"{xhover}<br>{label} = %{{y:.4g}}<extra></extra>"
+
+    traces = [
+        _line(x, e, display_index(e, max_points), "budget ε_t", _GREY, width=1.0, shape="hv",
+              hover=hov("ε_t")),
+        _line(x, g, display_index(g, max_points), "landmark guarantee G_t (no correlation)",
+              OKABE_ITO["bluish_green"], shape="hv", hover=hov("G_t")),
+    ]
+    if temporal is not None:
+        for field, label, color, dash in (
+            ("bpl", "backward loss BPL", OKABE_ITO["sky_blue"], "dashdot"),
+            ("fpl", "forward loss FPL", OKABE_ITO["orange"], "dot"),
+            ("tpl", "temporal loss TPL", OKABE_ITO["blue"], None),
+        ):
+            s = _series(_temporal_field(temporal, field), field, n)
+            traces.append(_line(x, s, display_index(s, max_points), label, color, dash=dash,
+                                hover=hov(field.upper())))
+    if landmark_loss is not None:
+        composed = _series(landmark_loss, "landmark_loss", n)
+        traces.append(_line(x, composed, display_index(composed, max_points),
+                            "landmark loss under correlation", OKABE_ITO["reddish_purple"], width=2.5,
+                            hover=hov("landmark loss")))
+        what = "landmark loss"
+    else:
+        composed, what = g, "G_t"
+    traces.append(_epsilon_line(x, epsilon))
+    over = np.flatnonzero(composed > epsilon + tol)
+    if over.size:
+        traces.append(
+            _markers(x, composed, _thin(over, max_points), f"exceeds ε: {what} ({over.size})",
+                     OKABE_ITO["vermillion"], symbol="x", size=7,
+                     hover=f"{xhover}<br>{what} = %{{y:.4g}} > ε<extra></extra>")
+        )
+    fig = go.Figure(data=traces)
+    fig.update_layout(
+        xaxis={"title": {"text": xtitle}},
+        yaxis={"title": {"text": "privacy loss (privacy budget ε)"}, "rangemode": "tozero"},
+        hovermode="x",
+    )
+    return _style(fig, title=title, height=height, uirevision="lmdk-loss")
+
+
+def comparison_figure(
+    table: pd.DataFrame,
+    *,
+    title: str = "Mean location error by scheme (same data and seeds)",
+    log_y: bool = True,
+    height: int = 420,
+) -> go.Figure:
+    """Bars of mean MAE (metres) per scheme with ±1 std error bars over runs, coloured by whether
+    the scheme is landmark-private (G_t ≤ ε everywhere). ``table``: :func:`compare_schemes` output.
+
+    ``log_y`` (default) uses a log axis: user-level errors are often orders of magnitude larger.
+    """
+    need = {"scheme", "mae_m_mean", "mae_m_std", "landmark_private"}
+    missing = need - set(table.columns)
+    if missing:
+        raise ParameterError(f"comparison table lacks column(s) {', '.join(sorted(missing))}")
+    extra = [c for c in ("fresh_share_mean", "budget_spent", "max_guarantee") if c in table.columns]
+    order = [str(s) for s in table["scheme"]]
+    traces = []
+    for private, name, color in (
+        (True, "landmark-private (G_t ≤ ε)", OKABE_ITO["blue"]),
+        (False, "not landmark-private (G_t > ε somewhere)", OKABE_ITO["vermillion"]),
+    ):
+        sub = table[table["landmark_private"].astype(bool) == private]
+        hover = "<b>%{x}</b><br>MAE = %{y:,.4g} m ± %{error_y.array:,.3g} m"
+        for i, c in enumerate(extra):
+            hover += f"<br>{c.replace('_', ' ')} = %{{customdata[{i}]:.3g}}"
+        traces.append(
+            go.Bar(
+                x=sub["scheme"].astype(str).to_numpy(),
+                y=sub["mae_m_mean"].to_numpy(dtype=float),
+                error_y={"type": "data", "array": sub["mae_m_std"].to_numpy(dtype=float),
+                         "visible": True, "color": OKABE_ITO["black"]},
+                customdata=sub[extra].to_numpy(dtype=float) if extra else None,
+                name=name,
+                marker={"color": color},
+                hovertemplate=hover + "<extra></extra>",
+            )
+        )
+    fig = go.Figure(data=traces)
+    fig.update_layout(
+        barmode="relative",
+        xaxis={"title": {"text": "scheme"}, "categoryorder": "array", "categoryarray": order},
+        yaxis={"title": {"text": "mean absolute error (m" + (", log scale)" if log_y else ")")},
+               "type": "log" if log_y else "linear"},
+        hovermode="closest",
+    )
+    return _style(fig, title=title, height=height, uirevision="lmdk-comparison")
+
+
+def _latlon_of(obj: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(obj, pd.DataFrame):
+        if not {"lat", "lon"} <= set(obj.columns):
+            raise ParameterError(f"{name} lacks lat/lon columns")
+        return obj["lat"].to_numpy(dtype=float), obj["lon"].to_numpy(dtype=float)
+    if hasattr(obj, "lat") and hasattr(obj, "lon"):
+        if obj.lat is None or obj.lon is None:
+            raise ParameterError(f"{name} has no locations (a values release?)")
+        return np.asarray(obj.lat, dtype=float), np.asarray(obj.lon, dtype=float)
+    if isinstance(obj, (tuple, list)) and len(obj) == 2:
+        return _series(obj[0], f"{name} lat"), _series(obj[1], f"{name} lon")
+    raise ParameterError(f"{name} must be a DataFrame with lat/lon, a Release or a (lat, lon) pair")
+
+
+def trajectory_figure(
+    traj: Any,
+    release: Any = None,
+    landmarks: Any = None,
+    *,
+    places: Any = None,
+    title: str = "Trajectory (longitude/latitude, no base map)",
+    max_points: int | None = MAX_POINTS,
+    height: int = 520,
+) -> go.Figure:
+    """Plain lon/lat scatter (no map tiles): the true path, released points, landmark timestamps
+    and landmark places. The aspect ratio is locked so a metre east and a metre north have the
+    same length on screen (at the mean latitude).
+
+    ``traj``: DataFrame with lat/lon[, time] or a (lat, lon) pair. ``release``: a locations
+    Release (or anything with .lat/.lon; NaN points skipped). ``landmarks``: mask or indices over
+    ``traj``. ``places``: Place list or DataFrame with name/lat/lon(/radius_m), drawn as markers.
+    """
+    lat, lon = _latlon_of(traj, "traj")
+    n = lat.size
+    check_same_length(n, lon.size, "traj lon")
+    stride = np.arange(n) if max_points is None or n <= max_points else np.unique(
+        np.r_[np.arange(0, n, math.ceil(n / max_points)), n - 1])
+    hov = "lat %{y:.5f}°<br>lon %{x:.5f}°"
+    traces = [
+        go.Scatter(x=lon[stride], y=lat[stride], mode="lines", name="true path",
+                   line={"color": OKABE_ITO["black"], "width": 1.2},
+                   hovertemplate="true path<br>" + hov + "<extra></extra>")
+    ]
+    if release is not None:
+        rlat, rlon = _latlon_of(release, "release")
+        check_same_length(n, rlat.size, "release")
+        ok = np.flatnonzero(np.isfinite(rlat) & np.isfinite(rlon))
+        ok = _thin(ok, max_points)
+        traces.append(go.Scatter(x=rlon[ok], y=rlat[ok], mode="markers", name="released",
+                                 marker={"color": OKABE_ITO["orange"], "size": 5, "opacity": 0.7},
+                                 hovertemplate="released<br>" + hov + "<extra></extra>"))
+    if landmarks is not None:
+        lm = _thin(np.flatnonzero(as_landmark_mask(landmarks, n)), max_points)
+        traces.append(go.Scatter(x=lon[lm], y=lat[lm], mode="markers",
+                                 name=f"landmark timestamp ({lm.size})",
+                                 marker={"color": OKABE_ITO["vermillion"], "symbol": "diamond", "size": 8},
+                                 hovertemplate="landmark<br>" + hov + "<extra></extra>"))
+    if places is not None:
+        frame = places if isinstance(places, pd.DataFrame) else _places_frame(places)
+        names = frame["name"].astype(str).to_numpy() if "name" in frame else None
+        traces.append(go.Scatter(x=frame["lon"].to_numpy(dtype=float), y=frame["lat"].to_numpy(dtype=float),
+                                 mode="markers+text", text=names, textposition="top center",
+                                 name="landmark place",
+                                 marker={"color": OKABE_ITO["reddish_purple"], "symbol": "star", "size": 14},
+                                 hovertemplate="%{text}<br>" + hov + "<extra></extra>"))
+    lat0 = float(np.nanmean(lat)) if n else 0.0
+    fig = go.Figure(data=traces)
+    fig.update_layout(
+        xaxis={"title": {"text": "longitude (°E)"}},
+        yaxis={"title": {"text": "latitude (°N)"}, "scaleanchor": "x",
+               "scaleratio": 1.0 / max(math.cos(math.radians(lat0)), 1e-6)},
+        hovermode="closest",
+    )
+    return _style(fig, title=title, height=height, uirevision="lmdk-trajectory")
+
+
+def _places_frame(places: Any) -> pd.DataFrame:
+    from .places import places_to_frame
+
+    return places_to_frame(places)

@@ -1,0 +1,228 @@
+"""Landmark places: named circles (centre latitude/longitude in degrees, radius in metres).
+
+A :class:`Place` marks a significant location (home, work, clinic ...); every timestamp whose
+true location lies within ``radius_m`` of a place is a landmark (see
+:func:`lmdk_core.landmarks.landmark_mask`, which accepts :func:`places_to_frame` output).
+
+Places convert to and from a pandas DataFrame (columns ``name, lat, lon, radius_m``) and a GeoJSON
+FeatureCollection of Points (``coordinates = [lon, lat]``, properties ``name`` and ``radius_m``,
+plus a top-level ``"lmdk"`` marker naming the kind and format version). The GeoJSON round trip is
+exact: Python writes floats with ``repr``, which reads back to the same double.
+Invalid places raise :class:`~lmdk_core.errors.ParameterError`; unreadable GeoJSON raises
+:class:`PlacesFormatError` naming the source, the feature (1-based) and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .errors import LmdkError, ParameterError
+
+__all__ = [
+    "DEFAULT_RADIUS_M",
+    "PLACES_FORMAT_VERSION",
+    "Place",
+    "PlacesFormatError",
+    "places_from_frame",
+    "places_from_geojson",
+    "places_to_frame",
+    "places_to_geojson",
+]
+
+DEFAULT_RADIUS_M = 100.0
+"""Radius in metres given to a place that does not state one."""
+
+PLACES_FORMAT_VERSION = 1
+"""Version of the ``"lmdk"`` marker written into places GeoJSON."""
+
+_COLUMNS = ["name", "lat", "lon", "radius_m"]
+
+
+class PlacesFormatError(LmdkError, ValueError):
+    """A places file (GeoJSON) cannot be read; the message names the source, feature and reason."""
+
+    def __init__(self, reason: str, *, source: str | None = None, feature: int | None = None):
+        self.reason = reason
+        self.source = source
+        self.feature = feature
+        where = source or "<places>"
+        if feature is not None:
+            where = f"{where} feature {feature}"
+        super().__init__(f"{where}: {reason}")
+
+
+def _coordinate(value: Any, name: str, low: float, high: float) -> float:
+    """``value`` as a finite float within [low, high], else ParameterError."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(x) or not low <= x <= high:
+        raise ParameterError(f"{name} {x} outside [{low:g}, {high:g}]")
+    return x
+
+
+@dataclass(frozen=True)
+class Place:
+    """A named landmark circle: centre ``lat``/``lon`` (degrees, WGS84) and ``radius_m`` (metres, > 0).
+
+    Values are stored as plain ``str``/``float``; invalid values raise ParameterError.
+    """
+
+    name: str
+    lat: float
+    lon: float
+    radius_m: float = DEFAULT_RADIUS_M
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise ParameterError(f"place name must be a string, got {self.name!r}")
+        label = f"place {self.name!r}"
+        object.__setattr__(self, "lat", _coordinate(self.lat, f"{label} latitude", -90.0, 90.0))
+        object.__setattr__(self, "lon", _coordinate(self.lon, f"{label} longitude", -180.0, 180.0))
+        r = self.radius_m
+        if isinstance(r, bool) or not isinstance(r, (int, float)) and not hasattr(r, "__float__"):
+            raise ParameterError(f"{label} radius_m must be a number, got {r!r}")
+        r = float(r)
+        if not math.isfinite(r) or r <= 0:
+            raise ParameterError(f"{label} radius_m must be a finite number > 0 metres, got {r}")
+        object.__setattr__(self, "radius_m", r)
+
+    def as_tuple(self) -> tuple[float, float, float, str]:
+        """``(lat, lon, radius_m, name)``: the tuple form :func:`landmark_mask` accepts."""
+        return (self.lat, self.lon, self.radius_m, self.name)
+
+
+def places_to_frame(places: Iterable[Place]) -> pd.DataFrame:
+    """DataFrame with columns ``name`` (str), ``lat``, ``lon``, ``radius_m`` (float64), one row per place."""
+    places = list(places)
+    for i, p in enumerate(places):
+        if not isinstance(p, Place):
+            raise ParameterError(f"places[{i}] must be a Place, got {type(p).__name__}")
+    return pd.DataFrame(
+        {
+            "name": pd.Series([p.name for p in places], dtype=object),
+            "lat": pd.Series([p.lat for p in places], dtype="float64"),
+            "lon": pd.Series([p.lon for p in places], dtype="float64"),
+            "radius_m": pd.Series([p.radius_m for p in places], dtype="float64"),
+        },
+        columns=_COLUMNS,
+    )
+
+
+def places_from_frame(df: pd.DataFrame) -> list[Place]:
+    """Places from a DataFrame with ``lat`` and ``lon`` columns (``name``, ``radius_m`` optional).
+
+    A missing name becomes ``"place <row>"`` (1-based); a missing radius :data:`DEFAULT_RADIUS_M`.
+    Raises ParameterError naming the row (1-based) and the reason.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise ParameterError(f"places must be a DataFrame, got {type(df).__name__}")
+    missing = [c for c in ("lat", "lon") if c not in df.columns]
+    if missing:
+        raise ParameterError(f"places table lacks column(s) {', '.join(missing)}")
+    names = df["name"].tolist() if "name" in df.columns else [None] * len(df)
+    radii = df["radius_m"].tolist() if "radius_m" in df.columns else [None] * len(df)
+    out = []
+    for row, (name, lat, lon, r) in enumerate(
+        zip(names, df["lat"].tolist(), df["lon"].tolist(), radii, strict=True), start=1
+    ):
+        name = f"place {row}" if name is None or (isinstance(name, float) and math.isnan(name)) else name
+        r = DEFAULT_RADIUS_M if r is None or (isinstance(r, float) and math.isnan(r)) else r
+        try:
+            out.append(Place(str(name), lat, lon, r))
+        except ParameterError as exc:
+            raise ParameterError(f"places row {row}: {exc}") from None
+    return out
+
+
+def places_to_geojson(places: Iterable[Place]) -> dict:
+    """GeoJSON FeatureCollection of Point features (``[lon, lat]``) with ``name``/``radius_m`` properties."""
+    places = list(places)
+    places_to_frame(places)  # type check with a clear message
+    return {
+        "type": "FeatureCollection",
+        "lmdk": {"kind": "places", "version": PLACES_FORMAT_VERSION},
+        "features": [
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [p.lon, p.lat]},
+                "properties": {"name": p.name, "radius_m": p.radius_m},
+            }
+            for p in places
+        ],
+    }
+
+
+def _feature_place(feature: Any, number: int, source: str) -> Place:
+    def fail(reason: str) -> PlacesFormatError:
+        return PlacesFormatError(reason, source=source, feature=number)
+
+    if not isinstance(feature, Mapping) or feature.get("type") != "Feature":
+        raise fail('not a GeoJSON Feature (expected an object with "type": "Feature")')
+    geometry = feature.get("geometry")
+    if not isinstance(geometry, Mapping) or geometry.get("type") != "Point":
+        kind = geometry.get("type") if isinstance(geometry, Mapping) else geometry
+        raise fail(f"geometry must be a Point, got {kind!r}")
+    coords = geometry.get("coordinates")
+    if not isinstance(coords, (list, tuple)) or len(coords) not in (2, 3):
+        raise fail(f"Point coordinates must be [longitude, latitude], got {coords!r}")
+    props = feature.get("properties") or {}
+    if not isinstance(props, Mapping):
+        raise fail(f"properties must be an object, got {props!r}")
+    name = props.get("name", f"place {number}")
+    if name is None:
+        name = f"place {number}"
+    if not isinstance(name, str):
+        raise fail(f"name must be a string, got {name!r}")
+    radius = props.get("radius_m", DEFAULT_RADIUS_M)
+    try:
+        return Place(name, coords[1], coords[0], DEFAULT_RADIUS_M if radius is None else radius)
+    except ParameterError as exc:
+        raise fail(str(exc)) from None
+
+
+def places_from_geojson(obj: dict | str | bytes, source: str = "places.geojson") -> list[Place]:
+    """Places from a GeoJSON FeatureCollection (or a single Feature) of Points.
+
+    ``obj`` is the parsed object or its JSON text. Each feature needs Point coordinates
+    ``[lon, lat]`` (an altitude is ignored); properties ``name`` (default ``"place <n>"``) and
+    ``radius_m`` (default :data:`DEFAULT_RADIUS_M`) are optional. Raises PlacesFormatError naming
+    ``source``, the feature number (1-based) and the reason.
+    """
+    if isinstance(obj, (bytes, bytearray)):
+        try:
+            obj = obj.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PlacesFormatError(f"not UTF-8 text ({exc.reason})", source=source) from None
+    if isinstance(obj, str):
+        try:
+            obj = json.loads(obj)
+        except json.JSONDecodeError as exc:
+            raise PlacesFormatError(
+                f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source
+            ) from None
+    if not isinstance(obj, Mapping):
+        raise PlacesFormatError(
+            f"expected a GeoJSON object, got {type(obj).__name__}", source=source
+        )
+    kind = obj.get("type")
+    if kind == "Feature":
+        features: Any = [obj]
+    elif kind == "FeatureCollection":
+        features = obj.get("features")
+        if not isinstance(features, list):
+            raise PlacesFormatError('FeatureCollection lacks a "features" list', source=source)
+    else:
+        raise PlacesFormatError(
+            f"expected a GeoJSON FeatureCollection of Points, got type {kind!r}", source=source
+        )
+    return [_feature_place(f, i, source) for i, f in enumerate(features, start=1)]
