@@ -41,3 +41,4 @@ from .mechanisms import (
     unit_laplace,
     unit_planar_draws,
 )
+from .metrics import abs_error, error_metres, mae, mae_metres, mre
