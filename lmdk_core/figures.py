@@ -129,8 +129,9 @@ def _series(values: Any, name: str, n: int | None = None) -> np.ndarray:
     return arr
 
 
-def _line(x, y, idx, name, color, *, hover, dash=None, width=2.0, shape="linear", **kw) -> go.Scatter:
-    return go.Scatter(
+def _line(x, y, idx, name, color, *, hover, dash=None, width=2.0, shape="linear", **kw) -> dict:
+    return dict(
+        type="scatter",
         x=x[idx],
         y=y[idx],
         name=name,
@@ -141,8 +142,9 @@ def _line(x, y, idx, name, color, *, hover, dash=None, width=2.0, shape="linear"
     )
 
 
-def _markers(x, y, idx, name, color, *, symbol, hover, size=9, **kw) -> go.Scatter:
-    return go.Scatter(
+def _markers(x, y, idx, name, color, *, symbol, hover, size=9, **kw) -> dict:
+    return dict(
+        type="scatter",
         x=x[idx],
         y=y[idx],
         name=name,
@@ -153,10 +155,11 @@ def _markers(x, y, idx, name, color, *, symbol, hover, size=9, **kw) -> go.Scatt
     )
 
 
-def _epsilon_line(x, epsilon: float, *, xaxis: str = "x", yaxis: str = "y") -> go.Scatter:
+def _epsilon_line(x, epsilon: float, *, xaxis: str = "x", yaxis: str = "y") -> dict:
     """The target ε as a dashed horizontal line spanning the data (one 2-point trace)."""
     x0, x1 = (x[0], x[-1]) if len(x) else (0, 1)
-    return go.Scatter(
+    return dict(
+        type="scatter",
         x=[x0, x1],
         y=[epsilon, epsilon],
         name=f"target ε = {epsilon:g}",
@@ -168,18 +171,23 @@ def _epsilon_line(x, epsilon: float, *, xaxis: str = "x", yaxis: str = "y") -> g
     )
 
 
-def _style(fig: go.Figure, *, title: str, height: int, uirevision: str, legend_y: float = 1.02) -> go.Figure:
-    fig.update_layout(
+def _figure(traces: list, layout: dict, *, title: str, height: int, uirevision: str) -> go.Figure:
+    """Build the figure in one validation pass (layout dict + common style; ~3x faster than
+    constructing and then updating)."""
+    layout.update(
         title={"text": title, "x": 0.0, "xanchor": "left", "y": 0.98, "yanchor": "top"},
         template=_TEMPLATE,
         height=height,
-        margin={"l": 70, "r": 20, "t": 95, "b": 55},
-        legend={"orientation": "h", "yanchor": "bottom", "y": legend_y, "x": 0.0, "xanchor": "left"},
+        margin={"l": 70, "r": 20, "t": 50, "b": 65 + 20 * math.ceil(len(traces) / 2)},
+        # Legend under the plot, anchored to the figure bottom: never collides with the title or
+        # the axis title, and wraps into rows at laptop width.
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.0,
+                "x": 0.0, "xanchor": "left", "traceorder": "normal"},
         uirevision=uirevision,
         colorway=list(PALETTE),
         hoverlabel={"namelength": -1},
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)
 
 
 # ---------------------------------------------------------------- figures
@@ -195,7 +203,7 @@ def allocation_figure(
     title: str = "Budget allocation ε_t and landmark guarantee G_t",
     tol: float = 1e-9,
     max_points: int | None = MAX_POINTS,
-    height: int = 560,
+    height: int = 620,
 ) -> go.Figure:
     """Two stacked panels sharing the time axis.
 
@@ -230,8 +238,7 @@ def allocation_figure(
                   hover=f"{xhover}<br>G_t = %{{y:.4g}} > ε<extra></extra>", fill="tonexty",
                   fillcolor=_VIOLATION_FILL, xaxis="x2", yaxis="y2")
         )
-    fig = go.Figure(data=traces)
-    fig.update_layout(
+    layout = dict(
         xaxis={"domain": [0, 1], "anchor": "y", "showticklabels": False, "matches": "x2"},
         yaxis={"domain": [0.56, 1.0], "title": {"text": "privacy budget ε_t"}, "rangemode": "tozero"},
         xaxis2={"domain": [0, 1], "anchor": "y2", "title": {"text": xtitle}},
@@ -239,7 +246,7 @@ def allocation_figure(
                 "rangemode": "tozero"},
         hovermode="x",
     )
-    return _style(fig, title=title, height=height, uirevision="lmdk-allocation")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-allocation")
 
 
 def error_figure(
@@ -251,7 +258,7 @@ def error_figure(
     unit: str = "m",
     title: str | None = None,
     max_points: int | None = MAX_POINTS,
-    height: int = 420,
+    height: int = 460,
 ) -> go.Figure:
     """Per-timestamp error of the released output, fresh releases vs. approximations marked.
 
@@ -286,13 +293,12 @@ def error_figure(
             _markers(x, err, lm, f"landmark ({int(mask.sum())})", OKABE_ITO["vermillion"],
                      symbol="diamond-open", size=10, hover=hov + "<br>landmark<extra></extra>")
         )
-    fig = go.Figure(data=traces)
-    fig.update_layout(
+    layout = dict(
         xaxis={"title": {"text": xtitle}},
         yaxis={"title": {"text": f"error ({unit})"}, "rangemode": "tozero"},
         hovermode="closest",
     )
-    return _style(fig, title=title, height=height, uirevision="lmdk-error")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-error")
 
 
 def _temporal_field(temporal: Any, name: str) -> Any:
@@ -312,7 +318,7 @@ def loss_figure(
     title: str = "Privacy loss over time",
     tol: float = 1e-9,
     max_points: int | None = MAX_POINTS,
-    height: int = 460,
+    height: int = 540,
 ) -> go.Figure:
     """Privacy loss per timestamp: ε_t, G_t (no correlation) and, when given, BPL/FPL/TPL and
     the landmark composed loss under temporal correlation, against the target ε (dashed).
@@ -349,27 +355,27 @@ def loss_figure(
                                 hover=hov(field.upper())))
     if landmark_loss is not None:
         composed = _series(landmark_loss, "landmark_loss", n)
-        traces.append(_line(x, composed, display_index(composed, max_points),
-                            "landmark loss under correlation", OKABE_ITO["reddish_purple"], width=2.5,
-                            hover=hov("landmark loss")))
         what = "landmark loss"
     else:
         composed, what = g, "G_t"
     traces.append(_epsilon_line(x, epsilon))
     over = np.flatnonzero(composed > epsilon + tol)
-    if over.size:
+    if over.size:  # drawn under the composed-loss line so a long run of exceedances stays readable
         traces.append(
             _markers(x, composed, _thin(over, max_points), f"exceeds ε: {what} ({over.size})",
-                     OKABE_ITO["vermillion"], symbol="x", size=7,
+                     OKABE_ITO["vermillion"], symbol="x-thin", size=6,
                      hover=f"{xhover}<br>{what} = %{{y:.4g}} > ε<extra></extra>")
         )
-    fig = go.Figure(data=traces)
-    fig.update_layout(
+    if landmark_loss is not None:
+        traces.append(_line(x, composed, display_index(composed, max_points),
+                            "landmark loss under correlation", OKABE_ITO["reddish_purple"], width=2.5,
+                            hover=hov("landmark loss")))
+    layout = dict(
         xaxis={"title": {"text": xtitle}},
         yaxis={"title": {"text": "privacy loss (privacy budget ε)"}, "rangemode": "tozero"},
         hovermode="x",
     )
-    return _style(fig, title=title, height=height, uirevision="lmdk-loss")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-loss")
 
 
 def comparison_figure(
@@ -411,15 +417,14 @@ def comparison_figure(
                 hovertemplate=hover + "<extra></extra>",
             )
         )
-    fig = go.Figure(data=traces)
-    fig.update_layout(
+    layout = dict(
         barmode="relative",
         xaxis={"title": {"text": "scheme"}, "categoryorder": "array", "categoryarray": order},
         yaxis={"title": {"text": "mean absolute error (m" + (", log scale)" if log_y else ")")},
                "type": "log" if log_y else "linear"},
         hovermode="closest",
     )
-    return _style(fig, title=title, height=height, uirevision="lmdk-comparison")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-comparison")
 
 
 def _latlon_of(obj: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -444,7 +449,7 @@ def trajectory_figure(
     places: Any = None,
     title: str = "Trajectory (longitude/latitude, no base map)",
     max_points: int | None = MAX_POINTS,
-    height: int = 520,
+    height: int = 600,
 ) -> go.Figure:
     """Plain lon/lat scatter (no map tiles): the true path, released points, landmark timestamps
     and landmark places. The aspect ratio is locked so a metre east and a metre north have the
@@ -488,14 +493,13 @@ def trajectory_figure(
                                  marker={"color": OKABE_ITO["reddish_purple"], "symbol": "star", "size": 14},
                                  hovertemplate="%{text}<br>" + hov + "<extra></extra>"))
     lat0 = float(np.nanmean(lat)) if n else 0.0
-    fig = go.Figure(data=traces)
-    fig.update_layout(
+    layout = dict(
         xaxis={"title": {"text": "longitude (°E)"}},
         yaxis={"title": {"text": "latitude (°N)"}, "scaleanchor": "x",
                "scaleratio": 1.0 / max(math.cos(math.radians(lat0)), 1e-6)},
         hovermode="closest",
     )
-    return _style(fig, title=title, height=height, uirevision="lmdk-trajectory")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-trajectory")
 
 
 def _places_frame(places: Any) -> pd.DataFrame:
