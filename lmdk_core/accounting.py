@@ -51,7 +51,9 @@ def as_landmark_mask(landmarks: Any, n: int) -> np.ndarray:
         raise ParameterError(f"landmarks must be 1-dimensional, got shape {arr.shape}")
     if arr.dtype == np.bool_:
         if arr.size != n:
-            raise ParameterError(f"length mismatch: landmark mask has length {arr.size}, expected {n}")
+            raise ParameterError(
+                f"length mismatch: landmark mask has length {arr.size}, expected {n}"
+            )
         return arr.copy()
     if arr.size == 0:
         return mask

@@ -16,7 +16,8 @@ Guarantees (each step independent, fresh randomness):
 
 * Laplace: o = x + Lap(Δ/ε) is ε-DP for inputs differing by at most Δ (the sensitivity).
 * Planar Laplace (geo-indistinguishability, Andrés et al., CCS 2013): with protection radius r
-  metres and ε_geo = ε/r per metre, any two locations at most r metres apart are ε-indistinguishable.
+  metres and ε_geo = ε/r per metre, any two locations at most r metres apart are
+  ε-indistinguishable.
   The distance from the true point is Gamma(shape 2, scale r/ε): mean 2r/ε metres.
 * Randomised response: keeping a bit with probability e^ε/(1+e^ε) and flipping it otherwise is ε-DP.
 
@@ -58,7 +59,7 @@ Size = int | tuple[int, ...]
 
 
 def as_rng(seed_or_rng: Any = None) -> np.random.Generator:
-    """Return a Generator: a Generator is used as is; None, an int ≥ 0 or a SeedSequence seed a new one.
+    """Return a Generator: passed through, or seeded from None, an int ≥ 0 or a SeedSequence.
 
     Raises ParameterError for any other type (bool, float, str, legacy RandomState, ...) or a
     negative seed.
@@ -83,7 +84,8 @@ def _check_size(size: Any) -> tuple[int, ...]:
     try:
         shape = tuple(shape)
     except TypeError:
-        raise ParameterError(f"size must be an integer or a tuple of integers, got {size!r}") from None
+        msg = f"size must be an integer or a tuple of integers, got {size!r}"
+        raise ParameterError(msg) from None
     for n in shape:
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
             raise ParameterError(f"size must contain integers >= 0, got {size!r}")
@@ -171,7 +173,7 @@ def laplace(values: Any, eps: Any, sensitivity: float = 1.0, rng: Any = None) ->
 def planar_offsets_from_units(
     radius_units: Any, angle: Any, eps: Any, radius_m: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Scale unit planar draws into ``(east_m, north_m)``: distance ``radius_m · ρ / ε`` at angle θ."""
+    """Scale unit planar draws into ``(east_m, north_m)``: distance ``radius_m·ρ/ε`` at angle θ."""
     e = _epsilons(eps)
     r = check_positive(radius_m, "radius_m")
     dist = np.asarray(radius_units, dtype=np.float64) * (r / e)
@@ -250,7 +252,8 @@ def planar_error_quantile_m(p: Any, eps: Any, radius_m: float) -> np.ndarray | f
     """Distance in metres not exceeded with probability ``p`` by planar Laplace (inverse CDF).
 
     The distance CDF is C(ρ) = 1 − (1 + ε_geo ρ) e^{−ε_geo ρ}, so
-    ρ = −(W_{−1}((p − 1)/e) + 1) / ε_geo with ε_geo = ε / radius_m. ``p`` in [0, 1]; p = 1 gives inf.
+    ρ = −(W_{−1}((p − 1)/e) + 1) / ε_geo with ε_geo = ε / radius_m. ``p`` in [0, 1]; p = 1 gives
+    inf.
     """
     e = _epsilons(eps)
     r = check_positive(radius_m, "radius_m")

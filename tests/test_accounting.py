@@ -87,9 +87,11 @@ def test_edge_cases_event_and_user_level():
     eps = np.array([0.1, 0.2, 0.3, 0.4])
     np.testing.assert_array_equal(landmark_guarantee(eps, []), eps)  # L = ∅: event level
     np.testing.assert_array_equal(landmark_guarantee(eps, None), eps)
-    np.testing.assert_allclose(landmark_guarantee(eps, np.ones(4, bool)), np.full(4, 1.0))  # user level
+    # L = all: user level
+    np.testing.assert_allclose(landmark_guarantee(eps, np.ones(4, bool)), np.full(4, 1.0))
     np.testing.assert_allclose(landmark_guarantee(eps, [1, 3]), [0.7, 0.6, 0.9, 0.6])
-    np.testing.assert_allclose(landmark_guarantee(eps, [3, 1, 1]), [0.7, 0.6, 0.9, 0.6])  # duplicates
+    # duplicate indices count once
+    np.testing.assert_allclose(landmark_guarantee(eps, [3, 1, 1]), [0.7, 0.6, 0.9, 0.6])
     assert landmark_guarantee([], []).shape == (0,)
 
 

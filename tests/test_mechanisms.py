@@ -63,7 +63,9 @@ def satisfies_empirically(a, b, bins, eps):
 
 def planar_north_projection(lat, lon, eps, radius_m, n, seed, noise_factor=1.0):
     """North metres (relative to LAT0, LON0) of n planar-Laplace outputs for one input point."""
-    la, lo = planar_laplace(np.full(n, lat), np.full(n, lon), eps / noise_factor, radius_m, rng=seed)
+    la, lo = planar_laplace(
+        np.full(n, lat), np.full(n, lon), eps / noise_factor, radius_m, rng=seed
+    )
     return degrees_to_metres(LAT0, LON0, la, lo)[1]
 
 
@@ -94,7 +96,7 @@ def test_unit_planar_draws_order_is_all_radii_then_all_angles():
 
 
 def test_predrawn_units_reproduce_the_vectorised_mechanisms_exactly():
-    """Sequential schemes scale pre-drawn unit variates; the result must equal the vectorised call."""
+    """Sequential schemes scale pre-drawn unit variates; results equal the vectorised call."""
     x = np.linspace(-5, 5, 40)
     eps = np.linspace(0.1, 2.0, 40)
     np.testing.assert_array_equal(laplace(x, eps, 3.0, rng=4), x + 3.0 / eps * unit_laplace(40, 4))
@@ -118,7 +120,9 @@ def test_same_seed_same_output_different_seed_different_output():
     np.testing.assert_array_equal(a[1], b[1])
     assert not np.array_equal(a[0], c[0])
     bits = np.zeros(1000, dtype=bool)
-    np.testing.assert_array_equal(randomized_response(bits, 0.5, 5), randomized_response(bits, 0.5, 5))
+    np.testing.assert_array_equal(
+        randomized_response(bits, 0.5, 5), randomized_response(bits, 0.5, 5)
+    )
     assert not np.array_equal(randomized_response(bits, 0.5, 5), randomized_response(bits, 0.5, 6))
     gen = np.random.default_rng(0)  # a shared generator advances between calls
     assert not np.array_equal(laplace(x, 1.0, rng=gen), laplace(x, 1.0, rng=gen))
@@ -202,7 +206,8 @@ def test_planar_class_parameters_and_quantiles():
     assert mech.error_quantile_m(0.0) == 0.0
     assert mech.error_quantile_m(1.0) == np.inf
     # tiny p: ρ ≈ sqrt(2p)/ε_geo, still accurate relative to the answer
-    np.testing.assert_allclose(mech.error_quantile_m([1e-8, 1e-6]), ref.ppf([1e-8, 1e-6]), rtol=1e-6)
+    tiny = [1e-8, 1e-6]
+    np.testing.assert_allclose(mech.error_quantile_m(tiny), ref.ppf(tiny), rtol=1e-6)
     with pytest.raises(ParameterError, match="p must lie in"):
         mech.error_quantile_m(1.5)
     lat, lon = mech.randomise(np.full(N, LAT0), np.full(N, LON0), rng=3)
@@ -225,7 +230,7 @@ def test_lambert_w_lower_branch_matches_scipy():
 
 
 def test_planar_empirical_privacy_loss_is_bounded_and_detected():
-    """Two locations exactly r apart (north): outputs projected on the joining axis (post-processing)."""
+    """Two locations exactly r apart (north); outputs projected on the joining axis."""
     eps, radius, n = 1.0, 100.0, 1_000_000
     lat_b, lon_b = offset_points(LAT0, LON0, 0.0, radius)
     assert haversine_m(LAT0, LON0, lat_b, lon_b) == pytest.approx(radius, rel=1e-9)
@@ -236,7 +241,9 @@ def test_planar_empirical_privacy_loss_is_bounded_and_detected():
     assert lower <= eps
     assert estimate > 0.5 * eps
     a_bad = planar_north_projection(LAT0, LON0, eps, radius, n, 203, noise_factor=0.5)
-    b_bad = planar_north_projection(float(lat_b), float(lon_b), eps, radius, n, 204, noise_factor=0.5)
+    b_bad = planar_north_projection(
+        float(lat_b), float(lon_b), eps, radius, n, 204, noise_factor=0.5
+    )
     assert not satisfies_empirically(a_bad, b_bad, bins, eps)
 
 
@@ -332,7 +339,11 @@ def test_bad_epsilon_rejected_everywhere(eps, message):
 
 @pytest.mark.parametrize(
     ("eps", "message"),
-    [([1.0, 0.0], "must be > 0"), ([1.0, np.nan], "must be finite"), ([1.0, -np.inf], "must be finite")],
+    [
+        ([1.0, 0.0], "must be > 0"),
+        ([1.0, np.nan], "must be finite"),
+        ([1.0, -np.inf], "must be finite"),
+    ],
 )
 def test_bad_epsilon_arrays_rejected(eps, message):
     with pytest.raises(ParameterError, match=message):
@@ -343,8 +354,13 @@ def test_bad_epsilon_arrays_rejected(eps, message):
 
 @pytest.mark.parametrize(
     ("radius", "message"),
-    [(0.0, "radius_m must be > 0"), (-5.0, "radius_m must be > 0"), (np.nan, "radius_m must be finite"),
-     (np.inf, "radius_m must be finite"), ("far", "radius_m must be a number")],
+    [
+        (0.0, "radius_m must be > 0"),
+        (-5.0, "radius_m must be > 0"),
+        (np.nan, "radius_m must be finite"),
+        (np.inf, "radius_m must be finite"),
+        ("far", "radius_m must be a number"),
+    ],
 )
 def test_bad_radius_rejected(radius, message):
     with pytest.raises(ParameterError, match=message):
