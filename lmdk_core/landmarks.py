@@ -1,0 +1,107 @@
+"""Landmark timestamps: which events of a trajectory are sensitive places.
+
+A timestamp is a *landmark* when its location lies within the protection radius of any place
+(great-circle distance in metres, inclusive). Landmarks are returned as a bool mask over the
+trajectory's timestamps, the form every scheme in :mod:`lmdk_core.release` accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .accounting import as_landmark_mask
+from .errors import ParameterError
+from .geo import haversine_m
+from .validation import as_finite_array
+
+__all__ = ["landmark_mask", "landmarks_from_indices"]
+
+_CHUNK_CELLS = 2_000_000
+"""Upper bound on points × places evaluated at once (bounds memory to ~16 MB per temporary)."""
+
+
+def trajectory_points(traj: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated (lat, lon) float arrays of a DataFrame (columns lat, lon) or a (lat, lon) pair."""
+    if isinstance(traj, pd.DataFrame):
+        missing = [c for c in ("lat", "lon") if c not in traj.columns]
+        if missing:
+            raise ParameterError(f"trajectory is missing column(s) {missing}; it needs lat and lon")
+        lat, lon = traj["lat"].to_numpy(), traj["lon"].to_numpy()
+    elif isinstance(traj, (tuple, list)) and len(traj) == 2:
+        lat, lon = traj
+    else:
+        raise ParameterError("trajectory must be a DataFrame with lat/lon columns or a (lat, lon) pair")
+    lat = as_finite_array(lat, "lat")
+    lon = as_finite_array(lon, "lon")
+    if lat.size != lon.size:
+        raise ParameterError(f"length mismatch: lat has length {lat.size}, lon has length {lon.size}")
+    if np.any(np.abs(lat) > 90):
+        raise ParameterError("lat must lie in [-90, 90]")
+    return lat, lon
+
+
+def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lat, lon, radius_m) arrays from a DataFrame or a sequence of (lat, lon, radius_m, ...) items."""
+    if isinstance(places, pd.DataFrame):
+        missing = [c for c in ("lat", "lon", "radius_m") if c not in places.columns]
+        if missing:
+            raise ParameterError(
+                f"places table is missing column(s) {missing}; it needs lat, lon and radius_m"
+            )
+        cols = [places[c].to_numpy() for c in ("lat", "lon", "radius_m")]
+    else:
+        if places is None:
+            places = []
+        try:
+            rows = list(places)
+        except TypeError:
+            raise ParameterError("places must be a list of (lat, lon, radius_m) or a DataFrame") from None
+        for i, row in enumerate(rows):
+            if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) < 3:
+                raise ParameterError(f"place {i} must be (lat, lon, radius_m[, name...]), got {row!r}")
+        cols = [[row[k] for row in rows] for k in range(3)]
+    plat = as_finite_array(cols[0], "place lat")
+    plon = as_finite_array(cols[1], "place lon")
+    rad = as_finite_array(cols[2], "place radius_m")
+    if np.any(np.abs(plat) > 90):
+        raise ParameterError("place lat must lie in [-90, 90]")
+    if np.any(rad < 0):
+        bad = int(np.flatnonzero(rad < 0)[0])
+        raise ParameterError(f"place {bad} has a negative radius ({rad[bad]} m); radius_m must be >= 0")
+    return plat, plon, rad
+
+
+def landmark_mask(traj: Any, places: Any) -> np.ndarray:
+    """Bool mask, one entry per timestamp of ``traj``: True where the point is within a place.
+
+    ``traj``: one user's DataFrame (columns lat, lon; others ignored) or a ``(lat, lon)`` pair of
+    arrays in decimal degrees. ``places``: a sequence of ``(lat, lon, radius_m)`` (extra trailing
+    items such as a name are ignored) or a DataFrame with columns lat, lon, radius_m (extra columns
+    ignored). A point is inside a place when its haversine distance to the centre is ≤ radius_m
+    (inclusive). Vectorised over points × places, chunked to bound memory.
+    """
+    lat, lon = trajectory_points(traj)
+    plat, plon, rad = _places(places)
+    mask = np.zeros(lat.size, dtype=bool)
+    if lat.size == 0 or plat.size == 0:
+        return mask
+    step = max(1, _CHUNK_CELLS // plat.size)
+    for start in range(0, lat.size, step):
+        sl = slice(start, start + step)
+        d = haversine_m(lat[sl, None], lon[sl, None], plat[None, :], plon[None, :])
+        mask[sl] = np.any(d <= rad[None, :], axis=1)
+    return mask
+
+
+def landmarks_from_indices(n: int, indices: Any) -> np.ndarray:
+    """Bool mask of length ``n`` with True at the given integer timestamp indices (0-based).
+
+    Duplicates are allowed; an index outside [0, n) raises ParameterError.
+    """
+    arr = np.asarray(indices)
+    if arr.dtype == np.bool_:
+        raise ParameterError("indices must be integer timestamps, not a bool mask")
+    return as_landmark_mask(arr, n)

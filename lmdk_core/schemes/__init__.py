@@ -1,0 +1,105 @@
+"""Release schemes: names, help texts, parameter defaults, and the dispatch registry.
+
+Each scheme is implemented once against :class:`~lmdk_core.schemes._space.Space` and serves
+both values and locations. ``run_scheme`` validates the scheme name and parameters and calls the
+implementation; :mod:`lmdk_core.release` wraps the result into a Release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..validation import check_int, check_nonnegative, check_probability
+from ._space import Space
+from ._types import SchemeOutput
+from .adaptive import run_adaptive
+from .vectorised import run_vectorised
+from .wevent import run_wevent
+
+__all__ = ["SCHEMES", "SCHEME_INFO", "SCHEME_PARAMS", "resolve_params", "run_scheme"]
+
+SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
+"""Every release scheme, baselines first."""
+
+SCHEME_INFO: dict[str, str] = {
+    "event": "Baseline: full budget ε at every timestamp. Protects single events only — "
+             "NOT landmark-private once there is a landmark.",
+    "user": "Baseline: ε/T at every timestamp, so the whole series costs ε (user-level DP). "
+            "Private but very noisy.",
+    "uniform": "ε/(|L|+1) at every timestamp: any landmarks plus one other event cost at most ε.",
+    "skip": "Full ε at regular timestamps; landmarks are never released — they repeat the last "
+            "regular release.",
+    "adaptive": "ε/(|L|+1) per release, but releases only as often as the data moves "
+                "(sampling rate adapts); other timestamps repeat the last release for free.",
+    "bd": "w-event baseline (Kellaris et al.): a private test decides whether to release; budget "
+          "distribution within each window of w steps, scaled down so landmarks stay protected.",
+    "ba": "w-event baseline (Kellaris et al.): a private test decides whether to release; skipped "
+          "steps' budget is absorbed by the next release, scaled down so landmarks stay protected.",
+}
+"""One-line plain-language explanation per scheme (dashboard help text)."""
+
+SCHEME_PARAMS: dict[str, dict[str, object]] = {
+    "event": {},
+    "user": {},
+    "uniform": {},
+    "skip": {},
+    "adaptive": {"s_min": 0.1, "inc": 0.1, "dec": 0.1, "sample_landmarks": True},
+    "bd": {"w": 10},
+    "ba": {"w": 10},
+}
+"""Documented defaults of each scheme's parameters.
+
+adaptive: ``s_min`` lowest sampling rate in [0, 1]; ``inc``/``dec`` rate step up/down (≥ 0);
+``sample_landmarks`` always publish at landmarks. bd/ba: ``w`` window length in timestamps (≥ 1).
+"""
+
+
+def check_scheme(scheme: Any) -> str:
+    """Return ``scheme`` if it names a scheme, else ParameterError listing the valid ones."""
+    if not isinstance(scheme, str) or scheme not in SCHEMES:
+        raise ParameterError(f"unknown scheme {scheme!r}; valid schemes: {', '.join(SCHEMES)}")
+    return scheme
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ParameterError(f"{name} must be True or False, got {value!r}")
+
+
+_CHECKS: dict[str, Callable[[Any, str], Any]] = {
+    "s_min": check_probability,
+    "inc": check_nonnegative,
+    "dec": check_nonnegative,
+    "sample_landmarks": _check_bool,
+    "w": lambda v, name: check_int(v, name, minimum=1),
+}
+
+
+def resolve_params(scheme: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Validated parameters of ``scheme``: the defaults of SCHEME_PARAMS overridden by ``params``."""
+    defaults = SCHEME_PARAMS[check_scheme(scheme)]
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        valid = ", ".join(defaults) if defaults else "none"
+        raise ParameterError(
+            f"unknown parameter(s) {', '.join(unknown)} for scheme {scheme!r}; valid parameters: {valid}"
+        )
+    merged = {**defaults, **params}
+    return {name: _CHECKS[name](value, name) for name, value in merged.items()}
+
+
+def run_scheme(
+    scheme: str, space: Space, landmarks: np.ndarray, epsilon: float, rng: np.random.Generator,
+    params: Mapping[str, Any],
+) -> SchemeOutput:
+    """Run a validated scheme (``params`` from :func:`resolve_params`) on ``space``."""
+    if scheme == "adaptive":
+        return run_adaptive(space, landmarks, epsilon, rng, **params)
+    if scheme in ("bd", "ba"):
+        return run_wevent(scheme, space, landmarks, epsilon, rng, **params)
+    return run_vectorised(scheme, space, landmarks, epsilon, rng)
