@@ -42,3 +42,5 @@ from .mechanisms import (
     unit_planar_draws,
 )
 from .metrics import abs_error, error_metres, mae, mae_metres, mre
+from .sample import load_sample, sample_path
+from .stays import detect_stays, suggest_places
