@@ -44,3 +44,6 @@ from .mechanisms import (
 from .metrics import abs_error, error_metres, mae, mae_metres, mre
 from .sample import load_sample, sample_path
 from .stays import detect_stays, suggest_places
+from .landmarks import landmark_mask, landmarks_from_indices
+from .allocation import allocate
+from .release import SCHEME_INFO, SCHEME_PARAMS, SCHEMES, Release, release_locations, release_values
