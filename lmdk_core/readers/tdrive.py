@@ -1,0 +1,33 @@
+"""T-Drive taxi files (``.txt``): no header, one point per line as ``id,YYYY-MM-DD HH:MM:SS,lon,lat``.
+
+Note the order: **longitude before latitude**. Times are Beijing local time in the original data
+set but carry no zone; like every naive time here they are read as UTC (documented, not shifted).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .canonical import ColumnMap, finalize, to_canonical
+from .locate import Locator
+from .source import Source, stem
+from .text import check_text, read_delimited
+
+TDRIVE_COLUMNS = ["uid", "time", "lon", "lat"]
+
+
+def read_tdrive_source(src: Source, report: list[str]) -> pd.DataFrame:
+    """Read one T-Drive file into the canonical frame."""
+    loc = Locator(src.name)
+    data = check_text(src.read(), loc)
+    raw = read_delimited(
+        data,
+        loc,
+        sep=",",
+        header=None,
+        names=TDRIVE_COLUMNS,
+        dtype={"uid": str, "time": str, "lon": "float64", "lat": "float64"},
+    )
+    loc = Locator.for_text(src.name, data, header_lines=0)
+    cmap = ColumnMap(lat="lat", lon="lon", time="time", uid="uid")
+    return finalize(to_canonical(raw, cmap, loc, default_uid=stem(src.name)), src.name, report, loc)

@@ -1,0 +1,164 @@
+"""Operations on canonical trajectory frames (as returned by :func:`lmdk_core.read_trajectories`).
+
+A trajectory frame has columns ``uid`` (str), ``time`` (datetime64[ns, UTC]), ``lat``, ``lon``
+(float64 degrees), sorted by ``(uid, time)``, plus any extra columns, which every function here
+carries along unchanged. All functions are pure (they return new frames with a fresh RangeIndex)
+and vectorised. Times given as arguments may be strings, datetimes or Timestamps; naive ones are
+taken as UTC.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParameterError
+from .geo import haversine_m
+from .validation import check_int, check_positive
+
+REQUIRED = ("uid", "time", "lat", "lon")
+
+__all__ = ["users", "select_user", "downsample", "resample", "summary", "time_slice", "path_length_m"]
+
+
+def _check(df: Any) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise ParameterError(f"expected a trajectory DataFrame, got {type(df).__name__}")
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if missing:
+        raise ParameterError(f"trajectory frame is missing column(s) {', '.join(missing)}")
+    return df
+
+
+def _timestamp(value: Any, name: str) -> pd.Timestamp:
+    try:
+        ts = pd.Timestamp(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a date/time, got {value!r}") from None
+    if ts is pd.NaT:
+        raise ParameterError(f"{name} must be a date/time, got {value!r}")
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def _ns(df: pd.DataFrame) -> np.ndarray:
+    return pd.DatetimeIndex(df["time"]).asi8
+
+
+def _time_order(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(permutation sorting by (uid, time), uid codes in that order) — robust to unsorted frames."""
+    codes, _ = pd.factorize(df["uid"])
+    order = np.lexsort((_ns(df), codes))
+    return order, codes[order]
+
+
+def users(df: pd.DataFrame) -> list[str]:
+    """Distinct user ids, sorted."""
+    return sorted(map(str, pd.unique(_check(df)["uid"])))
+
+
+def select_user(df: pd.DataFrame, uid: Any) -> pd.DataFrame:
+    """The rows of one user (``uid`` compared as text), in time order, with a fresh index."""
+    _check(df)
+    mask = (df["uid"].astype(str) == str(uid)).to_numpy()
+    if not mask.any():
+        ids = users(df)
+        shown = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+        raise ParameterError(f"unknown user {uid!r}; the data has {len(ids)} user(s): {shown}")
+    return df.loc[mask].reset_index(drop=True)
+
+
+def downsample(df: pd.DataFrame, max_points: int) -> pd.DataFrame:
+    """At most ``max_points`` rows, evenly spaced by position, always keeping the first and last row.
+
+    For display. Positions are over the whole frame; call on one user (``select_user``) to keep
+    each user's endpoints. A frame already that small is returned as a copy.
+    """
+    _check(df)
+    m = check_int(max_points, "max_points", minimum=2)
+    n = len(df)
+    if n <= m:
+        return df.reset_index(drop=True)
+    # spacing (n-1)/(m-1) > 1, so floor(x + 0.5) gives m distinct, increasing positions
+    idx = np.floor(np.linspace(0.0, n - 1, m) + 0.5).astype(np.int64)
+    return df.iloc[idx].reset_index(drop=True)
+
+
+def resample(df: pd.DataFrame, interval_s: float) -> pd.DataFrame:
+    """One point per user per ``interval_s``-second interval: the first observation in it.
+
+    Intervals are aligned to the Unix epoch (UTC), so the same interval grid applies to every user
+    and to any time slice. Empty intervals produce no row (no interpolation); kept rows are real
+    observations with their extra columns.
+    """
+    _check(df)
+    step = check_positive(interval_s, "interval_s")
+    if df.empty:
+        return df.reset_index(drop=True)
+    step_ns = max(int(round(step * 1e9)), 1)
+    order, c = _time_order(df)
+    bins = np.floor_divide(_ns(df)[order], step_ns)
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (c[1:] != c[:-1]) | (bins[1:] != bins[:-1])
+    return df.iloc[np.sort(order[first])].reset_index(drop=True)
+
+
+def time_slice(df: pd.DataFrame, start: Any = None, end: Any = None) -> pd.DataFrame:
+    """Rows with ``start <= time <= end`` (either bound may be None for open-ended)."""
+    _check(df)
+    lo = _timestamp(start, "start") if start is not None else None
+    hi = _timestamp(end, "end") if end is not None else None
+    if lo is not None and hi is not None and lo > hi:
+        raise ParameterError(f"start {lo} is after end {hi}")
+    t = _ns(df)
+    mask = np.ones(len(df), dtype=bool)
+    if lo is not None:
+        mask &= t >= lo.value
+    if hi is not None:
+        mask &= t <= hi.value
+    return df.loc[mask].reset_index(drop=True)
+
+
+def path_length_m(df: pd.DataFrame) -> float:
+    """Total travelled distance in metres: haversine between consecutive points of each user."""
+    _check(df)
+    if len(df) < 2:
+        return 0.0
+    order, codes = _time_order(df)
+    same = codes[1:] == codes[:-1]
+    lat, lon = df["lat"].to_numpy(np.float64)[order], df["lon"].to_numpy(np.float64)[order]
+    d = haversine_m(lat[:-1], lon[:-1], lat[1:], lon[1:])
+    return float(d[same].sum())
+
+
+def summary(df: pd.DataFrame) -> dict[str, Any]:
+    """Counts and time span of a trajectory frame.
+
+    Keys: ``n_points``, ``n_users``, ``start``, ``end`` (UTC Timestamps, None when empty),
+    ``duration_s`` (end − start, seconds), ``median_interval_s`` (median gap between consecutive
+    points of the same user, seconds; NaN with fewer than two points per user), ``length_m``
+    (travelled distance, metres) and ``bbox`` (``(lat_min, lon_min, lat_max, lon_max)`` or None).
+    """
+    _check(df)
+    n = len(df)
+    if n == 0:
+        return {
+            "n_points": 0, "n_users": 0, "start": None, "end": None, "duration_s": 0.0,
+            "median_interval_s": float("nan"), "length_m": 0.0, "bbox": None,
+        }
+    order, codes = _time_order(df)
+    t = _ns(df)[order]
+    gaps = np.diff(t)[codes[1:] == codes[:-1]] / 1e9
+    lat, lon = df["lat"].to_numpy(np.float64), df["lon"].to_numpy(np.float64)
+    start, end = int(t.min()), int(t.max())
+    return {
+        "n_points": n,
+        "n_users": int(pd.unique(df["uid"]).size),
+        "start": pd.Timestamp(start, tz="UTC"),
+        "end": pd.Timestamp(end, tz="UTC"),
+        "duration_s": (end - start) / 1e9,
+        "median_interval_s": float(np.median(gaps)) if gaps.size else float("nan"),
+        "length_m": path_length_m(df),
+        "bbox": (float(lat.min()), float(lon.min()), float(lat.max()), float(lon.max())),
+    }
