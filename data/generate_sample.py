@@ -1,4 +1,4 @@
-"""Generate ``data/sample_trajectories.csv``: a synthetic, multi-user, multi-day GPS sample in Beijing.
+"""Generate ``data/sample_trajectories.csv``: synthetic multi-user, multi-day GPS data in Beijing.
 
 Nothing here comes from a real person: four invented users (alice, bob, carol, dave) live five days
 (Thu 2024-03-07 .. Mon 2024-03-11, local time) between real-looking Beijing places — homes in
@@ -203,7 +203,9 @@ def _street_path(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> np.n
     return np.vstack(pts)
 
 
-def _speed_profile(length: float, mode: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _speed_profile(
+    length: float, mode: str, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Knots (t_s, s_m) of arc length s against time t for one trip; stops are flat pieces."""
     t_k, s_k = [0.0], [0.0]
 
@@ -241,7 +243,9 @@ def _speed_profile(length: float, mode: str, rng: np.random.Generator) -> tuple[
     return np.array(t_k), np.array(s_k)
 
 
-def _sample_times(t_from: int, t_end: float, dt: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+def _sample_times(
+    t_from: int, t_end: float, dt: tuple[int, int], rng: np.random.Generator
+) -> np.ndarray:
     """Integer sample times t_from + cumsum(U{dt}) that are < t_end (may be empty)."""
     if t_end <= t_from:
         return np.empty(0, dtype=np.int64)
@@ -250,13 +254,16 @@ def _sample_times(t_from: int, t_end: float, dt: tuple[int, int], rng: np.random
     return t[t < t_end]
 
 
-def _user_track(uid: str, seed: int, n_days: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _user_track(
+    uid: str, seed: int, n_days: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(t_utc_s int64, lat, lon, place) of one user, sorted by time, without duplicates."""
     rng = np.random.default_rng([seed, zlib.crc32(uid.encode())])
     day0_utc = int(np.datetime64(START_LOCAL_DATE, "s").astype(np.int64)) - UTC_OFFSET_S
     t_start, t_stop = day0_utc, day0_utc + n_days * 86400
     weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    first_wd = int((np.datetime64(START_LOCAL_DATE, "D").astype(np.int64) + 3) % 7)  # 1970-01-01: Thu
+    # weekday index, Mon = 0 (1970-01-01 was a Thursday)
+    first_wd = int((np.datetime64(START_LOCAL_DATE, "D").astype(np.int64) + 3) % 7)
 
     # 1. Flatten the plans into stays (place key, spec, local day start in UTC) across days; the
     #    evening home stay and the next morning's home stay are one overnight stay.
@@ -337,8 +344,10 @@ def _user_track(uid: str, seed: int, n_days: int) -> tuple[np.ndarray, np.ndarra
     return tt[keep], np.round(lat_out, 6), np.round(lon_out, 6), place[keep]
 
 
-def generate(seed: int = SEED, n_days: int = N_DAYS, users: tuple[str, ...] = USERS) -> dict[str, np.ndarray]:
-    """Columns of the sample: uid (str), t (int64 UTC epoch seconds), lat, lon (degrees, 6 d.p.), place.
+def generate(
+    seed: int = SEED, n_days: int = N_DAYS, users: tuple[str, ...] = USERS
+) -> dict[str, np.ndarray]:
+    """Sample columns: uid (str), t (int64 UTC epoch seconds), lat, lon (degrees, 6 d.p.), place.
 
     Sorted by (uid, t); timestamps are unique per user. ``n_days`` ≤ 5 (the plans cover Thu–Mon).
     """
@@ -355,7 +364,7 @@ def generate(seed: int = SEED, n_days: int = N_DAYS, users: tuple[str, ...] = US
 
 
 def to_csv(cols: dict[str, np.ndarray]) -> str:
-    """CSV text with header ``uid,time,lat,lon,place``; time ISO 8601 UTC ``...Z``, seconds precision."""
+    """CSV text, header ``uid,time,lat,lon,place``; time ISO 8601 UTC ``...Z`` in whole seconds."""
     times = np.datetime_as_string(cols["t"].astype("datetime64[s]"), unit="s")
     lines = ["uid,time,lat,lon,place"]
     lines += [

@@ -37,13 +37,17 @@ STAY_COLUMNS = ["lat", "lon", "start", "end", "duration_s", "n_points"]
 PLACE_COLUMNS = ["lat", "lon", "total_duration_s", "visits", "suggested_radius_m"]
 
 
-def _prepare(traj: pd.DataFrame) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray]:
+def _prepare(
+    traj: pd.DataFrame,
+) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray]:
     """Sort by (uid, time); return (frame, UTC times in ns, lat, lon, user group starts)."""
     if not isinstance(traj, pd.DataFrame):
         raise ParameterError(f"traj must be a pandas DataFrame, got {type(traj).__name__}")
     missing = [c for c in ("time", "lat", "lon") if c not in traj.columns]
     if missing:
-        raise ParameterError(f"traj is missing column(s) {', '.join(missing)} (needs time, lat, lon)")
+        raise ParameterError(
+            f"traj is missing column(s) {', '.join(missing)} (needs time, lat, lon)"
+        )
     keys = ["uid", "time"] if "uid" in traj.columns else ["time"]
     try:
         times = pd.to_datetime(traj["time"], utc=True)
@@ -65,7 +69,9 @@ def _prepare(traj: pd.DataFrame) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.nda
     return frame, when, lat, lon, starts
 
 
-def _runs_one(t: np.ndarray, lat: np.ndarray, lon: np.ndarray, radius_m: float, min_ns: int) -> list[tuple[int, int]]:
+def _runs_one(
+    t: np.ndarray, lat: np.ndarray, lon: np.ndarray, radius_m: float, min_ns: int
+) -> list[tuple[int, int]]:
     """Stays (first, last) — inclusive indices — of one time-sorted trajectory (t in int64 ns)."""
     n = t.size
     if n == 0:
@@ -103,7 +109,7 @@ def _runs_one(t: np.ndarray, lat: np.ndarray, lon: np.ndarray, radius_m: float, 
 
 
 def _all_runs(traj: pd.DataFrame, radius_m: float, min_duration_s: float):
-    """Validated inputs → (frame, times, lat, lon, first, last) with runs as global sorted indices."""
+    """Validate, then (frame, times, lat, lon, first, last): runs as indices into sorted frame."""
     radius_m = check_positive(radius_m, "radius_m")
     min_duration_s = check_nonnegative(min_duration_s, "min_duration_s")
     frame, when, lat, lon, starts = _prepare(traj)
@@ -118,14 +124,18 @@ def _all_runs(traj: pd.DataFrame, radius_m: float, min_duration_s: float):
     return frame, when, lat, lon, np.asarray(first, dtype=np.intp), np.asarray(last, dtype=np.intp)
 
 
-def _mean_lat_lon(lat: np.ndarray, lon: np.ndarray, weights: np.ndarray | None = None) -> tuple[float, float]:
+def _mean_lat_lon(
+    lat: np.ndarray, lon: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[float, float]:
     """Centroid in degrees; longitudes are unwrapped around the first one (safe across ±180°)."""
     dlon = (lon - lon[0] + 180.0) % 360.0 - 180.0
     c_lon = (lon[0] + np.average(dlon, weights=weights) + 180.0) % 360.0 - 180.0
     return float(np.average(lat, weights=weights)), float(c_lon)
 
 
-def detect_stays(traj: pd.DataFrame, radius_m: float = 100.0, min_duration_s: float = 600.0) -> pd.DataFrame:
+def detect_stays(
+    traj: pd.DataFrame, radius_m: float = 100.0, min_duration_s: float = 600.0
+) -> pd.DataFrame:
     """Stay points of a trajectory (see module docstring for the definition).
 
     ``traj`` needs columns ``time`` (datetimes; naive values are taken as UTC), ``lat``, ``lon``

@@ -30,7 +30,9 @@ gen = _generator()
 
 @pytest.fixture(scope="module")
 def raw() -> pd.DataFrame:
-    df = pd.read_csv(REPO / "data" / "sample_trajectories.csv", dtype={"place": str}, keep_default_na=False)
+    df = pd.read_csv(
+        REPO / "data" / "sample_trajectories.csv", dtype={"place": str}, keep_default_na=False
+    )
     df["t"] = pd.to_datetime(df["time"], format="%Y-%m-%dT%H:%M:%SZ", utc=True)
     return df
 
@@ -66,7 +68,8 @@ def test_documented_layout(raw: pd.DataFrame) -> None:
     assert len(users) >= 4 and users == ["alice", "bob", "carol", "dave"]
     # sorted by uid, time; no duplicate timestamps per user
     assert raw["uid"].is_monotonic_increasing
-    assert (raw.groupby("uid")["t"].apply(lambda s: s.is_monotonic_increasing and s.is_unique)).all()
+    ok = raw.groupby("uid")["t"].apply(lambda s: s.is_monotonic_increasing and s.is_unique)
+    assert ok.all()
     # 6 decimals at most
     assert (raw["lat"].round(6) == raw["lat"]).all() and (raw["lon"].round(6) == raw["lon"]).all()
     assert set(raw["place"]) <= {"", "home", "work", "clinic", "shop", "restaurant", "park", "gym"}
@@ -90,7 +93,8 @@ def test_sampling_intervals_and_speeds(raw: pd.DataFrame) -> None:
     assert gaps.sum() >= 20  # gaps exist: several per user
     speed = d[~gaps] / dt[~gaps]
     assert speed.max() < 40.0
-    moving = raw["place"].to_numpy()[1:][raw["uid"].to_numpy()[1:] == raw["uid"].to_numpy()[:-1]] == ""
+    same = raw["uid"].to_numpy()[1:] == raw["uid"].to_numpy()[:-1]
+    moving = raw["place"].to_numpy()[1:][same] == ""
     # while moving, sampling is denser and speeds span walking to driving
     assert np.median(dt[moving & ~gaps]) < np.median(dt[~moving & ~gaps])
     assert np.percentile(d[moving & ~gaps] / dt[moving & ~gaps], 95) > 8.0
@@ -105,7 +109,8 @@ def test_ground_truth_stays_are_detected(raw: pd.DataFrame) -> None:
         c_lat, c_lon = clinic["lat"].mean(), clinic["lon"].mean()
         near = stays[haversine_m(stays["lat"], stays["lon"], c_lat, c_lon) < 100.0]
         overlap = (near["start"] <= clinic["t"].max()) & (near["end"] >= clinic["t"].min())
-        assert near[overlap]["duration_s"].sum() > 0.8 * (clinic["t"].max() - clinic["t"].min()).total_seconds()
+        visit_s = (clinic["t"].max() - clinic["t"].min()).total_seconds()
+        assert near[overlap]["duration_s"].sum() > 0.8 * visit_s
 
 
 def test_committed_file_is_the_generator_output() -> None:
@@ -131,7 +136,7 @@ def test_load_sample_with_read_trajectories(raw: pd.DataFrame) -> None:
     assert str(df["time"].dtype) == "datetime64[ns, UTC]"
     assert len(df) == len(raw)
     assert "place" in df.columns
-    pd.testing.assert_series_equal(df["time"].reset_index(drop=True), raw["t"].dt.as_unit("ns").rename("time"),
-                                   check_names=True)
+    expected_time = raw["t"].dt.as_unit("ns").rename("time")
+    pd.testing.assert_series_equal(df["time"].reset_index(drop=True), expected_time)
     np.testing.assert_array_equal(df["lat"].to_numpy(), raw["lat"].to_numpy())
     assert (df["place"].fillna("") == raw["place"]).all()

@@ -20,11 +20,14 @@ def hav(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     """Independent scalar haversine (metres) for the reference."""
     r = 6_371_008.8
     p1, p2 = math.radians(lat1), math.radians(lat2)
-    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    dl = math.radians(lon2 - lon1)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
     return 2 * r * math.asin(math.sqrt(min(1.0, a)))
 
 
-def brute_force(ts: list[float], lat: list[float], lon: list[float], r: float, t_min: float) -> list[tuple[int, int]]:
+def brute_force(
+    ts: list[float], lat: list[float], lon: list[float], r: float, t_min: float
+) -> list[tuple[int, int]]:
     """Textbook stay-point scan, one point at a time: inclusive (first, last) index pairs."""
     n, i, out = len(ts), 0, []
     while i < n:
@@ -76,7 +79,9 @@ def random_trajectory(seed: int, n_segments: int = 12) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("seed", range(12))
-@pytest.mark.parametrize(("radius", "t_min"), [(50.0, 120.0), (100.0, 600.0), (100.0, 0.0), (30.0, 300.0)])
+@pytest.mark.parametrize(
+    ("radius", "t_min"), [(50.0, 120.0), (100.0, 600.0), (100.0, 0.0), (30.0, 300.0)]
+)
 def test_matches_brute_force(seed: int, radius: float, t_min: float) -> None:
     df = random_trajectory(seed)
     ts = ((df["time"] - T0).dt.total_seconds()).tolist()
@@ -160,10 +165,13 @@ def test_radius_boundary_is_inclusive_side() -> None:
 def test_empty_input() -> None:
     empty = frame([], [], [])
     got = detect_stays(empty)
-    assert got.empty and list(got.columns) == ["lat", "lon", "start", "end", "duration_s", "n_points"]
+    assert got.empty
+    assert list(got.columns) == ["lat", "lon", "start", "end", "duration_s", "n_points"]
     places = suggest_places(empty)
     assert places.empty
-    assert list(places.columns) == ["lat", "lon", "total_duration_s", "visits", "suggested_radius_m"]
+    assert list(places.columns) == [
+        "lat", "lon", "total_duration_s", "visits", "suggested_radius_m"
+    ]
 
 
 def test_users_are_separate_and_order_does_not_matter() -> None:
@@ -217,7 +225,7 @@ def test_suggest_places_ranks_by_dwell_and_merges_visits() -> None:
 
     assert len(got) == 3
     assert list(got["visits"]) == [3, 1, 2]  # home, park (45 min), shop (35 min in total)
-    assert got["total_duration_s"].tolist() == [expected["home"], expected["park"], expected["shop"]]
+    assert got["total_duration_s"].tolist() == [expected[k] for k in ("home", "park", "shop")]
     for row, name in zip(got.itertuples(), ["home", "park", "shop"]):
         x, y = places[name]
         assert hav(row.lat, row.lon, LAT0 + y / M_PER_DEG,
