@@ -49,3 +49,22 @@ from .allocation import allocate
 from .release import SCHEME_INFO, SCHEME_PARAMS, SCHEMES, Release, release_locations, release_values
 from .readers import read_trajectories
 from .trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
+# Figures helper: places, exports, scheme comparison, Plotly figures.
+from .places import (
+    Place,
+    PlacesFormatError,
+    places_from_frame,
+    places_from_geojson,
+    places_to_frame,
+    places_to_geojson,
+)
+from .export import privacy_report, release_to_csv, release_to_geojson, report_to_json
+from .comparison import compare_schemes
+from .figures import (
+    PALETTE,
+    allocation_figure,
+    comparison_figure,
+    error_figure,
+    loss_figure,
+    trajectory_figure,
+)

@@ -100,6 +100,17 @@ class Place:
         """``(lat, lon, radius_m, name)``: the tuple form :func:`landmark_mask` accepts."""
         return (self.lat, self.lon, self.radius_m, self.name)
 
+    # Sequence protocol over as_tuple(), so a list of Places can be passed wherever
+    # ``(lat, lon, radius_m, ...)`` items are expected (e.g. landmark_mask(traj, places)).
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int | slice) -> Any:
+        return self.as_tuple()[i]
+
+    def __iter__(self):
+        return iter(self.as_tuple())
+
 
 def places_to_frame(places: Iterable[Place]) -> pd.DataFrame:
     """DataFrame with columns ``name`` (str), ``lat``, ``lon``, ``radius_m`` (float64), one row per place."""
