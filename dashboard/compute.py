@@ -1,0 +1,106 @@
+"""Cached wrappers around lmdk_core for the dashboard (no privacy logic of its own).
+
+Only the bundled sample is cached globally (it is public). Everything computed from a session's
+trajectory is cached with ``st.cache_resource(scope="session")`` — one user's uploaded data or anything
+derived from it is never visible to another session. Results are immutable library objects
+(Release arrays are read-only) and are never mutated here, so they are not copied. Trajectories are passed unhashed (``_traj``) next to a
+cheap ``key`` (data token, uid, time range) that identifies them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from lmdk_core import landmarks as lm
+from lmdk_core import release as rl
+from lmdk_core import sample, stays
+
+Places = tuple[tuple[float, float, float, str], ...]
+SESSION: dict[str, Any] = {"scope": "session", "show_spinner": False, "max_entries": 64}
+
+
+@st.cache_data(show_spinner=False)
+def sample_frame() -> pd.DataFrame:
+    """The bundled (public, synthetic) sample; safe to share between sessions."""
+    return sample.load_sample()
+
+
+@st.cache_resource(**SESSION)
+def landmarks(key: Any, _traj: pd.DataFrame, places: Places) -> tuple[np.ndarray, list[int]]:
+    """Landmark mask over the trajectory and the number of landmark timestamps per place."""
+    n = len(_traj)
+    if not places:
+        return np.zeros(n, bool), []
+    mask = lm.landmark_mask(_traj, [p[:3] for p in places])
+    counts = [int(lm.landmark_mask(_traj, [p[:3]]).sum()) for p in places]
+    return mask, counts
+
+
+@st.cache_resource(**SESSION)
+def release(
+    key: Any,
+    _traj: pd.DataFrame,
+    places: Places,
+    epsilon: float,
+    scheme: str,
+    params: tuple[tuple[str, Any], ...],
+    radius_m: float,
+    seed: int,
+) -> Any:
+    """The released (perturbed) trajectory for the current settings."""
+    mask, _ = landmarks(key, _traj, places)
+    return rl.release_locations(
+        _traj, mask, epsilon, scheme, radius_m=radius_m, seed=seed, **dict(params)
+    )
+
+
+@st.cache_resource(**SESSION)
+def suggestions(key: Any, _traj: pd.DataFrame) -> pd.DataFrame:
+    """Candidate landmark places from long stays."""
+    return stays.suggest_places(_traj)
+
+
+def traj_key(token: str | None, traj: pd.DataFrame) -> tuple[Any, ...]:
+    """Cheap identity of a selected trajectory: data token, user, first/last time, length."""
+    return (token, str(traj["uid"].iloc[0]), str(traj["time"].iloc[0]), str(traj["time"].iloc[-1]), len(traj))
+
+
+def params_key(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(params.items()))
+
+
+@st.cache_resource(**SESSION)
+def transition(key: Any, _traj: pd.DataFrame, cell_m: float) -> Any:
+    """Markov model of the trajectory on a grid of ``cell_m`` metres."""
+    from lmdk_core import correlation
+
+    return correlation.transition_matrix(_traj, cell_m=cell_m)
+
+
+@st.cache_resource(**SESSION)
+def temporal(key: Any, eps: np.ndarray, p_b: np.ndarray, p_f: np.ndarray) -> Any:
+    """BPL/FPL/TPL of the budgets ``eps`` under the correlation (P^B, P^F)."""
+    from lmdk_core import correlation
+
+    return correlation.temporal_loss(eps, p_b, p_f)
+
+
+@st.cache_resource(**SESSION)
+def landmark_loss(key: Any, eps: np.ndarray, mask: np.ndarray, p_b: np.ndarray, p_f: np.ndarray) -> np.ndarray:
+    """Loss composed over the landmark timestamps under correlation."""
+    from lmdk_core import correlation
+
+    return correlation.landmark_temporal_loss(eps, mask, p_b, p_f)
+
+
+@st.cache_resource(**SESSION)
+def bounded(key: Any, alpha: float, p_b: np.ndarray, p_f: np.ndarray, n: int) -> np.ndarray:
+    """Budgets ε_t that keep TPL ≤ α (Cao et al.'s bounded allocation)."""
+    from lmdk_core import correlation
+
+    return np.asarray(correlation.allocate_bounded_tpl(alpha, p_b, p_f, T=n), dtype=float)

@@ -1,0 +1,116 @@
+"""Data: bundled sample or uploaded files, user and time range, trajectory summary (sidebar)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from lmdk_core import sample
+from lmdk_core.readers import read_trajectories
+from lmdk_core import trajectory as tr
+from lmdk_core.errors import LmdkError, TrajectoryFormatError
+
+from . import compute, state
+
+MAX_UPLOAD_MB = 200  # keep in step with server.maxUploadSize in .streamlit/config.toml
+UPLOAD_KEY = "upload"
+
+
+def _load_sample() -> None:
+    state.set_data(compute.sample_frame(), f"bundled sample ({sample.sample_path().name})")
+
+
+def _on_upload() -> None:
+    """Read the uploaded files; on any library error keep the previous data and show the message."""
+    files = st.session_state.get(UPLOAD_KEY) or []
+    if not isinstance(files, list):
+        files = [files]
+    if not files:
+        return
+    try:
+        frames = []
+        for f in files:
+            f.seek(0)
+            frames.append(read_trajectories(f))
+        df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        if len(frames) > 1:
+            df = df.sort_values(["uid", "time"], kind="stable", ignore_index=True)
+        if df.empty:
+            raise TrajectoryFormatError("no points left after reading", source=files[0].name)
+    except LmdkError as err:
+        state.report_error(err)
+        return
+    state.set_data(df, ", ".join(f.name for f in files))
+    st.session_state.last_error = None
+
+
+def _on_source_change() -> None:
+    if st.session_state.source == "Bundled sample":
+        _load_sample()
+        st.session_state.last_error = None
+
+
+def render() -> pd.DataFrame | None:
+    """Draw the data controls; return the selected user's trajectory in the chosen time range."""
+    if st.session_state.df is None:
+        _load_sample()
+    st.header("1 · Data")
+    st.radio(
+        "Trajectory source",
+        ["Bundled sample", "Upload files"],
+        key="source",
+        on_change=_on_source_change,
+        help="The bundled sample is synthetic (4 people over 5 days in Beijing, no real person). "
+        "Uploaded files stay in this browser session only; nothing is sent anywhere else.",
+    )
+    if st.session_state.source == "Upload files":
+        st.file_uploader(
+            f"Trajectory files (CSV, GeoLife .plt, T-Drive .txt, Parquet, GeoJSON, ZIP; ≤ {MAX_UPLOAD_MB} MB each)",
+            accept_multiple_files=True,
+            key=UPLOAD_KEY,
+            on_change=_on_upload,
+            help="Any format lmdk_core.read_trajectories understands. A file that cannot be read "
+            "shows why (file, line, reason); the data and landmark places you had stay.",
+        )
+    if st.session_state.last_error:
+        st.error(st.session_state.last_error)
+    df = st.session_state.df
+    st.caption(f"Loaded: {st.session_state.data_name} — {len(df):,} points")
+
+    user_list = tr.users(df)
+    uid = st.selectbox(
+        "Person (uid)",
+        user_list,
+        key=f"uid_{st.session_state.data_token}",
+        help="Trajectories are protected one person at a time: landmarks are that person's places.",
+    )
+    one = tr.select_user(df, uid)
+    t0 = one["time"].iloc[0].to_pydatetime()
+    t1 = one["time"].iloc[-1].to_pydatetime()
+    if t1 > t0:
+        start, end = st.slider(
+            "Time range (UTC)",
+            min_value=t0,
+            max_value=t1,
+            value=(t0, t1),
+            step=dt.timedelta(minutes=10),
+            format="MM-DD HH:mm",
+            key=f"range_{st.session_state.data_token}_{uid}",
+            help="Only points in this range are released and analysed. Shorter ranges are faster.",
+        )
+        traj = tr.time_slice(one, pd.Timestamp(start), pd.Timestamp(end))
+    else:
+        traj = one
+    if len(traj) == 0:
+        st.warning("No points in this time range; widen it.")
+        return None
+    s = tr.summary(traj)
+    st.markdown(
+        f"**{s['n_points']:,} points** over **{s['duration_s'] / 3600:.1f} h**, "
+        f"one every **{s['median_interval_s']:.0f} s** (median)",
+        help="Summary of the selection: number of timestamps, time from first to last point, "
+        "median sampling interval.",
+    )
+    return traj.reset_index(drop=True)

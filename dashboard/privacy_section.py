@@ -1,0 +1,207 @@
+"""Budget allocation and perturbed output: controls (sidebar), allocation chart, metrics, errors,
+scheme comparison. Numbers come from lmdk_core; this module only lays them out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from lmdk_core import accounting, figures, metrics
+from lmdk_core import release as rl
+from lmdk_core.errors import LmdkError
+
+from . import compute, state
+
+SCHEME_LABELS = {
+    "event": "Event-level (ε at every timestamp)",
+    "user": "User-level (ε spread over all timestamps)",
+    "uniform": "Uniform (ε / (landmarks + 1))",
+    "skip": "Skip (landmarks are not released)",
+    "adaptive": "Adaptive (sample when the trace changes)",
+    "bd": "BD — budget distribution",
+    "ba": "BA — budget absorption",
+}
+
+PARAM_HELP = {
+    "w": "Window length in timestamps: any w consecutive timestamps together spend at most ε.",
+    "s_min": "Lowest sampling rate (0–1): the adaptive scheme never releases less often than this.",
+    "inc": "How much the sampling rate rises when the released trace drifts from the data.",
+    "dec": "How much the sampling rate falls while the released trace stays close.",
+    "sample_landmarks": "Always release a fresh location at landmark timestamps.",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    epsilon: float
+    scheme: str
+    params: tuple[tuple[str, Any], ...]
+    radius_m: float
+    seed: int
+
+
+def controls() -> Settings:
+    """Privacy controls (sidebar)."""
+    st.header("Privacy settings")
+    epsilon = st.number_input(
+        "Total privacy budget ε",
+        min_value=0.0,
+        max_value=100.0,
+        value=1.0,
+        step=0.1,
+        format="%.3f",
+        key="epsilon",
+        help="How much an observer may learn, at most, about your presence at the landmark places "
+        "and at any one other moment. Smaller ε = stronger protection and more noise. Must be > 0.",
+    )
+    scheme = st.selectbox(
+        "Allocation scheme",
+        rl.SCHEMES,
+        index=rl.SCHEMES.index("uniform"),
+        format_func=lambda s: SCHEME_LABELS.get(s, s),
+        key="scheme",
+        help="How ε is spread over time: " + " ".join(f"{k}: {v}" for k, v in rl.SCHEME_INFO.items()),
+    )
+    st.caption(rl.SCHEME_INFO[scheme])
+    params: dict[str, Any] = {}
+    for name, default in rl.SCHEME_PARAMS.get(scheme, {}).items():
+        widget_key = f"param_{scheme}_{name}"
+        helptext = PARAM_HELP.get(name, f"Parameter {name!r} of the {scheme} scheme (default {default}).")
+        if isinstance(default, bool):
+            params[name] = st.checkbox(name, value=default, key=widget_key, help=helptext)
+        elif isinstance(default, int):
+            params[name] = int(st.number_input(name, value=default, step=1, key=widget_key, help=helptext))
+        elif isinstance(default, float):
+            params[name] = float(
+                st.number_input(name, value=default, format="%.4g", key=widget_key, help=helptext)
+            )
+        else:
+            params[name] = st.text_input(name, value=str(default), key=widget_key, help=helptext)
+    radius = st.number_input(
+        "Protection radius r (m)",
+        min_value=1.0,
+        max_value=100_000.0,
+        value=200.0,
+        step=50.0,
+        key="radius_m",
+        help="Geo-indistinguishability scale: with budget ε_t, locations within r metres are "
+        "indistinguishable up to ε_t. The released point is about 2·r/ε_t metres off on average.",
+    )
+    seed = st.number_input(
+        "Random seed",
+        min_value=0,
+        max_value=2**31 - 1,
+        value=7,
+        step=1,
+        key="seed",
+        help="Fixes the random noise so the same settings give the same release (reproducible).",
+    )
+    return Settings(float(epsilon), scheme, compute.params_key(params), float(radius), int(seed))
+
+
+def compute_release(traj: pd.DataFrame, key: Any, s: Settings) -> Any | None:
+    """The release for the settings, or None after showing the library's error message."""
+    try:
+        return compute.release(key, traj, state.place_tuples(), s.epsilon, s.scheme, s.params, s.radius_m, s.seed)
+    except LmdkError as err:
+        st.error(f"Cannot release with these settings: {err}")
+        return None
+
+
+def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask: np.ndarray) -> None:
+    st.header("3 · Budget allocation")
+    if release is None:
+        st.info("Fix the privacy settings in the sidebar to see the allocation and the release.")
+        return
+    guarantee = accounting.landmark_guarantee(release.eps, mask)
+    st.caption(
+        "Top: the budget ε_t spent at each timestamp (landmarks marked). Bottom: the landmark "
+        "guarantee G_t — ε_t plus everything spent at landmarks — which must stay below the ε line "
+        "for landmark privacy to hold."
+    )
+    st.plotly_chart(
+        figures.allocation_figure(release.eps, mask, s.epsilon, time=traj["time"], guarantee=guarantee),
+        key="allocation_chart",
+        width="stretch",
+    )
+    st.header("4 · Released trajectory and its cost")
+    err = metrics.error_metres(traj, release)
+    c = st.columns(4)
+    mae = metrics.mae_metres(traj, release)
+    c[0].metric(
+        "Mean error",
+        "—" if not np.isfinite(mae) else f"{mae:,.0f} m",
+        help="Mean distance between the true and the released location (over timestamps with a release).",
+    )
+    c[1].metric(
+        "Fresh releases",
+        f"{100 * float(np.mean(release.published)):.0f} %",
+        help="Share of timestamps with a newly perturbed location; the others repeat the last one "
+        "(approximation) and spend no budget.",
+    )
+    c[2].metric(
+        "Budget spent Σε_t",
+        f"{float(np.sum(release.eps)):.3g}",
+        help="Sum of ε_t over all timestamps. Landmark privacy only bounds landmarks plus any one "
+        "other timestamp (G_t), so this can exceed ε.",
+    )
+    gmax = float(guarantee.max()) if guarantee.size else 0.0
+    ok = accounting.satisfies_landmark_privacy(release.eps, mask, s.epsilon)
+    c[3].metric(
+        "Max G_t vs ε",
+        f"{gmax:.3g} / {s.epsilon:.3g}",
+        delta="landmark-private" if ok else "exceeds ε",
+        delta_color="normal" if ok else "inverse",
+        help="Largest landmark guarantee G_t = Σ_{landmarks ∪ {t}} ε_i. At most ε means every landmark "
+        "visit (together with any one moment) is protected at level ε.",
+    )
+    if mask.sum() == 0:
+        st.caption("No landmark timestamps yet: with no landmarks every scheme protects each moment at ε.")
+    st.plotly_chart(
+        figures.error_figure(err, release.published, time=traj["time"], landmarks=mask),
+        key="error_chart",
+        width="stretch",
+    )
+    _comparison(traj, key, s)
+
+
+def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
+    with st.expander("Compare all schemes (repeated runs)", expanded=False):
+        runs = st.slider(
+            "Runs per scheme",
+            1,
+            50,
+            10,
+            key="compare_runs",
+            help="Each scheme is released this many times with different seeds; the table shows the "
+            "mean and spread of the error. More runs = more reliable, slower.",
+        )
+        if st.button("Run comparison", key="compare_go", help="Release with every scheme on this trajectory."):
+            from lmdk_core import comparison
+
+            bar = st.progress(0.0, text="comparing schemes…")
+            try:
+                table = comparison.compare_schemes(
+                    traj,
+                    lm_mask := compute.landmarks(key, traj, state.place_tuples())[0],
+                    s.epsilon,
+                    radius_m=s.radius_m,
+                    runs=runs,
+                    seed=s.seed,
+                    progress=lambda f: bar.progress(min(max(float(f), 0.0), 1.0), text="comparing schemes…"),
+                )
+            except LmdkError as err:
+                st.error(str(err))
+                return
+            finally:
+                bar.empty()
+            del lm_mask
+            st.session_state.comparison = table
+        table = st.session_state.get("comparison")
+        if table is not None:
+            st.dataframe(table, hide_index=True, width="stretch")
+            st.plotly_chart(figures.comparison_figure(table), key="comparison_chart", width="stretch")

@@ -1,0 +1,160 @@
+"""Per-session state of the dashboard and the callbacks that change it.
+
+Everything a user creates (loaded trajectories, landmark places, selection) lives in
+``st.session_state``; nothing is shared between sessions. Callbacks run before the script body,
+so a map click is applied before the page is drawn (no lost clicks, no one-click-late layers).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from lmdk_core.errors import LmdkError
+
+MAP_KEY = "map"
+DEFAULT_RADIUS_M = 100.0
+
+_token = itertools.count(1)
+
+
+def init() -> None:
+    """Create the session's state on first run (sample data loaded lazily by the data section)."""
+    ss = st.session_state
+    ss.setdefault("df", None)  # all loaded trajectories (uid, time, lat, lon, ...)
+    ss.setdefault("data_name", None)  # what was loaded, shown to the user
+    ss.setdefault("data_token", None)  # changes whenever new data is loaded (cache key)
+    ss.setdefault("places", [])  # list of dicts: name, lat, lon, radius_m
+    ss.setdefault("selected", None)  # name of the selected place
+    ss.setdefault("editor_version", 0)  # bumps to reset the places editor after an edit
+    ss.setdefault("seen_object_clicks", 0)
+    ss.setdefault("last_error", None)
+    ss.setdefault("new_radius", DEFAULT_RADIUS_M)
+
+
+def set_data(df: pd.DataFrame, name: str) -> None:
+    """Replace the loaded trajectories (places are kept: they are locations, not data)."""
+    st.session_state.df = df
+    st.session_state.data_name = name
+    st.session_state.data_token = f"{next(_token)}:{name}:{len(df)}"
+
+
+def places() -> list[dict[str, Any]]:
+    return st.session_state.places
+
+
+def place_tuples() -> tuple[tuple[float, float, float, str], ...]:
+    """Places as hashable (lat, lon, radius_m, name) tuples, for cache keys and library calls."""
+    return tuple(
+        (float(p["lat"]), float(p["lon"]), float(p["radius_m"]), str(p["name"])) for p in places()
+    )
+
+
+def _unique_name(base: str) -> str:
+    names = {p["name"] for p in places()}
+    if base not in names:
+        return base
+    for i in itertools.count(2):
+        if f"{base} {i}" not in names:
+            return f"{base} {i}"
+    raise AssertionError("unreachable")
+
+
+def add_place(lat: float, lon: float, radius_m: float | None = None, name: str | None = None) -> str:
+    """Append a place (a unique name is chosen if none given); returns its name and selects it."""
+    name = _unique_name(name or default_name())
+    radius = float(radius_m if radius_m is not None else st.session_state.new_radius)
+    places().append({"name": name, "lat": round(float(lat), 6), "lon": round(float(lon), 6), "radius_m": radius})
+    st.session_state.selected = name
+    st.session_state.editor_version += 1
+    return name
+
+
+def default_name() -> str:
+    """The first places are called Home and Clinic (what the tour uses), then Place N."""
+    taken = {p["name"] for p in places()}
+    for name in ("Home", "Clinic"):
+        if name not in taken:
+            return name
+    return f"Place {len(places()) + 1}"
+
+
+def on_map_click() -> None:
+    """st_folium on_change: a click on a place circle selects it; a click elsewhere adds a place."""
+    data = st.session_state.get(MAP_KEY) or {}
+    count = data.get("last_object_clicked_count") or 0
+    if count != st.session_state.seen_object_clicks:
+        st.session_state.seen_object_clicks = count
+        tooltip = (data.get("last_object_clicked_tooltip") or "").strip()
+        if any(p["name"] == tooltip for p in places()):
+            st.session_state.selected = tooltip
+            st.session_state.editor_version += 1
+            return
+    clicked = data.get("last_clicked")
+    if clicked and clicked.get("lat") is not None and clicked.get("lng") is not None:
+        add_place(clicked["lat"], clicked["lng"])
+
+
+def remove_selected() -> None:
+    name = st.session_state.selected
+    st.session_state.places = [p for p in places() if p["name"] != name]
+    st.session_state.selected = None
+    st.session_state.editor_version += 1
+
+
+def clear_places() -> None:
+    st.session_state.places = []
+    st.session_state.selected = None
+    st.session_state.editor_version += 1
+
+
+def editor_key() -> str:
+    return f"places_editor_{st.session_state.editor_version}"
+
+
+def on_places_edit() -> None:
+    """Apply st.data_editor edits (rename, radius, delete) to the places; invalid edits are refused."""
+    edits = st.session_state.get(editor_key()) or {}
+    rows = [dict(p) for p in places()]
+    for i, change in (edits.get("edited_rows") or {}).items():
+        i = int(i)
+        if i >= len(rows):
+            continue
+        for col, value in change.items():
+            if col == "name":
+                value = str(value or "").strip()
+                if not value or any(r["name"] == value for j, r in enumerate(rows) if j != i):
+                    st.session_state.last_error = f"Place name {value!r} is empty or already used; not renamed."
+                    continue
+                if st.session_state.selected == rows[i]["name"]:
+                    st.session_state.selected = value
+            elif col == "radius_m":
+                try:
+                    value = float(value)
+                except (TypeError, ValueError):
+                    value = float("nan")
+                if not value > 0:
+                    st.session_state.last_error = "A place radius must be a positive number of metres."
+                    continue
+            elif col not in ("lat", "lon"):
+                continue
+            rows[i][col] = value
+    deleted = {int(i) for i in edits.get("deleted_rows") or []}
+    if deleted and st.session_state.selected in {rows[i]["name"] for i in deleted if i < len(rows)}:
+        st.session_state.selected = None
+    st.session_state.places = [r for i, r in enumerate(rows) if i not in deleted]
+    st.session_state.editor_version += 1
+
+
+def replace_places(new: list[dict[str, Any]]) -> None:
+    st.session_state.places = new
+    st.session_state.selected = None
+    st.session_state.editor_version += 1
+
+
+def report_error(err: LmdkError | Exception) -> None:
+    """Remember a library error message for display (the previous data and places stay)."""
+    st.session_state.last_error = str(err)

@@ -1,0 +1,286 @@
+"""Folium maps of trajectories, landmark places and released locations, with Leaflet served locally.
+
+folium loads Leaflet (and jQuery, Bootstrap, Font Awesome) from CDNs by default; offline the map
+silently never appears, and online every page view tells those CDNs that someone opened the map.
+:class:`LocalMap` is a ``folium.Map`` whose only assets are Leaflet's JS and CSS read from the
+installed ``xstatic-leaflet`` package and inlined as ``data:`` URIs (marker/layer images inlined
+too), so a map with ``tiles="none"`` makes no outside request — in Streamlit (streamlit-folium)
+and in a notebook alike. The layers drawn here are plain Leaflet (PolyLine, CircleMarker, Circle,
+Tooltip) and need nothing else.
+
+Costs (measured): each folium child costs ~0.7 ms to render; a trajectory is therefore drawn as
+one PolyLine and at most ``max_points`` CircleMarkers (downsampled for display only).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import folium
+import numpy as np
+import pandas as pd
+
+from .errors import ParameterError
+
+__all__ = [
+    "OSM_TILES",
+    "LocalMap",
+    "base_map",
+    "landmark_layer",
+    "local_leaflet",
+    "place_layer",
+    "release_layer",
+    "trajectory_map",
+]
+
+OSM_TILES = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+"""OpenStreetMap's standard tile URL (a request per tile: the tile server sees where you look)."""
+
+_OSM_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>'
+
+TRUE_COLOUR = "#0072B2"
+RELEASE_COLOUR = "#D55E00"
+LANDMARK_COLOUR = "#CC79A7"
+PLACE_COLOUR = "#009E73"
+SELECTED_COLOUR = "#E69F00"
+
+
+def _data_uri(data: bytes, mime: str) -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+@functools.lru_cache(maxsize=1)
+def local_leaflet() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """``(default_js, default_css)`` for folium: Leaflet from ``xstatic-leaflet`` as ``data:`` URIs.
+
+    The CSS's image references (layer control, default marker icons) are inlined as well, so
+    nothing is fetched from anywhere. Raises ImportError if xstatic-leaflet is not installed.
+    """
+    from xstatic.pkg import leaflet as xleaflet
+
+    base = Path(xleaflet.BASE_DIR)
+    js = (base / "leaflet.js").read_bytes()
+    css = (base / "leaflet.css").read_text(encoding="utf-8")
+
+    def inline_image(match: re.Match[str]) -> str:
+        name = match.group(1)
+        path = base / "images" / name
+        if not path.is_file():
+            return match.group(0)
+        mime = "image/svg+xml" if name.endswith(".svg") else "image/png"
+        return f"url({_data_uri(path.read_bytes(), mime)})"
+
+    css = re.sub(r"url\(\s*['\"]?images/([^'\")]+)['\"]?\s*\)", inline_image, css)
+    return (
+        [("leaflet", _data_uri(js, "text/javascript"))],
+        [("leaflet_css", _data_uri(css.encode("utf-8"), "text/css"))],
+    )
+
+
+class LocalMap(folium.Map):
+    """A ``folium.Map`` that needs only Leaflet, inlined from the installed package (no CDN)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.default_js, self.default_css = local_leaflet()
+
+
+def _latlon(obj: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Latitude/longitude arrays from a DataFrame (lat, lon columns), a Release or a pair."""
+    if isinstance(obj, pd.DataFrame):
+        return obj["lat"].to_numpy(float), obj["lon"].to_numpy(float)
+    lat = getattr(obj, "lat", None)
+    lon = getattr(obj, "lon", None)
+    if lat is not None and lon is not None:
+        return np.asarray(lat, float), np.asarray(lon, float)
+    if isinstance(obj, Sequence) and len(obj) == 2:
+        return np.asarray(obj[0], float), np.asarray(obj[1], float)
+    raise ParameterError(
+        f"expected a DataFrame with lat/lon columns, a Release or a (lat, lon) pair, got {type(obj).__name__}"
+    )
+
+
+def _display_index(n: int, max_points: int) -> np.ndarray:
+    """Evenly spaced indices into ``n`` points, at most ``max_points``, first and last kept."""
+    if n <= max_points:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, max(max_points, 2)).round().astype(int))
+
+
+def _tile_layer(m: folium.Map, tiles: str | None) -> None:
+    if tiles in (None, "", "none"):
+        return
+    if tiles == "osm":
+        folium.TileLayer(OSM_TILES, attr=_OSM_ATTRIBUTION, name="OpenStreetMap", max_zoom=19).add_to(m)
+        return
+    if not isinstance(tiles, str) or not tiles.startswith(("http://", "https://", "/")):
+        raise ParameterError(f"tiles must be 'none', 'osm' or a tile URL with {{z}}/{{x}}/{{y}}, got {tiles!r}")
+    if not all(k in tiles for k in ("{z}", "{x}", "{y}")):
+        raise ParameterError(f"custom tile URL must contain {{z}}, {{x}} and {{y}}: {tiles!r}")
+    folium.TileLayer(tiles, attr="custom tiles", name="custom tiles").add_to(m)
+
+
+def _polyline(lat: np.ndarray, lon: np.ndarray, **style: Any) -> folium.PolyLine | None:
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    if ok.sum() < 2:
+        return None
+    coords = np.column_stack([lat[ok], lon[ok]]).round(6).tolist()
+    return folium.PolyLine(coords, **style)
+
+
+def base_map(
+    traj: Any,
+    *,
+    tiles: str | None = "none",
+    max_points: int = 300,
+    height: str | int = "100%",
+) -> LocalMap:
+    """Deterministic base map: tiles, the true trajectory as one PolyLine plus downsampled points.
+
+    The content depends only on ``traj``, ``tiles`` and ``max_points`` (streamlit-folium keys the
+    map's identity on its content, so the base map must not change when places change).
+    With ``tiles="none"`` the map shows a plain background and makes no outside request.
+    """
+    lat, lon = _latlon(traj)
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    if ok.any():
+        bounds = [[float(lat[ok].min()), float(lon[ok].min())], [float(lat[ok].max()), float(lon[ok].max())]]
+        centre = [(bounds[0][0] + bounds[1][0]) / 2, (bounds[0][1] + bounds[1][1]) / 2]
+    else:
+        bounds, centre = None, [0.0, 0.0]
+    m = LocalMap(
+        location=centre,
+        zoom_start=13,
+        tiles=None,
+        control_scale=True,
+        double_click_zoom=False,
+        height=height,
+    )
+    _tile_layer(m, tiles)
+    line = _polyline(lat, lon, color=TRUE_COLOUR, weight=2, opacity=0.7)
+    if line is not None:
+        line.add_to(m)
+    idx = _display_index(len(lat), max_points)
+    for i in idx:
+        if ok[i]:
+            folium.CircleMarker(
+                [round(float(lat[i]), 6), round(float(lon[i]), 6)],
+                radius=2,
+                color=TRUE_COLOUR,
+                weight=1,
+                fill=True,
+                fill_opacity=0.8,
+            ).add_to(m)
+    if bounds is not None:
+        m.fit_bounds(bounds, padding=(10, 10))
+    return m
+
+
+def _place_rows(places: Any) -> list[dict[str, Any]]:
+    """Places (Place objects, dicts, tuples or a DataFrame) as dicts with name/lat/lon/radius_m."""
+    if isinstance(places, pd.DataFrame):
+        places = places.to_dict("records")
+    rows = []
+    for i, p in enumerate(places or ()):
+        if isinstance(p, dict):
+            d = dict(p)
+        elif hasattr(p, "lat") and hasattr(p, "lon"):
+            d = {"name": getattr(p, "name", None), "lat": p.lat, "lon": p.lon, "radius_m": p.radius_m}
+        else:
+            t = tuple(p)
+            d = {"lat": t[0], "lon": t[1], "radius_m": t[2], "name": t[3] if len(t) > 3 else None}
+        d["name"] = str(d.get("name") or f"Place {i + 1}")
+        rows.append(d)
+    return rows
+
+
+def place_layer(places: Any, *, selected: str | None = None, name: str = "Landmark places") -> folium.FeatureGroup:
+    """Landmark places as Circles (true radius in metres) with the place name as tooltip.
+
+    The tooltip text is exactly the place name, so a click on a circle identifies the place.
+    """
+    fg = folium.FeatureGroup(name=name)
+    for p in _place_rows(places):
+        colour = SELECTED_COLOUR if p["name"] == selected else PLACE_COLOUR
+        folium.Circle(
+            [float(p["lat"]), float(p["lon"])],
+            radius=float(p["radius_m"]),
+            color=colour,
+            weight=3 if p["name"] == selected else 2,
+            fill=True,
+            fill_opacity=0.25,
+            tooltip=folium.Tooltip(p["name"], sticky=False),
+        ).add_to(fg)
+    return fg
+
+
+def landmark_layer(
+    traj: Any, landmarks: np.ndarray, *, max_points: int = 300, name: str = "Landmark timestamps"
+) -> folium.FeatureGroup:
+    """The true locations at landmark timestamps, downsampled to ``max_points`` markers."""
+    fg = folium.FeatureGroup(name=name)
+    lat, lon = _latlon(traj)
+    where = np.flatnonzero(np.asarray(landmarks, bool))
+    for i in where[_display_index(len(where), max_points)]:
+        if np.isfinite(lat[i]) and np.isfinite(lon[i]):
+            folium.CircleMarker(
+                [float(lat[i]), float(lon[i])],
+                radius=4,
+                color=LANDMARK_COLOUR,
+                weight=1,
+                fill=True,
+                fill_opacity=0.9,
+            ).add_to(fg)
+    return fg
+
+
+def release_layer(release: Any, *, max_points: int = 300, name: str = "Released (perturbed)") -> folium.FeatureGroup:
+    """Released locations as downsampled hollow markers (NaN = nothing released yet).
+
+    No connecting line: noisy points joined in time order hide the map under a scribble.
+    """
+    fg = folium.FeatureGroup(name=name)
+    lat, lon = _latlon(release)
+    ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
+    for i in ok[_display_index(len(ok), max_points)]:
+        folium.CircleMarker(
+            [round(float(lat[i]), 6), round(float(lon[i]), 6)],
+            radius=3,
+            color=RELEASE_COLOUR,
+            weight=1.5,
+            fill=False,
+        ).add_to(fg)
+    return fg
+
+
+def trajectory_map(
+    traj: Any,
+    *,
+    places: Iterable[Any] = (),
+    release: Any = None,
+    landmarks: np.ndarray | None = None,
+    tiles: str | None = "none",
+    max_points: int = 300,
+    selected: str | None = None,
+) -> LocalMap:
+    """One map with the trajectory, landmark places/timestamps and (optionally) a release.
+
+    ``tiles``: ``"none"`` (default, no outside request), ``"osm"`` (OpenStreetMap tiles) or a
+    custom ``{z}/{x}/{y}`` tile URL. ``places`` as in :func:`place_layer`; ``landmarks`` a bool
+    mask over ``traj``; ``release`` a locations Release or a DataFrame with lat/lon.
+    Works offline in a notebook too (Leaflet inlined).
+    """
+    m = base_map(traj, tiles=tiles, max_points=max_points)
+    if landmarks is not None:
+        landmark_layer(traj, landmarks, max_points=max_points).add_to(m)
+    if release is not None:
+        release_layer(release, max_points=max_points).add_to(m)
+    place_layer(list(places), selected=selected).add_to(m)
+    if tiles not in (None, "", "none") or release is not None or landmarks is not None:
+        folium.LayerControl(collapsed=True).add_to(m)
+    return m
