@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lmdk_core import ParameterError, detect_stays, suggest_places
 
@@ -94,6 +96,25 @@ def test_matches_brute_force(seed: int, radius: float, t_min: float) -> None:
         assert row.duration_s == pytest.approx(ts[k] - ts[i])
         assert row.lat == pytest.approx(df["lat"].iloc[i : k + 1].mean(), abs=1e-9)
         assert row.lon == pytest.approx(df["lon"].iloc[i : k + 1].mean(), abs=1e-9)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 400), st.floats(-150, 150), st.floats(-150, 150)),
+        min_size=0,
+        max_size=40,
+    ),
+    st.sampled_from([0.0, 60.0, 600.0]),
+)
+def test_matches_brute_force_property(steps: list, t_min: float) -> None:
+    """Arbitrary small trajectories, repeated timestamps included, on a ~100 m scale."""
+    sec = np.cumsum([dt for dt, _, _ in steps]).astype(np.int64)
+    df = frame(sec, [x for _, x, _ in steps], [y for _, _, y in steps])
+    ref = brute_force(sec.astype(float).tolist(), df["lat"].tolist(), df["lon"].tolist(), 100.0, t_min)
+    got = detect_stays(df, radius_m=100.0, min_duration_s=t_min)
+    assert list(zip(got["start"], got["end"], got["n_points"])) == [
+        (df["time"].iloc[i], df["time"].iloc[k], k - i + 1) for i, k in ref
+    ]
 
 
 def test_known_stays_found_exactly() -> None:
