@@ -68,3 +68,6 @@ from .figures import (
     loss_figure,
     trajectory_figure,
 )
+
+# App helper: Folium maps with locally served Leaflet (offline-capable).
+from .maps import LocalMap, local_leaflet, trajectory_map
