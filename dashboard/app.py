@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts only dashboard/ on the path
     sys.path.insert(0, str(ROOT))
 
-from dashboard import compute, data_section, map_section, privacy_section, state  # noqa: E402
+from dashboard import compute, data_section, export_section, map_section, privacy_section, state  # noqa: E402
 
 EXPLAINER = """
 **What am I looking at?** A location trace reveals the places that matter to you — home, a clinic.
@@ -43,6 +43,9 @@ def main() -> None:
             key="show_release",
             help="Overlay the perturbed (released) locations, dashed, on the true trajectory.",
         )
+    error = st.session_state.pop("last_error", None)
+    if error:  # shown once, on the run after the action that failed; previous data/places stay
+        st.error(error, icon="⚠️")
     if traj is None:
         st.stop()
     key = compute.traj_key(st.session_state.data_token, traj)
@@ -50,6 +53,7 @@ def main() -> None:
     release = privacy_section.compute_release(traj, key, settings)
     map_section.render(traj, key, tiles, release if show_release else None, mask)
     privacy_section.render(traj, key, settings, release, mask)
+    export_section.render(traj, settings, release, mask)
 
 
 main()

@@ -74,8 +74,6 @@ def render() -> pd.DataFrame | None:
             help="Any format lmdk_core.read_trajectories understands. A file that cannot be read "
             "shows why (file, line, reason); the data and landmark places you had stay.",
         )
-    if st.session_state.last_error:
-        st.error(st.session_state.last_error)
     df = st.session_state.df
     st.caption(f"Loaded: {st.session_state.data_name} — {len(df):,} points")
 

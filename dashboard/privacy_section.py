@@ -139,13 +139,13 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
     )
     c[1].metric(
         "Fresh releases",
-        f"{100 * float(np.mean(release.published)):.0f} %",
+        f"{100 * release.fresh_share:.0f} %",
         help="Share of timestamps with a newly perturbed location; the others repeat the last one "
         "(approximation) and spend no budget.",
     )
     c[2].metric(
         "Budget spent Σε_t",
-        f"{float(np.sum(release.eps)):.3g}",
+        f"{release.budget_spent:.3g}",
         help="Sum of ε_t over all timestamps. Landmark privacy only bounds landmarks plus any one "
         "other timestamp (G_t), so this can exceed ε.",
     )
@@ -183,25 +183,36 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
         if st.button("Run comparison", key="compare_go", help="Release with every scheme on this trajectory."):
             from lmdk_core import comparison
 
+            mask = compute.landmarks(key, traj, state.place_tuples())[0]
+            params = dict(s.params)
             bar = st.progress(0.0, text="comparing schemes…")
+            rows = []
             try:
-                table = comparison.compare_schemes(
-                    traj,
-                    lm_mask := compute.landmarks(key, traj, state.place_tuples())[0],
-                    s.epsilon,
-                    radius_m=s.radius_m,
-                    runs=runs,
-                    seed=s.seed,
-                    progress=lambda f: bar.progress(min(max(float(f), 0.0), 1.0), text="comparing schemes…"),
-                )
+                for i, scheme in enumerate(rl.SCHEMES):
+                    bar.progress(i / len(rl.SCHEMES), text=f"comparing schemes… {SCHEME_LABELS[scheme]}")
+                    rows.append(
+                        comparison.compare_schemes(
+                            traj,
+                            mask,
+                            s.epsilon,
+                            schemes=(scheme,),
+                            runs=runs,
+                            seed=s.seed,
+                            radius_m=s.radius_m,
+                            params={scheme: params} if scheme == s.scheme and params else None,
+                        )
+                    )
             except LmdkError as err:
                 st.error(str(err))
                 return
             finally:
                 bar.empty()
-            del lm_mask
-            st.session_state.comparison = table
+            st.session_state.comparison = pd.concat(rows, ignore_index=True)
         table = st.session_state.get("comparison")
         if table is not None:
+            st.caption(
+                f"{int(table['runs'].iloc[0])} runs per scheme, same seeds for every scheme; MAE = mean "
+                "location error in metres (± sample standard deviation over runs)."
+            )
             st.dataframe(table, hide_index=True, width="stretch")
             st.plotly_chart(figures.comparison_figure(table), key="comparison_chart", width="stretch")

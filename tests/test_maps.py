@@ -1,0 +1,146 @@
+"""lmdk_core.maps: offline Leaflet, deterministic base map, layers."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import folium
+import numpy as np
+import pandas as pd
+import pytest
+from xstatic.pkg import leaflet as xleaflet
+
+from lmdk_core import maps
+from lmdk_core.errors import ParameterError
+
+URL = re.compile(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}[^\s\"')]*", re.I)
+
+
+def _traj(n: int = 500, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "lat": 39.9 + np.cumsum(rng.normal(0, 1e-4, n)),
+            "lon": 116.3 + np.cumsum(rng.normal(0, 1e-4, n)),
+        }
+    )
+
+
+def _decode(uri: str) -> bytes:
+    head, _, payload = uri.partition(",")
+    assert head.startswith("data:") and head.endswith(";base64")
+    return base64.b64decode(payload)
+
+
+def test_local_leaflet_is_the_installed_leaflet():
+    js, css = maps.local_leaflet()
+    assert [name for name, _ in js] == ["leaflet"]
+    assert [name for name, _ in css] == ["leaflet_css"]
+    base = Path(xleaflet.BASE_DIR)
+    assert _decode(js[0][1]) == (base / "leaflet.js").read_bytes()
+    css_text = _decode(css[0][1]).decode()
+    # Leaflet's CSS refers to images/layers.png etc.; all such references are inlined.
+    assert "images/" not in css_text
+    assert "data:image/png;base64," in css_text
+    # the rest of the stylesheet is unchanged
+    original = (base / "leaflet.css").read_text()
+    assert re.sub(r"url\([^)]*\)", "url()", css_text) == re.sub(r"url\([^)]*\)", "url()", original)
+
+
+def test_folium_version_matches_the_local_leaflet():
+    # folium's CDN Leaflet version is the one its templates are written for.
+    cdn = dict(folium.Map.default_js)["leaflet"]
+    assert f"leaflet@{xleaflet.VERSION}/" in cdn
+
+
+@pytest.mark.parametrize("with_layers", [False, True])
+def test_tiles_none_makes_no_outside_reference(with_layers):
+    traj = _traj()
+    kwargs = {}
+    if with_layers:
+        mask = np.zeros(len(traj), bool)
+        mask[100:150] = True
+        rel = traj.assign(lat=traj.lat + 1e-3)
+        kwargs = {"places": [(39.9, 116.3, 100.0, "Home")], "landmarks": mask, "release": rel}
+    html = maps.trajectory_map(traj, tiles="none", **kwargs).get_root().render()
+    assert URL.findall(html) == []
+    assert "L.map(" in html
+
+
+def test_streamlit_folium_gets_only_local_assets():
+    from streamlit_folium import st_folium  # noqa: F401  (import check)
+
+    m = maps.base_map(_traj(), tiles="none")
+    links = [src for _, src in m.default_js] + [href for _, href in m.default_css]
+    assert links and all(link.startswith("data:") for link in links)
+    # the global folium defaults are not modified (other folium users keep working)
+    assert dict(folium.Map.default_js)["leaflet"].startswith("https://")
+
+
+def test_osm_and_custom_tiles():
+    html = maps.base_map(_traj(), tiles="osm").get_root().render()
+    assert maps.OSM_TILES in html
+    url = "http://127.0.0.1:9999/tiles/{z}/{x}/{y}.png"
+    assert url in maps.base_map(_traj(), tiles=url).get_root().render()
+    for bad in ("ftp://x/{z}/{x}/{y}", "http://example.org/tiles.png", "satellite"):
+        with pytest.raises(ParameterError):
+            maps.base_map(_traj(), tiles=bad)
+
+
+def test_base_map_identity_depends_only_on_the_trajectory():
+    """streamlit-folium keys the component on the map's JS: it must not change between reruns."""
+    from streamlit_folium import _get_map_string
+
+    traj = _traj()
+    a = _get_map_string(maps.base_map(traj, tiles="none"))
+    b = _get_map_string(maps.base_map(traj.copy(), tiles="none"))
+    c = _get_map_string(maps.base_map(_traj(seed=2), tiles="none"))
+    assert a == b
+    assert a != c
+
+
+def _count(parent, cls) -> int:
+    return sum(isinstance(ch, cls) for ch in parent._children.values())
+
+
+def test_base_map_is_one_polyline_plus_downsampled_points():
+    traj = _traj(10_000)
+    m = maps.base_map(traj, max_points=120)
+    assert _count(m, folium.PolyLine) == 1
+    assert _count(m, folium.CircleMarker) <= 120
+    line = next(ch for ch in m._children.values() if isinstance(ch, folium.PolyLine))
+    assert len(line.locations) == len(traj)
+    # first and last points are drawn as markers
+    markers = [ch.location for ch in m._children.values() if isinstance(ch, folium.CircleMarker)]
+    assert markers[0] == pytest.approx([traj.lat.iloc[0], traj.lon.iloc[0]], abs=1e-6)
+    assert markers[-1] == pytest.approx([traj.lat.iloc[-1], traj.lon.iloc[-1]], abs=1e-6)
+
+
+def test_place_layer_names_and_radii():
+    places = [(39.9, 116.3, 100.0, "Home"), {"name": "Clinic", "lat": 39.95, "lon": 116.35, "radius_m": 250}]
+    fg = maps.place_layer(places, selected="Clinic")
+    circles = [ch for ch in fg._children.values() if isinstance(ch, folium.Circle)]
+    assert [c.options["radius"] for c in circles] == [100.0, 250.0]
+    tips = [next(t for t in c._children.values() if isinstance(t, folium.Tooltip)).text for c in circles]
+    assert tips == ["Home", "Clinic"]
+    assert circles[1].options["color"] == maps.SELECTED_COLOUR != circles[0].options["color"]
+
+
+def test_release_layer_skips_unreleased_and_landmark_layer_only_landmarks():
+    traj = _traj(200)
+    rel_lat = traj.lat.to_numpy().copy()
+    rel_lat[:50] = np.nan  # nothing released yet
+    fg = maps.release_layer((rel_lat, traj.lon.to_numpy()), max_points=1000)
+    assert _count(fg, folium.CircleMarker) == 150
+    mask = np.zeros(200, bool)
+    mask[[3, 7, 11]] = True
+    lm = maps.landmark_layer(traj, mask)
+    locs = [ch.location for ch in lm._children.values()]
+    assert locs == [[traj.lat[i], traj.lon[i]] for i in (3, 7, 11)]
+
+
+def test_bad_input_raises_parameter_error():
+    with pytest.raises(ParameterError):
+        maps.base_map("not a trajectory")
