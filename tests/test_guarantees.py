@@ -1,0 +1,157 @@
+"""The privacy guarantees, property-tested over random inputs (hypothesis).
+
+* every scheme except event: G_t = Σ_{i∈L∪{t}} ε_i ≤ ε at every t (lmdk_core.accounting);
+* bd/ba: every w-window sums to ≤ ε as well;
+* event: violates G_t ≤ ε exactly where |L ∪ {t}| ≥ 2;
+* outputs never depend on data a scheme must not read (Skip's landmarks; timestamps Adaptive,
+  BD, BA approximate), given the seed.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmdk_core import release_locations, release_values
+from lmdk_core.accounting import landmark_guarantee, landmark_violations, window_sums
+
+TOL = 1e-9
+PRIVATE = ("user", "uniform", "skip", "adaptive", "bd", "ba")
+
+
+@st.composite
+def inputs(draw, max_n=500):
+    """Random length, landmark set (empty / all / sparse / dense / clustered), ε, data, w."""
+    n = draw(st.integers(1, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["empty", "all", "sparse", "dense", "clustered"]))
+    if kind == "empty":
+        mask = np.zeros(n, dtype=bool)
+    elif kind == "all":
+        mask = np.ones(n, dtype=bool)
+    elif kind == "clustered":
+        start = int(rng.integers(0, n))
+        mask = np.zeros(n, dtype=bool)
+        mask[start:start + int(rng.integers(1, 30))] = True
+    else:
+        mask = rng.random(n) < (0.03 if kind == "sparse" else 0.4)
+    data = draw(st.sampled_from(["walk", "jumps", "constant"]))
+    if data == "walk":
+        x = np.cumsum(rng.normal(0, 1, n))
+    elif data == "jumps":  # forces publications wherever a scheme tests
+        x = np.where(np.arange(n) % 2, 1e6, -1e6) * rng.uniform(0.5, 1, n)
+    else:
+        x = np.full(n, rng.normal())
+    epsilon = draw(st.floats(0.01, 10.0))
+    w = draw(st.integers(1, 40))
+    seed = draw(st.integers(0, 2**31))
+    return x, mask, epsilon, w, seed
+
+
+def _locations(x):
+    """A trajectory whose steps follow x (metres-ish scale around Beijing)."""
+    lat = 39.9 + np.clip(x, -1e5, 1e5) * 1e-5
+    lon = 116.4 + np.clip(np.roll(x, 1), -1e5, 1e5) * 1e-5
+    return lat, lon
+
+
+def _releases(x, mask, epsilon, w, seed, scheme):
+    params = {"w": w} if scheme in ("bd", "ba") else {}
+    yield release_values(x, mask, epsilon, scheme, sensitivity=1.0, seed=seed, **params)
+    yield release_locations(_locations(x), mask, epsilon, scheme, radius_m=100.0, seed=seed, **params)
+
+
+@settings(max_examples=150)
+@given(inputs())
+def test_landmark_guarantee_and_w_event_for_every_private_scheme(case):
+    x, mask, epsilon, w, seed = case
+    for scheme in PRIVATE:
+        for r in _releases(x, mask, epsilon, w, seed, scheme):
+            assert np.all(r.eps >= 0)
+            g = landmark_guarantee(r.eps, mask)
+            assert g.max() <= epsilon + TOL, (scheme, r.kind, g.max(), epsilon)
+            if scheme in ("bd", "ba"):
+                assert window_sums(r.eps, w).max() <= epsilon + TOL, (scheme, r.kind)
+            if scheme == "adaptive":
+                eps_r = epsilon / (mask.sum() + 1)
+                assert np.all((r.eps == 0) | np.isclose(r.eps, eps_r, rtol=1e-12))
+            # a fresh release is exactly where budget was spent on a publication
+            assert np.all(r.eps[r.published] > 0)
+            assert r.published[0] or scheme == "skip"
+
+
+@given(inputs())
+def test_event_level_violates_exactly_where_L_and_t_hold_two_events(case):
+    x, mask, epsilon, w, seed = case
+    k = int(mask.sum())
+    # |L ∪ {t}| = k + 1 at a regular t, k at a landmark: the violation needs that size ≥ 2
+    expected = np.flatnonzero(np.where(mask, k, k + 1) >= 2)
+    for r in _releases(x, mask, epsilon, w, seed, "event"):
+        np.testing.assert_array_equal(r.eps, np.full(len(x), epsilon))
+        np.testing.assert_array_equal(landmark_violations(r.eps, mask, epsilon), expected)
+        np.testing.assert_allclose(landmark_guarantee(r.eps, mask), epsilon * np.where(mask, k, k + 1))
+
+
+@settings(max_examples=60)
+@given(inputs(max_n=300), st.integers(0, 2**32 - 1))
+def test_skip_never_reads_landmark_values(case, seed2):
+    x, mask, epsilon, w, seed = case
+    other = x.copy()
+    other[mask] = np.random.default_rng(seed2).normal(0, 1e4, int(mask.sum()))
+    a = release_values(x, mask, epsilon, "skip", seed=seed)
+    b = release_values(other, mask, epsilon, "skip", seed=seed)
+    np.testing.assert_array_equal(a.values, b.values)
+    la, lb = (release_locations(_locations(v), mask, epsilon, "skip", seed=seed) for v in (x, other))
+    # _locations(x) moves lon of t+1 with x_t: compare the timestamps whose point is unchanged
+    same = ~(mask | np.roll(mask, 1))
+    assert np.array_equal(la.lat[same], lb.lat[same], equal_nan=True)
+    np.testing.assert_array_equal(la.eps, lb.eps)
+
+
+@settings(max_examples=60)
+@given(inputs(max_n=300), st.integers(0, 2**32 - 1))
+def test_adaptive_never_reads_approximated_timestamps(case, seed2):
+    x, mask, epsilon, w, seed = case
+    a = release_values(x, mask, epsilon, "adaptive", seed=seed)
+    skipped = ~a.published
+    other = x.copy()
+    other[skipped] = np.random.default_rng(seed2).normal(0, 1e4, int(skipped.sum()))
+    b = release_values(other, mask, epsilon, "adaptive", seed=seed)
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a.published, b.published)
+    lat, lon = _locations(x)
+    la = release_locations((lat, lon), mask, epsilon, "adaptive", seed=seed)
+    lat2, lon2 = lat.copy(), lon.copy()
+    lat2[~la.published] += 0.05
+    lon2[~la.published] -= 0.05
+    lb = release_locations((lat2, lon2), mask, epsilon, "adaptive", seed=seed)
+    np.testing.assert_array_equal(la.published, lb.published)
+    np.testing.assert_allclose(la.lat, lb.lat, rtol=0, atol=1e-9)  # projection origin may shift
+
+
+@settings(max_examples=60)
+@given(inputs(max_n=300))
+def test_wevent_reads_approximated_timestamps_only_through_the_private_test(case):
+    """At a timestamp BD/BA did not publish, x_t enters only the noisy test. Moving x_t onto the
+    last release can only lower the test statistic, so the output must not change at all."""
+    x, mask, epsilon, w, seed = case
+    for scheme in ("bd", "ba"):
+        a = release_values(x, mask, epsilon, scheme, seed=seed, w=w)
+        skipped = ~a.published
+        other = np.where(skipped, a.values, x)
+        b = release_values(other, mask, epsilon, scheme, seed=seed, w=w)
+        np.testing.assert_array_equal(a.values, b.values)
+        np.testing.assert_array_equal(a.eps, b.eps)
+
+
+@settings(max_examples=40)
+@given(inputs(max_n=300), st.floats(-1e3, 1e3))
+def test_value_releases_are_shift_equivariant(case, shift):
+    """Noise is drawn independently of the data: shifting all values shifts the release."""
+    x, mask, epsilon, w, seed = case
+    for scheme in ("uniform", "skip", "adaptive", "bd", "ba"):
+        params = {"w": w} if scheme in ("bd", "ba") else {}
+        a = release_values(x, mask, epsilon, scheme, seed=seed, **params)
+        b = release_values(x + shift, mask, epsilon, scheme, seed=seed, **params)
+        np.testing.assert_array_equal(a.published, b.published)
+        scale = 1 + np.abs(x).max() + abs(shift) + np.nanmax(np.abs(a.values), initial=0)
+        np.testing.assert_allclose(b.values, a.values + shift, rtol=0, atol=1e-9 * scale)
