@@ -103,7 +103,8 @@ def read_trajectories(source: Any, format: str = "auto", *, max_bytes: int | Non
         if empty:
             report.insert(0, f"{name}: skipped {len(empty)} empty file(s): {_list(empty)}")
         if not frames:
-            raise TrajectoryFormatError(f"no trajectory files found (supported: {_SUPPORTED})", source=name)
+            seen = f"skipped: {_list(empty + skipped)}; " if empty or skipped else ""
+            raise TrajectoryFormatError(f"no trajectory files found ({seen}supported: {_SUPPORTED})", source=name)
     if len(frames) == 1:
         df = frames[0]
     else:

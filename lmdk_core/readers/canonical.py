@@ -140,15 +140,15 @@ def _epoch_ns(values: np.ndarray, problems: _Problems) -> np.ndarray:
     """Epoch seconds (milliseconds when every |value| >= 1e11) to int64 ns; out-of-range reported."""
     finite = np.isfinite(values)
     problems.add(np.isnan(values), lambda r: "missing time")
-    unit = 1e3 if finite.any() and np.abs(values[finite]).min() >= 1e11 else 1.0
-    seconds = values / unit
+    unit_ns = 1_000_000 if finite.any() and np.abs(values[finite]).min() >= 1e11 else 1_000_000_000
+    seconds = values * (unit_ns / 1e9)
     with np.errstate(invalid="ignore"):
         out = ~np.isnan(values) & ~((seconds > _MIN_S) & (seconds < _MAX_S))
     problems.add(out, lambda r: f"time {_fmt(values[r])} {_RANGE_TEXT}")
     ok = finite & ~out
-    seconds = np.where(ok, seconds, 0.0)
-    whole = np.floor(seconds)
-    ns = whole.astype(np.int64) * 1_000_000_000 + np.round((seconds - whole) * 1e9).astype(np.int64)
+    v = np.where(ok, values, 0.0)
+    whole = np.floor(v)  # exact integer part in the file's unit, then the fraction to ns
+    ns = whole.astype(np.int64) * unit_ns + np.round((v - whole) * unit_ns).astype(np.int64)
     return np.where(ok, ns, np.iinfo(np.int64).min)
 
 

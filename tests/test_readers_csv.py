@@ -1,0 +1,201 @@
+"""read_trajectories on delimited text: column recognition, time forms, uploads, gzip, repairs."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmdk_core import DataWarning, read_trajectories
+
+ROWS = [  # uid, ISO time (UTC), lat, lon, place — deliberately unsorted
+    ("b", "2021-05-01T10:00:05Z", 39.91, 116.41, "work"),
+    ("a", "2021-05-01T10:00:10Z", 39.92, 116.42, "home"),
+    ("a", "2021-05-01T10:00:00Z", 39.90, 116.40, "home"),
+    ("b", "2021-05-01T09:59:59Z", 39.93, 116.43, "cafe"),
+]
+
+
+def expected_frame() -> pd.DataFrame:
+    """Independent reference: the rows sorted by (uid, time) with plain Python."""
+    rows = sorted(ROWS, key=lambda r: (r[0], r[1]))
+    return pd.DataFrame(
+        {
+            "uid": [r[0] for r in rows],
+            "time": pd.to_datetime([r[1] for r in rows], utc=True).as_unit("ns"),
+            "lat": [r[2] for r in rows],
+            "lon": [r[3] for r in rows],
+            "place": [r[4] for r in rows],
+        }
+    )
+
+
+def write_csv(path, header, rows, sep=","):
+    path.write_text("\n".join([sep.join(header)] + [sep.join(map(str, r)) for r in rows]) + "\n")
+    return path
+
+
+def assert_canonical(df: pd.DataFrame) -> None:
+    assert list(df.columns[:4]) == ["uid", "time", "lat", "lon"]
+    assert pd.api.types.is_string_dtype(df["uid"])
+    assert str(df["time"].dtype) == "datetime64[ns, UTC]"
+    assert df["lat"].dtype == np.float64 and df["lon"].dtype == np.float64
+    assert isinstance(df.index, pd.RangeIndex) and df.index.start == 0
+
+
+def compare(df: pd.DataFrame, ref: pd.DataFrame) -> None:
+    assert_canonical(df)
+    pd.testing.assert_frame_equal(df, ref, check_dtype=False)
+    assert str(df["time"].dtype) == "datetime64[ns, UTC]"
+
+
+def test_basic_csv_is_canonical_sorted_and_keeps_extras(tmp_path):
+    path = write_csv(tmp_path / "trip.csv", ["uid", "time", "lat", "lon", "place"], ROWS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # unsorted input is sorted silently: no warning
+        df = read_trajectories(path)
+    compare(df, expected_frame())
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("UID", "Time", "LAT", "LON"),
+        ("user", "timestamp", "latitude", "longitude"),
+        ("user_id", "datetime", "Latitude", "lng"),
+        ("id", "TIMESTAMP", "lat", "long"),
+        ("taxi_id", "time", "lat", "Longitude"),
+        (" uid ", " time", "lat ", " lon"),
+    ],
+)
+def test_column_names_are_recognised_case_insensitively(tmp_path, names):
+    path = write_csv(tmp_path / "t.csv", [*names, "place"], ROWS)
+    compare(read_trajectories(path), expected_frame())
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+def test_separator_is_sniffed(tmp_path, sep):
+    path = write_csv(tmp_path / "t.csv", ["uid", "time", "lat", "lon", "place"], ROWS, sep=sep)
+    compare(read_trajectories(path), expected_frame())
+
+
+def test_epoch_seconds_integer_and_fractional(tmp_path):
+    secs = [1_600_000_000, 1_600_000_030.25, 1_600_000_001.5]
+    path = write_csv(tmp_path / "e.csv", ["uid", "time", "lat", "lon"], [("u", s, 1.0, 2.0) for s in secs])
+    df = read_trajectories(path)
+    ref = sorted(pd.Timestamp(int(s * 1000), unit="ms", tz="UTC") for s in secs)
+    assert list(df["time"]) == ref
+
+
+def test_epoch_milliseconds_are_recognised(tmp_path):
+    ms = [1_600_000_000_123, 1_600_000_060_000]
+    path = write_csv(tmp_path / "e.csv", ["uid", "time", "lat", "lon"], [("u", m, 1.0, 2.0) for m in ms])
+    assert list(read_trajectories(path)["time"]) == [pd.Timestamp(m, unit="ms", tz="UTC") for m in ms]
+
+
+def test_iso_offsets_are_converted_to_utc_and_naive_times_taken_as_utc(tmp_path):
+    rows = [("u", "2020-01-01T10:00:00+02:00", 1, 2), ("u", "2020-01-01 09:00:00", 1, 2)]
+    df = read_trajectories(write_csv(tmp_path / "tz.csv", ["uid", "time", "lat", "lon"], rows))
+    assert list(df["time"]) == [pd.Timestamp("2020-01-01 08:00", tz="UTC"), pd.Timestamp("2020-01-01 09:00", tz="UTC")]
+
+
+def test_non_iso_times_are_parsed_with_an_inferred_format(tmp_path):
+    rows = [("u", "03/15/2020 10:00:00", 1, 2), ("u", "03/16/2020 11:30:00", 1, 2)]
+    df = read_trajectories(write_csv(tmp_path / "us.csv", ["uid", "time", "lat", "lon"], rows))
+    assert list(df["time"]) == [pd.Timestamp("2020-03-15 10:00", tz="UTC"), pd.Timestamp("2020-03-16 11:30", tz="UTC")]
+
+
+def test_date_and_time_columns_are_combined(tmp_path):
+    rows = [("u", "2008-10-23", "02:53:04", 39.9, 116.3), ("u", "2008-10-24", "00:00:01", 39.9, 116.3)]
+    df = read_trajectories(write_csv(tmp_path / "dt.csv", ["uid", "Date", "Time", "lat", "lon"], rows))
+    assert list(df["time"]) == [pd.Timestamp("2008-10-23 02:53:04", tz="UTC"), pd.Timestamp("2008-10-24 00:00:01", tz="UTC")]
+    assert "Date" not in df.columns and "Time" not in df.columns
+
+
+def test_user_ids_stay_text(tmp_path):
+    rows = [("007", "2020-01-01", 1, 2), ("7", "2020-01-01", 1, 2), ("NA", "2020-01-01", 1, 2)]
+    df = read_trajectories(write_csv(tmp_path / "ids.csv", ["uid", "time", "lat", "lon"], rows))
+    assert sorted(df["uid"]) == ["007", "7", "NA"]
+
+
+def test_single_user_file_gets_stable_default_uid_from_file_name(tmp_path):
+    rows = [("2020-01-01", 1, 2), ("2020-01-02", 1, 2)]
+    path = write_csv(tmp_path / "morning_run.csv", ["time", "lat", "lon"], rows)
+    a, b = read_trajectories(path), read_trajectories(path)
+    assert set(a["uid"]) == {"morning_run"}
+    pd.testing.assert_frame_equal(a, b)
+    up = read_trajectories(io.BytesIO(path.read_bytes()))  # unnamed upload
+    assert set(up["uid"]) == {"upload"}
+
+
+def test_uploaded_file_like_with_name_text_stream_and_bytes(tmp_path):
+    data = write_csv(tmp_path / "x.csv", ["uid", "time", "lat", "lon", "place"], ROWS).read_bytes()
+    upload = io.BytesIO(data)
+    upload.name = "phone export.csv"  # like streamlit's UploadedFile
+    upload.read(10)  # a partly consumed upload is read from the start
+    compare(read_trajectories(upload), expected_frame())
+    compare(read_trajectories(io.StringIO(data.decode())), expected_frame())
+    compare(read_trajectories(data), expected_frame())
+
+
+def test_gzip_csv_by_extension_and_by_content(tmp_path):
+    data = write_csv(tmp_path / "x.csv", ["uid", "time", "lat", "lon", "place"], ROWS).read_bytes()
+    gz = tmp_path / "sample.csv.gz"
+    gz.write_bytes(gzip.compress(data))
+    compare(read_trajectories(gz), expected_frame())
+    compare(read_trajectories(io.BytesIO(gzip.compress(data))), expected_frame())
+
+
+def test_bom_and_blank_lines_and_crlf(tmp_path):
+    text = "\ufeffuid,time,lat,lon,place\r\n\r\n" + "\r\n".join(",".join(map(str, r)) for r in ROWS) + "\r\n\r\n"
+    path = tmp_path / "win.csv"
+    path.write_bytes(text.encode("utf-8"))
+    compare(read_trajectories(path), expected_frame())
+
+
+def test_duplicate_timestamps_keep_first_and_warn_with_count_and_line(tmp_path):
+    rows = [
+        ("u", "2020-01-01T00:00:00Z", 1.0, 2.0, "first"),
+        ("u", "2020-01-01T00:00:01Z", 1.0, 2.0, "x"),
+        ("u", "2020-01-01T00:00:00Z", 5.0, 6.0, "dup1"),  # line 4
+        ("v", "2020-01-01T00:00:00Z", 1.0, 2.0, "other user: kept"),
+        ("u", "2020-01-01T00:00:00Z", 7.0, 8.0, "dup2"),
+    ]
+    path = write_csv(tmp_path / "dups.csv", ["uid", "time", "lat", "lon", "note"], rows)
+    with pytest.warns(DataWarning) as rec:
+        df = read_trajectories(path)
+    msg = str(rec[0].message)
+    assert "dups.csv" in msg and "dropped 2 rows" in msg and "line 4" in msg
+    assert len(df) == 3
+    first = df[(df.uid == "u") & (df.time == pd.Timestamp("2020-01-01", tz="UTC"))]
+    assert first["note"].tolist() == ["first"] and first["lat"].tolist() == [1.0]
+
+
+def test_whitespace_around_values_is_tolerated(tmp_path):
+    path = tmp_path / "ws.csv"
+    path.write_text("uid,time,lat,lon\n u1 , 2020-01-01 00:00:00 , 39.5 , 116.5 \n")
+    df = read_trajectories(path)
+    assert df["uid"].tolist() == ["u1"] and df["lat"].tolist() == [39.5] and df["lon"].tolist() == [116.5]
+    assert df["time"].tolist() == [pd.Timestamp("2020-01-01", tz="UTC")]
+
+
+def test_large_csv_uses_fast_path_and_matches_reference(tmp_path):
+    """Above 1 MiB the pyarrow engine parses; the result must equal a plain reconstruction."""
+    rng = np.random.default_rng(3)
+    n = 40_000
+    uid = rng.choice(["001", "002", "003"], n)
+    secs = rng.integers(1_500_000_000, 1_500_100_000, n)
+    lat, lon = rng.uniform(-90, 90, n).round(6), rng.uniform(-180, 180, n).round(6)
+    ref = pd.DataFrame({"uid": uid, "time": pd.to_datetime(secs, unit="s", utc=True).as_unit("ns"), "lat": lat, "lon": lon})
+    path = tmp_path / "big.csv"
+    ref.to_csv(path, index=False)
+    assert path.stat().st_size > 1 << 20
+    ref = ref.drop_duplicates(["uid", "time"]).sort_values(["uid", "time"], kind="stable").reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        df = read_trajectories(path)
+    compare(df, ref)

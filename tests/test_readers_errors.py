@@ -1,0 +1,237 @@
+"""Every loading problem raises TrajectoryFormatError naming file, line (or row) and reason."""
+
+from __future__ import annotations
+
+import gzip
+import io
+
+import pandas as pd
+import pytest
+
+from lmdk_core import LmdkError, ParameterError, TrajectoryFormatError, read_trajectories
+
+HEADER = "uid,time,lat,lon"
+GOOD = "u,2020-01-01T00:00:{:02d}Z,39.9,116.4"
+
+
+def csv_with(bad_row: str, before: int = 3, after: int = 2, header: str = HEADER) -> str:
+    """A CSV whose bad row sits on line ``before + 2`` (header is line 1)."""
+    rows = [GOOD.format(k) for k in range(before)] + [bad_row] + [GOOD.format(50 + k) for k in range(after)]
+    return header + "\n" + "\n".join(rows) + "\n"
+
+
+def raises(path_or_obj, **kw) -> TrajectoryFormatError:
+    with pytest.raises(TrajectoryFormatError) as info:
+        read_trajectories(path_or_obj, **kw)
+    assert isinstance(info.value, LmdkError)
+    return info.value
+
+
+CSV_CASES = [
+    # (bad row, reason fragment)
+    ("u,2020-01-01T00:01:00Z,123.4,116.4", "latitude 123.4 outside [-90, 90]"),
+    ("u,2020-01-01T00:01:00Z,-90.5,116.4", "latitude -90.5 outside [-90, 90]"),
+    ("u,2020-01-01T00:01:00Z,39.9,180.01", "longitude 180.01 outside [-180, 180]"),
+    ("u,2020-01-01T00:01:00Z,,116.4", "missing latitude"),
+    ("u,2020-01-01T00:01:00Z,NaN,116.4", "missing latitude"),
+    ("u,2020-01-01T00:01:00Z,39.9,", "missing longitude"),
+    ("u,2020-01-01T00:01:00Z,abc,116.4", "latitude 'abc' is not a number"),
+    ("u,2020-01-01T00:01:00Z,39.9,1 16", "longitude '1 16' is not a number"),
+    ("u,2020-01-01T00:01:00Z,inf,116.4", "latitude inf is not finite"),
+    ("u,not a time,39.9,116.4", "cannot parse time 'not a time'"),
+    ("u,2020-13-45T99:00:00Z,39.9,116.4", "cannot parse time '2020-13-45T99:00:00Z'"),
+    ("u,,39.9,116.4", "missing time"),
+    ("u,3000-01-01T00:00:00Z,39.9,116.4", "outside the supported range"),
+    (",2020-01-01T00:01:00Z,39.9,116.4", "missing user id"),
+    ("u,2020-01-01T00:01:00Z,39.9,116.4,extra", "expected 4 fields, found 5"),
+]
+
+
+@pytest.mark.parametrize("bad,reason", CSV_CASES, ids=[c[1] for c in CSV_CASES])
+def test_csv_value_errors_name_file_line_and_reason(tmp_path, bad, reason):
+    path = tmp_path / "trip.csv"
+    path.write_text(csv_with(bad, before=12))
+    err = raises(path)
+    assert str(err).startswith("trip.csv line 14: "), str(err)
+    assert reason in str(err)
+    assert err.source == "trip.csv" and err.line == 14
+
+
+def test_issue_example_message_exactly(tmp_path):
+    path = tmp_path / "trip.csv"
+    path.write_text(csv_with("u,2020-01-01T00:01:00Z,123.4,116.4", before=12, after=0))
+    assert str(raises(path)) == "trip.csv line 14: latitude 123.4 outside [-90, 90]"
+
+
+def test_first_bad_row_is_reported_with_count_of_others(tmp_path):
+    text = HEADER + "\n" + GOOD.format(0) + "\nu,x,39.9,116.4\nu,2020-01-01T00:00:09Z,95,116.4\nu,y,39.9,116.4\n"
+    path = tmp_path / "many.csv"
+    path.write_text(text)
+    msg = str(raises(path))
+    assert msg.startswith("many.csv line 3: cannot parse time 'x'") and "(and 2 more bad rows)" in msg
+
+
+def test_blank_lines_count_in_line_numbers(tmp_path):
+    path = tmp_path / "gaps.csv"
+    path.write_text(HEADER + "\n\n" + GOOD.format(0) + "\n   \n\n" + "u,2020-01-01T00:00:05Z,91,0\n")
+    err = raises(path)
+    assert err.line == 6 and "latitude 91 outside" in str(err)
+
+
+def test_bad_value_in_large_file_found_on_fast_path(tmp_path):
+    rows = [GOOD.format(k % 60).replace("00:00:", f"{k // 3600 % 24:02d}:{k // 60 % 60:02d}:") for k in range(40_000)]
+    rows[25_000] = "u,2020-01-02T00:00:00Z,39.9,west"
+    path = tmp_path / "big.csv"
+    path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    assert path.stat().st_size > 1 << 20
+    err = raises(path)
+    assert err.line == 25_002 and "longitude 'west' is not a number" in str(err)
+
+
+def test_missing_columns_lists_what_was_found(tmp_path):
+    path = tmp_path / "cols.csv"
+    path.write_text("user,when,y,x\nu,2020-01-01,1,2\n")
+    msg = str(raises(path))
+    assert msg.startswith("cols.csv: missing latitude, longitude, time columns")
+    assert "found columns: user, when, y, x" in msg
+
+
+def test_only_latitude_missing(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("uid,time,lon\nu,2020-01-01,2\n")
+    msg = str(raises(path))
+    assert "missing latitude column" in msg and "longitude" not in msg.split("(")[0]
+
+
+@pytest.mark.parametrize("content", [b"", b"   \n\n", b"\n"], ids=["zero-bytes", "whitespace", "newline"])
+def test_empty_file(tmp_path, content):
+    path = tmp_path / "empty.csv"
+    path.write_bytes(content)
+    assert str(raises(path)) == "empty.csv: file is empty"
+
+
+def test_header_only_has_no_data_rows(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text(HEADER + "\n")
+    assert str(raises(path)) == "h.csv: no data rows"
+
+
+def test_non_utf8_bytes_name_line(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes((HEADER + "\n" + GOOD.format(0) + "\nZürich,2020-01-01T00:00:01Z,1,2\n").encode("latin-1"))
+    err = raises(path)
+    assert err.line == 3 and "not valid UTF-8" in str(err) and str(err).startswith("latin1.csv line 3")
+
+
+def test_unknown_format(tmp_path):
+    path = tmp_path / "photo.bin"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    msg = str(raises(path))
+    assert msg.startswith("photo.bin: unknown format") and ".gpx" in msg
+
+
+def test_nonexistent_path_and_bad_source_type(tmp_path):
+    assert "no such file" in str(raises(tmp_path / "nope.csv"))
+    with pytest.raises(ParameterError, match="source must be"):
+        read_trajectories(42)
+
+
+def test_directory_without_trajectories(tmp_path):
+    (tmp_path / "README.md").write_text("hello")
+    msg = str(raises(tmp_path))
+    assert "no trajectory files found" in msg and "skipped: README.md" in msg
+
+
+def test_error_inside_directory_names_the_file(tmp_path):
+    (tmp_path / "ok.csv").write_text(csv_with(GOOD.format(9)))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "bad.csv").write_text(csv_with("u,2020-01-01T00:01:00Z,39.9,999"))
+    assert str(raises(tmp_path)).startswith("sub/bad.csv line 5: longitude 999 outside")
+
+
+def test_max_bytes_for_path_upload_directory_and_gzip(tmp_path):
+    text = csv_with(GOOD.format(55), before=50)
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    assert len(read_trajectories(path, max_bytes=len(text))) > 0
+    assert "over the limit max_bytes=100" in str(raises(path, max_bytes=100))
+    up = io.BytesIO(text.encode())
+    up.name = "up.csv"
+    assert str(raises(up, max_bytes=100)).startswith("up.csv: input is more than 100 bytes")
+    assert "max_bytes" in str(raises(tmp_path, max_bytes=100))
+    bomb = tmp_path / "bomb.csv.gz"
+    bomb.write_bytes(gzip.compress(text.encode() + b"\n" * 100_000))
+    assert bomb.stat().st_size < 10_000
+    assert "decompressed" in str(raises(bomb, max_bytes=20_000))
+    with pytest.raises(ParameterError):
+        read_trajectories(path, max_bytes=0)
+
+
+def test_corrupt_gzip(tmp_path):
+    path = tmp_path / "x.csv.gz"
+    path.write_bytes(gzip.compress(b"uid,time,lat,lon\n" * 100)[:40])
+    assert "corrupt gzip" in str(raises(path))
+
+
+def test_geolife_errors_count_the_six_header_lines(tmp_path):
+    head = "Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n"
+    good = "39.98,116.31,0,492,39744.12,2008-10-23,02:53:04\n"
+    path = tmp_path / "a.plt"
+    path.write_text(head + good + "39.98,216.31,0,492,39744.13,2008-10-23,02:53:10\n")
+    err = raises(path)
+    assert err.line == 8 and "longitude 216.31 outside [-180, 180]" in str(err)
+    path.write_text(head + good + good.replace("02:53:04", "25:61:00"))
+    assert raises(path).line == 8
+    path.write_text(head)
+    assert "no data rows" in str(raises(path))
+
+
+def test_tdrive_errors(tmp_path):
+    path = tmp_path / "9.txt"
+    path.write_text("9,2008-02-02 13:33:52,116.36,39.88\n9,2008-02-02 13:33:59,116.36,95.5\n")
+    err = raises(path)
+    assert str(err) == "9.txt line 2: latitude 95.5 outside [-90, 90]"
+
+
+GPX_NO_TIME = """<?xml version="1.0"?>
+<gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1">
+<trk><trkseg>
+<trkpt lat="1" lon="2"></trkpt>
+<trkpt lat="1" lon="3"></trkpt>
+</trkseg></trk></gpx>
+"""
+
+
+def test_gpx_without_times_is_an_error(tmp_path):
+    path = tmp_path / "notime.gpx"
+    path.write_text(GPX_NO_TIME)
+    err = raises(path)
+    assert "no <time>" in str(err) and err.line == 4 and "notime.gpx" in str(err)
+
+
+def test_gpx_bad_point_and_malformed_xml_and_no_tracks(tmp_path):
+    path = tmp_path / "g.gpx"
+    path.write_text(
+        GPX_NO_TIME.replace('<trkpt lat="1" lon="2"></trkpt>', '<trkpt lat="1" lon="2"><time>2020-01-01T00:00:00Z</time></trkpt>')
+        .replace('<trkpt lat="1" lon="3"></trkpt>', '<trkpt lat="100" lon="3"><time>2020-01-01T00:00:01Z</time></trkpt>')
+    )
+    err = raises(path)
+    assert err.line == 5 and "latitude 100 outside" in str(err)
+    path.write_text(GPX_NO_TIME.replace("</trkseg>", ""))
+    err = raises(path)
+    assert "malformed GPX/XML" in str(err) and err.line == 6
+    path.write_text('<gpx xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1" lon="2"/></gpx>')
+    assert "no track points" in str(raises(path))
+
+
+def test_parquet_errors_say_row(tmp_path):
+    df = pd.DataFrame({"uid": ["a", "a", "a"], "time": pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03"]),
+                       "lat": [1.0, 2.0, 91.0], "lon": [0.0, 0.0, 0.0]})
+    path = tmp_path / "d.parquet"
+    df.to_parquet(path)
+    err = raises(path)
+    assert str(err) == "d.parquet row 3: latitude 91 outside [-90, 90]" and err.line is None
+    df.drop(columns="lon").to_parquet(path)
+    assert "missing longitude column" in str(raises(path))
+    path.write_bytes(b"PAR1 this is not really parquet PAR1")
+    assert str(raises(path)).startswith("d.parquet: not a readable Parquet file")
