@@ -1,0 +1,337 @@
+"""Plotly figures: titles, axis titles with units, the expected traces with the right data, the
+G_t > ε region present exactly when landmark privacy is violated, and display decimation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmdk_core import Place, allocate, release_locations
+from lmdk_core.errors import ParameterError
+from lmdk_core.figures import (
+    OKABE_ITO,
+    PALETTE,
+    allocation_figure,
+    comparison_figure,
+    display_index,
+    error_figure,
+    loss_figure,
+    trajectory_figure,
+)
+
+T = 60
+LANDMARKS = np.zeros(T, dtype=bool)
+LANDMARKS[[3, 4, 5, 20, 41]] = True
+EPSILON = 1.0
+
+
+def brute_guarantee(eps, mask):
+    """G_t = Σ_{i ∈ L ∪ {t}} ε_i by an explicit set per timestamp."""
+    L = set(np.flatnonzero(mask).tolist())
+    return np.array([sum(eps[i] for i in L | {t}) for t in range(len(eps))])
+
+
+def trace(fig, prefix):
+    found = [tr for tr in fig.data if tr.name and tr.name.startswith(prefix)]
+    assert len(found) == 1, [tr.name for tr in fig.data]
+    return found[0]
+
+
+def names(fig):
+    return [tr.name for tr in fig.data]
+
+
+def check_common(fig, uirevision):
+    assert fig.layout.title.text
+    assert fig.layout.template.layout.paper_bgcolor == "white"  # plotly_white
+    assert fig.layout.uirevision == uirevision
+    assert fig.layout.height and 300 <= fig.layout.height <= 800
+    assert fig.layout.showlegend is not False
+    for tr in fig.data:
+        assert tr.name, "every trace is named in the legend"
+        assert tr.hovertemplate, f"trace {tr.name} has hover text"
+    fig.to_json()  # serialisable (what Streamlit sends)
+
+
+def trace_colours(fig):
+    out = set()
+    for tr in fig.data:
+        if getattr(tr, "line", None) is not None and tr.line.color and tr.mode != "markers":
+            out.add(tr.line.color)
+        if getattr(tr, "marker", None) is not None and tr.marker.color and (
+            tr.type == "bar" or "markers" in (tr.mode or "")
+        ):
+            out.add(tr.marker.color)
+    return out
+
+
+# ------------------------------------------------------------------ allocation
+
+
+@pytest.mark.parametrize("scheme, violated", [("uniform", False), ("skip", False), ("event", True)])
+def test_allocation_figure_traces_and_violation_region(scheme, violated):
+    eps = allocate(scheme, T, LANDMARKS, EPSILON)
+    fig = allocation_figure(eps, LANDMARKS, EPSILON)
+    check_common(fig, "lmdk-allocation")
+    assert fig.layout.xaxis2.title.text == "timestamp index"
+    assert "ε" in fig.layout.yaxis.title.text and "G_t" in fig.layout.yaxis2.title.text
+
+    e = trace(fig, "budget ε_t")
+    np.testing.assert_array_equal(e.x, np.arange(T))
+    np.testing.assert_array_equal(e.y, eps)
+    assert e.line.shape == "hv"
+
+    lm = trace(fig, "landmark")
+    np.testing.assert_array_equal(lm.x, np.flatnonzero(LANDMARKS))
+    np.testing.assert_array_equal(lm.y, eps[LANDMARKS])
+
+    g = trace(fig, "guarantee G_t")
+    assert g.yaxis == "y2"
+    np.testing.assert_allclose(g.y, brute_guarantee(eps, LANDMARKS), rtol=1e-12)
+
+    line = trace(fig, "target ε")
+    assert list(line.y) == [EPSILON, EPSILON] and line.line.dash == "dash"
+
+    region = [tr for tr in fig.data if tr.name.startswith("G_t > ε")]
+    assert bool(region) == violated
+    if violated:
+        (r,) = region
+        assert r.fill == "tonexty"
+        assert names(fig).index(r.name) == names(fig).index(line.name) + 1  # fills to the ε line
+        brute = brute_guarantee(eps, LANDMARKS)
+        # Filled height above ε is exactly the excess of G_t over ε.
+        np.testing.assert_allclose(np.asarray(r.y) - EPSILON, np.maximum(brute - EPSILON, 0.0))
+
+
+def test_allocation_figure_computes_guarantee_only_when_not_given():
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    fake = np.linspace(0, 2, T)
+    fig = allocation_figure(eps, np.flatnonzero(LANDMARKS), EPSILON, guarantee=fake)
+    np.testing.assert_array_equal(trace(fig, "guarantee G_t").y, fake)
+    assert any(n.startswith("G_t > ε") for n in names(fig))  # given G_t exceeds ε past t ≈ T/2
+
+
+def test_time_axis_in_utc_from_any_timezone():
+    t = pd.date_range("2024-05-01 10:00", periods=T, freq="30s", tz="Europe/Berlin")
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    fig = allocation_figure(eps, LANDMARKS, EPSILON, time=t)
+    assert fig.layout.xaxis2.title.text == "time (UTC)"
+    x = pd.DatetimeIndex(trace(fig, "budget ε_t").x)
+    assert x[0] == pd.Timestamp("2024-05-01 08:00")  # 10:00 CEST = 08:00 UTC
+    assert (x[1:] - x[:-1] == pd.Timedelta(seconds=30)).all()
+
+
+def test_mismatched_lengths_raise_parameter_errors():
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    with pytest.raises(ParameterError):
+        allocation_figure(eps, LANDMARKS[:-1], EPSILON)
+    with pytest.raises(ParameterError):
+        allocation_figure(eps, LANDMARKS, EPSILON, time=pd.date_range("2024", periods=3, freq="s"))
+    with pytest.raises(ParameterError):
+        allocation_figure(eps, LANDMARKS, -1.0)
+    with pytest.raises(ParameterError):
+        error_figure(np.ones(T), np.ones(T - 1, dtype=bool))
+
+
+# ------------------------------------------------------------------ decimation
+
+
+def test_display_index_keeps_every_bucket_extreme():
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=10_001)
+    y[[17, 5000]] = np.nan
+    idx = display_index(y, 400)
+    assert idx.size <= 402 and (np.diff(idx) > 0).all() and idx[0] == 0 and idx[-1] == y.size - 1
+    assert np.nanmax(y) in y[idx] and np.nanmin(y) in y[idx]
+    k = math.ceil(y.size / 200)
+    shown = set(idx.tolist())
+    for start in range(0, y.size, k):
+        seg = y[start:start + k]
+        assert start + int(np.nanargmax(seg)) in shown and start + int(np.nanargmin(seg)) in shown
+    np.testing.assert_array_equal(display_index(y[:300], 400), np.arange(300))
+    np.testing.assert_array_equal(display_index(y, None), np.arange(y.size))
+
+
+def test_long_series_are_thinned_but_a_single_violation_stays_visible():
+    n = 20_000
+    mask = np.zeros(n, dtype=bool)
+    mask[::1000] = True
+    eps = allocate("uniform", n, mask, EPSILON)
+    eps[12_345] *= 3  # one over-spent regular timestamp
+    fig = allocation_figure(eps, mask, EPSILON, max_points=1000)
+    g = trace(fig, "guarantee G_t")
+    assert len(g.x) <= 1002
+    assert max(g.y) == pytest.approx(eps[mask].sum() + eps[12_345])
+    assert 12_345 in set(trace(fig, "G_t > ε").x.tolist())
+    full = allocation_figure(eps, mask, EPSILON, max_points=None)
+    assert len(trace(full, "guarantee G_t").x) == n
+
+
+# ------------------------------------------------------------------ error
+
+
+def test_error_figure_marks_fresh_and_approximated_and_states_mae():
+    rng = np.random.default_rng(0)
+    err = rng.gamma(2.0, 50.0, T)
+    err[:4] = np.nan  # nothing released yet
+    pub = rng.random(T) < 0.4
+    pub[:4] = False
+    fig = error_figure(err, pub, landmarks=LANDMARKS)
+    check_common(fig, "lmdk-error")
+    assert fig.layout.yaxis.title.text == "error (m)"
+    assert fig.layout.xaxis.title.text == "timestamp index"
+    assert f"MAE {np.nanmean(err):,.4g} m" in fig.layout.title.text
+    line = trace(fig, "error")
+    assert len(line.y) == T and np.isnan(np.asarray(line.y, dtype=float)[:4]).all()
+    fresh, approx = trace(fig, "fresh release"), trace(fig, "approximated")
+    np.testing.assert_array_equal(fresh.x, np.flatnonzero(pub))
+    np.testing.assert_array_equal(approx.x, np.flatnonzero(~pub & np.isfinite(err)))
+    np.testing.assert_array_equal(approx.y, err[~pub & np.isfinite(err)])
+    lm = trace(fig, "landmark")
+    np.testing.assert_array_equal(lm.x, np.flatnonzero(LANDMARKS & np.isfinite(err)))
+    assert not any(n.startswith("landmark") for n in names(error_figure(err, pub)))
+
+
+def test_error_figure_of_a_real_release():
+    rng = np.random.default_rng(1)
+    traj = pd.DataFrame({
+        "time": pd.date_range("2024-01-01", periods=T, freq="min", tz="UTC"),
+        "lat": 39.9 + rng.normal(0, 1e-3, T), "lon": 116.3 + rng.normal(0, 1e-3, T),
+    })
+    rel = release_locations(traj, LANDMARKS, EPSILON, "adaptive", seed=5)
+    from lmdk_core import error_metres
+
+    err = error_metres(traj, rel)
+    fig = error_figure(err, rel.published, time=traj["time"], landmarks=rel.landmarks)
+    assert fig.layout.xaxis.title.text == "time (UTC)"
+    assert len(trace(fig, "fresh release").x) == int(rel.published.sum())
+
+
+# ------------------------------------------------------------------ loss
+
+
+def test_loss_figure_traces_and_exceedance_markers():
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    g = brute_guarantee(eps, LANDMARKS)
+    bpl = np.cumsum(eps) * 0.5
+    fpl = np.cumsum(eps[::-1])[::-1] * 0.5
+    tpl = bpl + fpl - eps
+    composed = g + np.linspace(-0.2, 0.3, T)  # crosses ε part-way
+    temporal = {"bpl": bpl, "fpl": fpl, "tpl": tpl}
+    fig = loss_figure(eps, g, EPSILON, temporal=temporal, landmark_loss=composed)
+    check_common(fig, "lmdk-loss")
+    assert fig.layout.xaxis.title.text == "timestamp index"
+    assert "privacy" in fig.layout.yaxis.title.text and "ε" in fig.layout.yaxis.title.text
+    for prefix, data in (("budget ε_t", eps), ("landmark guarantee G_t", g), ("backward loss BPL", bpl),
+                         ("forward loss FPL", fpl), ("temporal loss TPL", tpl),
+                         ("landmark loss under correlation", composed)):
+        tr = trace(fig, prefix)
+        np.testing.assert_allclose(tr.y, data)
+        assert len(tr.x) == T
+    over = trace(fig, "exceeds ε: landmark loss")
+    expect = [t for t in range(T) if composed[t] > EPSILON + 1e-9]
+    assert expect and list(over.x) == expect
+    np.testing.assert_allclose(over.y, composed[expect])
+    assert list(trace(fig, "target ε").y) == [EPSILON, EPSILON]
+
+
+def test_loss_figure_without_correlation_marks_guarantee_exceedances_only_when_present():
+    eps_ok = allocate("uniform", T, LANDMARKS, EPSILON)
+    fig = loss_figure(eps_ok, brute_guarantee(eps_ok, LANDMARKS), EPSILON)
+    assert not any(n.startswith("exceeds") for n in names(fig))
+    assert not any("BPL" in n or "TPL" in n for n in names(fig))
+    eps_bad = allocate("event", T, LANDMARKS, EPSILON)
+    g = brute_guarantee(eps_bad, LANDMARKS)
+    over = trace(loss_figure(eps_bad, g, EPSILON), "exceeds ε: G_t")
+    assert list(over.x) == [t for t in range(T) if g[t] > EPSILON]
+
+
+def test_loss_figure_accepts_an_object_with_bpl_fpl_tpl_attributes():
+    from types import SimpleNamespace
+
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    tl = SimpleNamespace(bpl=eps * 2, fpl=eps * 3, tpl=eps * 4)
+    fig = loss_figure(eps, brute_guarantee(eps, LANDMARKS), EPSILON, temporal=tl)
+    np.testing.assert_allclose(trace(fig, "temporal loss TPL").y, eps * 4)
+    with pytest.raises(ParameterError):
+        loss_figure(eps, eps, EPSILON, temporal={"bpl": eps, "fpl": eps, "tpl": eps[:-1]})
+
+
+# ------------------------------------------------------------------ comparison
+
+
+def test_comparison_figure_bars_error_bars_and_colouring():
+    table = pd.DataFrame({
+        "scheme": ["event", "user", "uniform", "skip"],
+        "mae_m_mean": [400.0, 1e6, 9e3, 450.0],
+        "mae_m_std": [5.0, 2e4, 80.0, 9.0],
+        "fresh_share_mean": [1.0, 1.0, 1.0, 0.9],
+        "budget_spent": [60.0, 1.0, 10.0, 55.0],
+        "max_guarantee": [6.0, 1.0, 1.0, 1.0],
+        "landmark_private": [False, True, True, True],
+    })
+    fig = comparison_figure(table)
+    check_common(fig, "lmdk-comparison")
+    assert fig.layout.xaxis.title.text == "scheme"
+    assert "(m" in fig.layout.yaxis.title.text and fig.layout.yaxis.type == "log"
+    assert list(fig.layout.xaxis.categoryarray) == table["scheme"].tolist()
+    private, not_private = trace(fig, "landmark-private"), trace(fig, "not landmark-private")
+    assert list(private.x) == ["user", "uniform", "skip"] and list(not_private.x) == ["event"]
+    np.testing.assert_array_equal(private.y, [1e6, 9e3, 450.0])
+    np.testing.assert_array_equal(private.error_y.array, [2e4, 80.0, 9.0])
+    assert private.marker.color != not_private.marker.color
+    assert comparison_figure(table, log_y=False).layout.yaxis.type == "linear"
+    with pytest.raises(ParameterError, match="mae_m_std"):
+        comparison_figure(table.drop(columns="mae_m_std"))
+
+
+# ------------------------------------------------------------------ trajectory
+
+
+def test_trajectory_figure_equal_aspect_and_traces():
+    rng = np.random.default_rng(2)
+    lat = 60.0 + np.cumsum(rng.normal(0, 1e-4, T))
+    lon = 10.0 + np.cumsum(rng.normal(0, 1e-4, T))
+    traj = pd.DataFrame({"lat": lat, "lon": lon})
+    mask = LANDMARKS.copy()
+    mask[0] = True  # skip has no output before its first regular timestamp: NaN points
+    rel = release_locations(traj, mask, EPSILON, "skip", seed=0)
+    places = [Place("home", 60.0, 10.0, 80.0)]
+    fig = trajectory_figure(traj, rel, mask, places=places)
+    check_common(fig, "lmdk-trajectory")
+    assert "longitude" in fig.layout.xaxis.title.text and "°" in fig.layout.xaxis.title.text
+    assert "latitude" in fig.layout.yaxis.title.text
+    assert fig.layout.yaxis.scaleanchor == "x"
+    assert fig.layout.yaxis.scaleratio == pytest.approx(1 / math.cos(math.radians(lat.mean())))
+    path = trace(fig, "true path")
+    np.testing.assert_array_equal(path.x, lon)
+    np.testing.assert_array_equal(path.y, lat)
+    released = trace(fig, "released")
+    ok = np.isfinite(rel.lat)
+    assert not ok[0] and ok[1:].all()
+    np.testing.assert_array_equal(released.y, rel.lat[ok])
+    lm = trace(fig, "landmark timestamp")
+    np.testing.assert_array_equal(lm.y, lat[mask])
+    pl = trace(fig, "landmark place")
+    assert list(pl.text) == ["home"] and list(pl.x) == [10.0]
+
+
+# ------------------------------------------------------------------ palette
+
+
+def test_palette_is_okabe_ito_and_figures_use_it():
+    assert PALETTE == ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2",
+                       "#D55E00", "#CC79A7")
+    eps = allocate("event", T, LANDMARKS, EPSILON)
+    g = brute_guarantee(eps, LANDMARKS)
+    figs = [
+        allocation_figure(eps, LANDMARKS, EPSILON),
+        loss_figure(eps, g, EPSILON, temporal={"bpl": g, "fpl": g, "tpl": g}, landmark_loss=g),
+        error_figure(g, LANDMARKS, landmarks=LANDMARKS),
+    ]
+    allowed = set(OKABE_ITO.values()) | {"#999999"}  # neutral grey for context lines
+    for fig in figs:
+        assert trace_colours(fig) <= allowed, trace_colours(fig) - allowed
