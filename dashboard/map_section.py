@@ -105,10 +105,9 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
         _, counts = compute.landmarks(key, traj, state.place_tuples())
         table = pd.DataFrame(places)[["name", "radius_m", "lat", "lon"]]
         table["landmarks"] = counts
-        st.data_editor(
+        edited = st.data_editor(
             table,
             key=state.editor_key(),
-            on_change=state.on_places_edit,
             num_rows="delete",
             hide_index=True,
             disabled=["lat", "lon", "landmarks"],
@@ -124,6 +123,8 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
                 ),
             },
         )
+        if state.apply_table(edited):
+            st.rerun()  # redraw map, charts and table with the edited places
         names = [p["name"] for p in places]
         sel = st.session_state.selected
         c1, c2 = st.columns(2)

@@ -115,38 +115,45 @@ def editor_key() -> str:
     return f"places_editor_{st.session_state.editor_version}"
 
 
-def on_places_edit() -> None:
-    """Apply st.data_editor edits (rename, radius, delete) to the places; invalid edits are refused."""
-    edits = st.session_state.get(editor_key()) or {}
-    rows = [dict(p) for p in places()]
-    for i, change in (edits.get("edited_rows") or {}).items():
-        i = int(i)
-        if i >= len(rows):
+def apply_table(edited: pd.DataFrame) -> bool:
+    """Apply the places table as edited by the user (rename, radius, deleted rows).
+
+    Rows are matched to places by index (the editor keeps the original index). An empty or
+    duplicate name or a radius that is not a positive number is refused with a message.
+    Returns True if the places changed.
+    """
+    old = places()
+    new = []
+    for i, row in edited.iterrows():
+        if not 0 <= int(i) < len(old):
             continue
-        for col, value in change.items():
-            if col == "name":
-                value = str(value or "").strip()
-                if not value or any(r["name"] == value for j, r in enumerate(rows) if j != i):
-                    st.session_state.last_error = f"Place name {value!r} is empty or already used; not renamed."
-                    continue
-                if st.session_state.selected == rows[i]["name"]:
-                    st.session_state.selected = value
-            elif col == "radius_m":
-                try:
-                    value = float(value)
-                except (TypeError, ValueError):
-                    value = float("nan")
-                if not value > 0:
-                    st.session_state.last_error = "A place radius must be a positive number of metres."
-                    continue
-            elif col not in ("lat", "lon"):
-                continue
-            rows[i][col] = value
-    deleted = {int(i) for i in edits.get("deleted_rows") or []}
-    if deleted and st.session_state.selected in {rows[i]["name"] for i in deleted if i < len(rows)}:
+        p = dict(old[int(i)])
+        name = str(row.get("name") or "").strip()
+        if name and name != p["name"]:
+            if any(q["name"] == name for q in old):
+                st.session_state.last_error = f"Place name {name!r} is already used; not renamed."
+            else:
+                if st.session_state.selected == p["name"]:
+                    st.session_state.selected = name
+                p["name"] = name
+        elif not name:
+            st.session_state.last_error = "A place needs a name; not renamed."
+        try:
+            radius = float(row.get("radius_m"))
+        except (TypeError, ValueError):
+            radius = float("nan")
+        if radius > 0:
+            p["radius_m"] = radius
+        elif radius != p["radius_m"]:
+            st.session_state.last_error = "A place radius must be a positive number of metres."
+        new.append(p)
+    if new == old and not st.session_state.get("last_error"):
+        return False
+    if st.session_state.selected not in {p["name"] for p in new}:
         st.session_state.selected = None
-    st.session_state.places = [r for i, r in enumerate(rows) if i not in deleted]
+    st.session_state.places = new
     st.session_state.editor_version += 1
+    return True
 
 
 def replace_places(new: list[dict[str, Any]]) -> None:

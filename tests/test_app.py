@@ -1,0 +1,327 @@
+"""The Streamlit dashboard under streamlit.testing.v1.AppTest (no browser).
+
+st_folium is an opaque component under AppTest, so it is replaced by FakeMap, which records what
+the page draws and delivers queued frontend events exactly as the component does: the event's
+value is stored under the component key, then the page's on_change callback runs. The page is
+then rerun, as the frontend would, and the tests check what the user would see.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import folium
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import dashboard.map_section as map_section
+from lmdk_core import places as pl
+from lmdk_core.geo import haversine_m
+from lmdk_core.release import SCHEMES
+from lmdk_core.sample import load_sample
+
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+TIMEOUT = 60
+
+
+class FakeMap:
+    """Stand-in for streamlit_folium.st_folium (see module docstring)."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+        self.pending: list[dict] = []
+        self.object_clicks = 0  # the component counts clicks on map objects
+
+    def __call__(self, fig, *, key=None, on_change=None, feature_group_to_add=None, **kw):
+        self.calls.append({"fig": fig, "key": key, "layers": feature_group_to_add or [], "kw": kw})
+        if self.pending:
+            st.session_state[key] = self.pending.pop(0)
+            on_change()
+        return st.session_state.get(key)
+
+        self.object_clicks = 0  # the component counts clicks on map objects
+
+    def click(self, lat: float, lng: float) -> None:
+        self.pending.append(
+            {
+                "last_clicked": {"lat": lat, "lng": lng},
+                "last_object_clicked_count": self.object_clicks,
+                "last_object_clicked_tooltip": None,
+            }
+        )
+
+    def click_object(self, tooltip: str, lat: float, lng: float) -> None:
+        # Leaflet fires both the layer click and the map click for a click on a circle.
+        self.object_clicks += 1
+        self.pending.append(
+            {
+                "last_clicked": {"lat": lat, "lng": lng},
+                "last_object_clicked_count": self.object_clicks,
+                "last_object_clicked_tooltip": tooltip,
+            }
+        )
+
+    def circles(self) -> list[folium.Circle]:
+        layers = self.calls[-1]["layers"]
+        return [ch for fg in layers for ch in fg._children.values() if isinstance(ch, folium.Circle)]
+
+
+@pytest.fixture
+def fake_map(monkeypatch):
+    fake = FakeMap()
+    monkeypatch.setattr(map_section, "st_folium", fake)
+    return fake
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return load_sample()
+
+
+@pytest.fixture(scope="module")
+def home(sample):
+    """Centre of alice's labelled home points in the sample (the sample's ground truth)."""
+    h = sample[(sample.uid == sample.uid.iloc[0]) & (sample.place == "home")]
+    return float(h.lat.median()), float(h.lon.median())
+
+
+def run(at: AppTest) -> AppTest:
+    at.run(timeout=TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+@pytest.fixture
+def app(fake_map):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    return run(at)
+
+
+def metric(at: AppTest, label: str):
+    return next(m for m in at.metric if m.label == label)
+
+
+def add_place_by_click(at, fake_map, lat, lon):
+    fake_map.click(lat, lon)
+    run(at)  # the component event arrives during this run (callback), like a frontend event
+    run(at)  # the rerun the frontend triggers
+    return at
+
+
+def chart(at: AppTest, key: str) -> dict:
+    charts = [c for c in at.get("plotly_chart") if key in (c.proto.id or "")]
+    assert charts, f"no chart {key}"
+    return json.loads(charts[0].proto.spec)
+
+
+# --------------------------------------------------------------------------- page
+
+
+def test_default_page_shows_every_section(app, fake_map):
+    text = " ".join(m.value for m in app.markdown)
+    assert "What am I looking at?" in text
+    headers = [h.value for h in app.header]
+    for title in ("1 · Data", "2 · Landmark places", "3 · Budget allocation", "4 · Released trajectory and its cost", "6 · Export"):
+        assert title in headers
+    assert {"Mean error", "Fresh releases", "Budget spent Σε_t", "Max G_t vs ε"} <= {m.label for m in app.metric}
+    chart(app, "allocation_chart")
+    chart(app, "error_chart")
+    # the map got a base map with no tile layer (?tiles=none) and local Leaflet only
+    fig = fake_map.calls[-1]["fig"]
+    assert not any(isinstance(ch, folium.TileLayer) for ch in fig._children.values())
+    assert all(src.startswith("data:") for _, src in fig.default_js)
+    assert fake_map.calls[-1]["kw"]["returned_objects"]
+
+
+def test_every_control_has_help(app):
+    kinds = ["button", "checkbox", "download_button", "file_uploader", "number_input", "radio",
+             "select_slider", "selectbox", "slider", "text_input", "toggle"]
+    seen = 0
+    for kind in kinds:
+        for w in app.get(kind):
+            seen += 1
+            assert (w.proto.help or "").strip(), f"{kind} {getattr(w, 'label', '')!r} has no help"
+    assert seen >= 10
+
+
+def test_osm_tiles_by_default(fake_map):
+    at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
+    fig = fake_map.calls[-1]["fig"]
+    tiles = [ch for ch in fig._children.values() if isinstance(ch, folium.TileLayer)]
+    assert len(tiles) == 1 and "openstreetmap" in tiles[0].tiles
+    at.radio(key="tiles_choice").set_value("None (no outside requests)")
+    run(at)
+    fig = fake_map.calls[-1]["fig"]
+    assert not any(isinstance(ch, folium.TileLayer) for ch in fig._children.values())
+
+
+# --------------------------------------------------------------------------- places
+
+
+def test_map_click_adds_a_landmark_place_and_updates_everything(app, fake_map, sample, home):
+    eps_before = chart(app, "allocation_chart")
+    assert metric(app, "Fresh releases").value
+    add_place_by_click(app, fake_map, *home)
+    places = app.session_state["places"]
+    assert [p["name"] for p in places] == ["Home"]
+    assert places[0]["radius_m"] == 100.0
+    assert (places[0]["lat"], places[0]["lon"]) == pytest.approx(home, abs=1e-6)
+    # drawn on the map as a 100 m circle named Home
+    circles = fake_map.circles()
+    assert len(circles) == 1 and circles[0].options["radius"] == 100.0
+    # landmark count in the table = points within 100 m (brute force with the haversine formula)
+    alice = sample[sample.uid == sample.uid.iloc[0]]
+    expected = int((haversine_m(alice.lat.to_numpy(), alice.lon.to_numpy(), *home) <= 100.0).sum())
+    table = app.data_editor[0].value
+    assert expected > 0 and int(table["landmarks"].iloc[0]) == expected
+    # the allocation changed (uniform: ε/(|L|+1)) and the guarantee holds
+    assert chart(app, "allocation_chart") != eps_before
+    assert metric(app, "Max G_t vs ε").delta == "landmark-private"
+
+
+def test_second_click_and_click_on_a_circle_selects_it(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    add_place_by_click(app, fake_map, home[0] + 0.02, home[1] + 0.02)
+    assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
+    assert app.session_state["selected"] == "Clinic"
+    fake_map.click_object("Home", *home)
+    run(app)
+    run(app)
+    # a click on a circle selects it and adds nothing
+    assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
+    assert app.session_state["selected"] == "Home"
+    colours = {next(iter(c._children.values())).text: c.options["color"] for c in fake_map.circles()}
+    assert colours["Home"] != colours["Clinic"]
+    # remove the selected place
+    remove = next(b for b in app.button if b.label == "Remove selected")
+    remove.click()
+    run(app)
+    assert [p["name"] for p in app.session_state["places"]] == ["Clinic"]
+
+
+def test_rename_radius_and_delete_through_the_table(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    add_place_by_click(app, fake_map, home[0] + 0.02, home[1])
+    editor_key = f"places_editor_{app.session_state['editor_version']}"
+    app.session_state[editor_key] = {"edited_rows": {"0": {"name": "My home", "radius_m": 250.0}}, "added_rows": [], "deleted_rows": []}
+    run(app)
+    places = app.session_state["places"]
+    assert [(p["name"], p["radius_m"]) for p in places] == [("My home", 250.0), ("Clinic", 100.0)]
+    editor_key = f"places_editor_{app.session_state['editor_version']}"
+    app.session_state[editor_key] = {"edited_rows": {"1": {"name": "My home"}}, "added_rows": [], "deleted_rows": []}
+    run(app)
+    assert [p["name"] for p in app.session_state["places"]] == ["My home", "Clinic"]  # duplicate refused
+    assert any("already used" in e.value for e in app.error)
+    editor_key = f"places_editor_{app.session_state['editor_version']}"
+    app.session_state[editor_key] = {"edited_rows": {}, "added_rows": [], "deleted_rows": [0]}
+    run(app)
+    assert [p["name"] for p in app.session_state["places"]] == ["Clinic"]
+
+
+def test_suggested_place_is_added_with_its_radius(app):
+    buttons = [b for b in app.button if b.label.startswith("Add:")]
+    assert buttons
+    buttons[0].click()
+    run(app)
+    places = app.session_state["places"]
+    assert len(places) == 1 and places[0]["name"] == "Home"
+    assert places[0]["radius_m"] >= 20
+
+
+# --------------------------------------------------------------------------- data
+
+
+BAD_CSV = b"uid,time,lat,lon\nu1,2024-01-01T00:00:00Z,39.9,116.3\nu1,2024-01-01T00:01:00Z,95.0,116.3\n"
+
+
+def test_bad_upload_shows_the_library_error_and_keeps_data_and_places(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    name_before = app.session_state["data_name"]
+    app.radio(key="source").set_value("Upload files")
+    run(app)
+    app.file_uploader(key="upload").set_value(("broken.csv", BAD_CSV, "text/csv"))
+    run(app)
+    errors = [e.value for e in app.error]
+    assert any("broken.csv" in e for e in errors), errors
+    assert app.session_state["data_name"] == name_before
+    assert [p["name"] for p in app.session_state["places"]] == ["Home"]
+    assert {"Mean error", "Max G_t vs ε"} <= {m.label for m in app.metric}
+
+
+def test_good_upload_replaces_the_data(app):
+    rows = ["uid,time,lat,lon"] + [
+        f"bob,2024-01-01T00:{m:02d}:00Z,{39.9 + m * 1e-4:.6f},116.3" for m in range(30)
+    ]
+    app.radio(key="source").set_value("Upload files")
+    run(app)
+    app.file_uploader(key="upload").set_value(("mine.csv", "\n".join(rows).encode(), "text/csv"))
+    run(app)
+    assert app.session_state["data_name"] == "mine.csv"
+    assert app.selectbox[0].value == "bob"
+    assert "30 points" in " ".join(m.value for m in app.sidebar.markdown)
+
+
+# --------------------------------------------------------------------------- privacy
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_every_scheme_runs_and_reports_its_guarantee(app, fake_map, home, scheme):
+    add_place_by_click(app, fake_map, *home)
+    app.selectbox(key="scheme").set_value(scheme)
+    run(app)
+    delta = metric(app, "Max G_t vs ε").delta
+    assert delta == ("exceeds ε" if scheme == "event" else "landmark-private")
+    spec = chart(app, "allocation_chart")
+    assert spec["data"]
+    if scheme in ("bd", "ba"):
+        w = app.number_input(key=f"param_{scheme}_w")
+        w.set_value(20)
+        run(app)
+        assert app.session_state["param_" + scheme + "_w"] == 20
+
+
+def test_invalid_epsilon_shows_an_error_not_a_traceback(app):
+    app.number_input(key="epsilon").set_value(0.0)
+    run(app)
+    assert any("epsilon" in e.value.lower() or "ε" in e.value for e in app.error)
+    app.number_input(key="epsilon").set_value(2.0)
+    run(app)
+    assert not app.error
+    assert metric(app, "Max G_t vs ε").value.endswith("/ 2")
+
+
+def test_comparison_table(app):
+    app.slider(key="compare_runs").set_value(2)
+    run(app)
+    next(b for b in app.button if b.label == "Run comparison").click()
+    run(app)
+    table = app.session_state["comparison"]
+    assert list(table["scheme"]) == list(SCHEMES)
+    assert (table["runs"] == 2).all()
+
+
+# --------------------------------------------------------------------------- export
+
+
+def test_export_buttons_present(app):
+    labels = {b.label for b in app.get("download_button")}
+    assert {"Released series (CSV)", "Released series (GeoJSON)", "Landmark places (GeoJSON)", "Privacy report (JSON)"} <= labels
+
+
+def test_places_geojson_import_restores_places_exactly(app):
+    original = [pl.Place("Home", 39.98672312345, 116.35601987654, 123.456), pl.Place("Clinic", 39.9, 116.4, 80.0)]
+    data = json.dumps(pl.places_to_geojson(original)).encode()
+    app.file_uploader(key="places_upload").set_value(("places.geojson", data, "application/geo+json"))
+    run(app)
+    got = [(p["name"], p["lat"], p["lon"], p["radius_m"]) for p in app.session_state["places"]]
+    assert got == [(p.name, p.lat, p.lon, p.radius_m) for p in original]
+    # a broken places file leaves them as they were
+    app.file_uploader(key="places_upload").set_value(("bad.geojson", b"{not json", "application/geo+json"))
+    run(app)
+    assert any("bad.geojson" in e.value for e in app.error)
+    assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
