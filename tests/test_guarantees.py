@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core import release_locations, release_values
+from lmdk_core import allocate, release_locations, release_values
 from lmdk_core.accounting import landmark_guarantee, landmark_violations, window_sums
 
 TOL = 1e-9
@@ -71,6 +71,9 @@ def test_landmark_guarantee_and_w_event_for_every_private_scheme(case):
             assert g.max() <= epsilon + TOL, (scheme, r.kind, g.max(), epsilon)
             if scheme in ("bd", "ba"):
                 assert window_sums(r.eps, w).max() <= epsilon + TOL, (scheme, r.kind)
+            if scheme in ("user", "uniform", "skip"):  # the closed forms are what is spent
+                np.testing.assert_array_equal(r.eps, allocate(scheme, len(x), mask, epsilon))
+                np.testing.assert_array_equal(r.published, r.eps > 0)
             if scheme == "adaptive":
                 eps_r = epsilon / (mask.sum() + 1)
                 assert np.all((r.eps == 0) | np.isclose(r.eps, eps_r, rtol=1e-12))
