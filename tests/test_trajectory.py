@@ -1,0 +1,127 @@
+"""lmdk_core.trajectory against brute-force references written with plain Python loops."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lmdk_core import ParameterError
+from lmdk_core.trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
+
+
+def make(n_per_user=(5, 3), seed=0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    parts = []
+    for k, n in enumerate(n_per_user):
+        secs = np.sort(rng.choice(np.arange(0, 3600), size=n, replace=False))
+        parts.append(pd.DataFrame({
+            "uid": f"u{k}",
+            "time": pd.to_datetime(1_600_000_000 + secs, unit="s", utc=True).as_unit("ns"),
+            "lat": rng.uniform(39, 40, n), "lon": rng.uniform(116, 117, n), "tag": np.arange(n),
+        }))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_users_and_select_user():
+    df = make((2, 4, 1))
+    assert users(df) == ["u0", "u1", "u2"]
+    one = select_user(df, "u1")
+    assert len(one) == 4 and set(one["uid"]) == {"u1"} and list(one.index) == [0, 1, 2, 3]
+    assert one["tag"].tolist() == [0, 1, 2, 3]
+    with pytest.raises(ParameterError, match="unknown user 'zz'"):
+        select_user(df, "zz")
+    with pytest.raises(ParameterError, match="missing column"):
+        users(df.drop(columns="lat"))
+
+
+@given(n=st.integers(1, 300), m=st.integers(2, 400))
+def test_downsample_keeps_endpoints_and_count(n, m):
+    df = pd.DataFrame({"uid": "u", "time": pd.date_range("2020", periods=n, freq="s", tz="UTC"),
+                       "lat": np.arange(n, dtype=float) / 10, "lon": 0.0})
+    out = downsample(df, m)
+    assert len(out) == min(n, m)
+    assert out["lat"].iloc[0] == df["lat"].iloc[0] and out["lat"].iloc[-1] == df["lat"].iloc[-1]
+    pos = np.rint(out["lat"].to_numpy() * 10).astype(int)
+    assert np.all(np.diff(pos) > 0)  # distinct original rows, in order
+    if n > m:  # evenly spaced: gaps differ by at most one position
+        gaps = np.diff(pos)
+        assert gaps.max() - gaps.min() <= 1
+
+
+def test_downsample_rejects_bad_max_points():
+    with pytest.raises(ParameterError):
+        downsample(make(), 1)
+
+
+def brute_resample(df: pd.DataFrame, step_s: float) -> list[tuple]:
+    seen, keep = set(), []
+    for row in df.sort_values(["uid", "time"], kind="stable").itertuples():
+        key = (row.uid, math.floor(row.time.value / 1e9 / step_s))
+        if key not in seen:
+            seen.add(key)
+            keep.append((row.uid, row.time, row.tag))
+    return sorted(keep)
+
+
+@pytest.mark.parametrize("step", [1, 60, 300, 7.5, 10_000])
+def test_resample_first_point_per_interval(step):
+    df = make((40, 25, 1), seed=3)
+    out = resample(df, step)
+    got = sorted(zip(out["uid"], out["time"], out["tag"]))
+    assert got == brute_resample(df, step)
+    assert out.columns.tolist() == df.columns.tolist()
+    with pytest.raises(ParameterError):
+        resample(df, 0)
+
+
+def test_time_slice_inclusive_bounds_and_naive_is_utc():
+    df = make((30, 30), seed=1)
+    lo, hi = df["time"].iloc[5], df["time"].iloc[20]
+    out = time_slice(df, lo.tz_convert(None).isoformat(), hi.tz_convert("Asia/Shanghai"))
+    ref = [(u, t) for u, t in zip(df["uid"], df["time"]) if lo <= t <= hi]
+    assert list(zip(out["uid"], out["time"])) == ref
+    assert len(time_slice(df)) == len(df)
+    assert (time_slice(df, start=hi)["time"] >= hi).all()
+    with pytest.raises(ParameterError, match="after"):
+        time_slice(df, hi, lo)
+    with pytest.raises(ParameterError, match="date/time"):
+        time_slice(df, "yesterday-ish")
+
+
+def haversine_ref(lat1, lon1, lat2, lon2, r=6_371_008.8):
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    return 2 * r * math.asin(math.sqrt(a))
+
+
+def test_summary_matches_brute_force():
+    df = make((6, 4, 1), seed=7)
+    shuffled = df.sample(frac=1, random_state=0)  # order must not matter
+    s = summary(shuffled)
+    gaps, length = [], 0.0
+    for _, g in df.groupby("uid"):
+        g = g.sort_values("time")
+        ts = [t.value / 1e9 for t in g["time"]]
+        gaps += [b - a for a, b in zip(ts, ts[1:])]
+        pts = list(zip(g["lat"], g["lon"]))
+        length += sum(haversine_ref(*a, *b) for a, b in zip(pts, pts[1:]))
+    assert s["n_points"] == 11 and s["n_users"] == 3
+    assert s["start"] == df["time"].min() and s["end"] == df["time"].max()
+    assert s["duration_s"] == (df["time"].max() - df["time"].min()).total_seconds()
+    assert s["median_interval_s"] == pytest.approx(float(np.median(gaps)))
+    assert s["length_m"] == pytest.approx(length, rel=1e-9)
+    assert path_length_m(df) == pytest.approx(length, rel=1e-9)
+    assert s["bbox"] == (df["lat"].min(), df["lon"].min(), df["lat"].max(), df["lon"].max())
+
+
+def test_summary_of_empty_and_single_point():
+    df = make((1,))
+    s = summary(df)
+    assert s["n_points"] == 1 and s["duration_s"] == 0.0 and math.isnan(s["median_interval_s"])
+    e = summary(df.iloc[:0])
+    assert e["n_points"] == 0 and e["start"] is None and e["bbox"] is None
