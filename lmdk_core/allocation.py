@@ -44,7 +44,8 @@ def allocate(scheme: str, n: int, landmarks: Any, epsilon: float, **params: Any)
         )
     if scheme not in ALLOCATION_SCHEMES:
         raise ParameterError(
-            f"unknown scheme {scheme!r}; valid schemes: {', '.join(ALLOCATION_SCHEMES + _DATA_DEPENDENT)}"
+            f"unknown scheme {scheme!r}; valid schemes: "
+            f"{', '.join(ALLOCATION_SCHEMES + _DATA_DEPENDENT)}"
         )
     if params:
         raise ParameterError(

@@ -33,18 +33,22 @@ def trajectory_points(traj: Any) -> tuple[np.ndarray, np.ndarray]:
     elif isinstance(traj, (tuple, list)) and len(traj) == 2:
         lat, lon = traj
     else:
-        raise ParameterError("trajectory must be a DataFrame with lat/lon columns or a (lat, lon) pair")
+        raise ParameterError(
+            "trajectory must be a DataFrame with lat/lon columns or a (lat, lon) pair"
+        )
     lat = as_finite_array(lat, "lat")
     lon = as_finite_array(lon, "lon")
     if lat.size != lon.size:
-        raise ParameterError(f"length mismatch: lat has length {lat.size}, lon has length {lon.size}")
+        raise ParameterError(
+            f"length mismatch: lat has length {lat.size}, lon has length {lon.size}"
+        )
     if np.any(np.abs(lat) > 90):
         raise ParameterError("lat must lie in [-90, 90]")
     return lat, lon
 
 
 def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lat, lon, radius_m) arrays from a DataFrame or a sequence of (lat, lon, radius_m, ...) items."""
+    """(lat, lon, radius_m) arrays from a DataFrame or a sequence of (lat, lon, radius_m, ...)."""
     if isinstance(places, pd.DataFrame):
         missing = [c for c in ("lat", "lon", "radius_m") if c not in places.columns]
         if missing:
@@ -58,10 +62,14 @@ def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         try:
             rows = list(places)
         except TypeError:
-            raise ParameterError("places must be a list of (lat, lon, radius_m) or a DataFrame") from None
+            raise ParameterError(
+                "places must be a list of (lat, lon, radius_m) or a DataFrame"
+            ) from None
         for i, row in enumerate(rows):
             if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) < 3:
-                raise ParameterError(f"place {i} must be (lat, lon, radius_m[, name...]), got {row!r}")
+                raise ParameterError(
+                    f"place {i} must be (lat, lon, radius_m[, name...]), got {row!r}"
+                )
         cols = [[row[k] for row in rows] for k in range(3)]
     plat = as_finite_array(cols[0], "place lat")
     plon = as_finite_array(cols[1], "place lon")
@@ -70,7 +78,9 @@ def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise ParameterError("place lat must lie in [-90, 90]")
     if np.any(rad < 0):
         bad = int(np.flatnonzero(rad < 0)[0])
-        raise ParameterError(f"place {bad} has a negative radius ({rad[bad]} m); radius_m must be >= 0")
+        raise ParameterError(
+            f"place {bad} has a negative radius ({rad[bad]} m); radius_m must be >= 0"
+        )
     return plat, plon, rad
 
 

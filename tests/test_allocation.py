@@ -57,7 +57,7 @@ def test_uniform_example():
 @pytest.mark.parametrize(
     "args, kwargs, match",
     [
-        (("nope", 5, [], 1.0), {}, "unknown scheme 'nope'; valid schemes: event, user, uniform, skip"),
+        (("nope", 5, [], 1.0), {}, "unknown scheme 'nope'; valid schemes: event, user, uniform"),
         (("adaptive", 5, [], 1.0), {}, "release_values"),
         (("bd", 5, [], 1.0), {"w": 3}, "release_values"),
         (("uniform", 5, [], 1.0), {"w": 3}, "takes no parameters"),

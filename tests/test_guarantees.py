@@ -57,7 +57,9 @@ def _locations(x):
 def _releases(x, mask, epsilon, w, seed, scheme):
     params = {"w": w} if scheme in ("bd", "ba") else {}
     yield release_values(x, mask, epsilon, scheme, sensitivity=1.0, seed=seed, **params)
-    yield release_locations(_locations(x), mask, epsilon, scheme, radius_m=100.0, seed=seed, **params)
+    yield release_locations(
+        _locations(x), mask, epsilon, scheme, radius_m=100.0, seed=seed, **params
+    )
 
 
 @settings(max_examples=150)
@@ -91,7 +93,9 @@ def test_event_level_violates_exactly_where_L_and_t_hold_two_events(case):
     for r in _releases(x, mask, epsilon, w, seed, "event"):
         np.testing.assert_array_equal(r.eps, np.full(len(x), epsilon))
         np.testing.assert_array_equal(landmark_violations(r.eps, mask, epsilon), expected)
-        np.testing.assert_allclose(landmark_guarantee(r.eps, mask), epsilon * np.where(mask, k, k + 1))
+        np.testing.assert_allclose(
+            landmark_guarantee(r.eps, mask), epsilon * np.where(mask, k, k + 1)
+        )
 
 
 @settings(max_examples=60)
@@ -103,7 +107,9 @@ def test_skip_never_reads_landmark_values(case, seed2):
     a = release_values(x, mask, epsilon, "skip", seed=seed)
     b = release_values(other, mask, epsilon, "skip", seed=seed)
     np.testing.assert_array_equal(a.values, b.values)
-    la, lb = (release_locations(_locations(v), mask, epsilon, "skip", seed=seed) for v in (x, other))
+    la, lb = (
+        release_locations(_locations(v), mask, epsilon, "skip", seed=seed) for v in (x, other)
+    )
     # _locations(x) moves lon of t+1 with x_t: compare the timestamps whose point is unchanged
     same = ~(mask | np.roll(mask, 1))
     assert np.array_equal(la.lat[same], lb.lat[same], equal_nan=True)

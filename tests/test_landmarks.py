@@ -74,7 +74,9 @@ def test_large_trajectory_is_chunked_correctly():
     lat, lon, places = _random_case(7, 5000, 3)
     # Force several chunks by using many places: the result must not depend on chunking.
     many = places * 300
-    np.testing.assert_array_equal(landmark_mask((lat, lon), many), landmark_mask((lat, lon), places))
+    np.testing.assert_array_equal(
+        landmark_mask((lat, lon), many), landmark_mask((lat, lon), places)
+    )
 
 
 def test_empty_places_and_empty_trajectory():

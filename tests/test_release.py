@@ -43,7 +43,9 @@ def test_registry_is_consistent():
     assert SCHEMES == ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
     assert set(SCHEME_INFO) == set(SCHEMES) == set(SCHEME_PARAMS)
     assert all(isinstance(v, str) and v for v in SCHEME_INFO.values())
-    assert SCHEME_PARAMS["adaptive"] == {"s_min": 0.1, "inc": 0.1, "dec": 0.1, "sample_landmarks": True}
+    assert SCHEME_PARAMS["adaptive"] == {
+        "s_min": 0.1, "inc": 0.1, "dec": 0.1, "sample_landmarks": True
+    }
     assert SCHEME_PARAMS["bd"] == {"w": 10} and SCHEME_PARAMS["ba"] == {"w": 10}
 
 
@@ -74,7 +76,8 @@ def test_release_object_locations_with_time():
     assert list(df.columns) == ["time", "lat", "lon", "eps", "published", "landmark"]
     np.testing.assert_array_equal(df["time"].to_numpy(), trip["time"].to_numpy())
     # the (lat, lon) pair form gives the same release, without time
-    r2 = release_locations((trip["lat"], trip["lon"]), [0, 5], 1.0, "bd", radius_m=150.0, seed=1, w=4)
+    pair = (trip["lat"], trip["lon"])
+    r2 = release_locations(pair, [0, 5], 1.0, "bd", radius_m=150.0, seed=1, w=4)
     np.testing.assert_array_equal(r2.lat, r.lat)
     assert r2.time is None
 
@@ -331,7 +334,8 @@ def test_window_epsilon_rule(scheme, c_extra, L, n, w):
     ({"seed": "abc"}, "seed must be"),
 ])
 def test_release_values_errors(kwargs, match):
-    args = {"values": np.arange(5.0), "landmarks": [1], "epsilon": 1.0, "scheme": "uniform", **kwargs}
+    args = {"values": np.arange(5.0), "landmarks": [1], "epsilon": 1.0, "scheme": "uniform"}
+    args.update(kwargs)
     with pytest.raises(ParameterError, match=match):
         release_values(args.pop("values"), args.pop("landmarks"), args.pop("epsilon"),
                        args.pop("scheme"), **args)

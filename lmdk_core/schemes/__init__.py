@@ -81,13 +81,14 @@ _CHECKS: dict[str, Callable[[Any, str], Any]] = {
 
 
 def resolve_params(scheme: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """Validated parameters of ``scheme``: the defaults of SCHEME_PARAMS overridden by ``params``."""
+    """Validated parameters of ``scheme``: SCHEME_PARAMS defaults overridden by ``params``."""
     defaults = SCHEME_PARAMS[check_scheme(scheme)]
     unknown = sorted(set(params) - set(defaults))
     if unknown:
         valid = ", ".join(defaults) if defaults else "none"
         raise ParameterError(
-            f"unknown parameter(s) {', '.join(unknown)} for scheme {scheme!r}; valid parameters: {valid}"
+            f"unknown parameter(s) {', '.join(unknown)} for scheme {scheme!r}; "
+            f"valid parameters: {valid}"
         )
     merged = {**defaults, **params}
     return {name: _CHECKS[name](value, name) for name, value in merged.items()}

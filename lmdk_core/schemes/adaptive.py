@@ -26,7 +26,9 @@ from ._types import SchemeOutput
 
 
 @numba.njit(cache=True)
-def adaptive_kernel(x, noise, coins, landmarks, eps_r, unit, err, s_min, inc, dec, sample_landmarks):
+def adaptive_kernel(
+    x, noise, coins, landmarks, eps_r, unit, err, s_min, inc, dec, sample_landmarks
+):
     """Sequential adaptive sampling over (n, d) metric points; returns (released, eps, published).
 
     ``noise`` (n, d) unit noise scaled by unit/ε_r; ``coins`` (n,) uniforms in [0, 1).

@@ -167,7 +167,13 @@ _KERNELS = {"bd": bd_kernel, "ba": ba_kernel}
 
 
 def run_wevent(
-    scheme: str, space: Space, landmarks: np.ndarray, epsilon: float, rng: np.random.Generator, *, w: int
+    scheme: str,
+    space: Space,
+    landmarks: np.ndarray,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    w: int,
 ) -> SchemeOutput:
     """Release ``space`` with BD or BA at the landmark-aware window budget (draws: noise, tests)."""
     eps_w = window_epsilon(scheme, landmarks, epsilon, w)
