@@ -30,7 +30,7 @@ from lmdk_core import figures
 
 
 def trajectory(n: int) -> pd.DataFrame:
-    """The longest sample user's first ``n`` points, or a seeded random walk with stays if longer."""
+    """The longest sample user's first ``n`` points, or a seeded random walk if ``n`` is larger."""
     sample = lk.load_sample()
     counts = sample["uid"].value_counts()
     user = lk.select_user(sample, counts.index[0])

@@ -80,7 +80,9 @@ def compare_schemes(
     params = dict(params or {})
     stray = [s for s in params if s not in schemes]
     if stray:
-        raise ParameterError(f"params given for scheme(s) not compared: {', '.join(map(str, stray))}")
+        raise ParameterError(
+            f"params given for scheme(s) not compared: {', '.join(map(str, stray))}"
+        )
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         raise ParameterError(f"seed must be an integer >= 0, got {seed!r}")
 

@@ -81,7 +81,9 @@ def release_to_geojson(release: Any) -> dict:
     Raises ParameterError for a values release (no coordinates).
     """
     if getattr(release, "lat", None) is None or getattr(release, "lon", None) is None:
-        raise ParameterError("only a locations release can be exported as GeoJSON (this one has values)")
+        raise ParameterError(
+            "only a locations release can be exported as GeoJSON (this one has values)"
+        )
     lat = np.asarray(release.lat, dtype=np.float64)
     lon = np.asarray(release.lon, dtype=np.float64)
     n = lat.size
@@ -112,7 +114,8 @@ def release_to_geojson(release: Any) -> dict:
             "properties": {"t": t, "time": tm, "eps": e, "published": p, "landmark": m},
         }
         for c, t, tm, e, p, m in zip(
-            coords, ok.tolist(), times, eps[ok].tolist(), pub[ok].tolist(), lmk[ok].tolist(), strict=True
+            coords, ok.tolist(), times, eps[ok].tolist(), pub[ok].tolist(), lmk[ok].tolist(),
+            strict=True,
         )
     )
     return {"type": "FeatureCollection", "lmdk": _release_marker(release), "features": features}
@@ -158,7 +161,10 @@ def jsonable(obj: Any, _path: str = "report") -> Any:
     if isinstance(obj, pd.DataFrame):
         return {str(c): jsonable(obj[c].to_numpy(), f"{_path}.{c}") for c in obj.columns}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: jsonable(getattr(obj, f.name), f"{_path}.{f.name}") for f in dataclasses.fields(obj)}
+        return {
+            f.name: jsonable(getattr(obj, f.name), f"{_path}.{f.name}")
+            for f in dataclasses.fields(obj)
+        }
     if isinstance(obj, Mapping):
         return {str(k): jsonable(v, f"{_path}.{k}") for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
@@ -223,11 +229,17 @@ def privacy_report(
         "guarantee_exceeds_epsilon": int(np.sum(g > epsilon + tol)),
         "max_tpl": fmax(temp["tpl"]) if temp else None,
         "max_landmark_temporal_loss": fmax(lloss),
-        "landmark_temporal_exceeds_epsilon": None if lloss is None else int(np.sum(lloss > epsilon + tol)),
+        "landmark_temporal_exceeds_epsilon": (
+            None if lloss is None else int(np.sum(lloss > epsilon + tol))
+        ),
     }
     time = getattr(release, "time", None)
     report = {
-        "lmdk": {"kind": "privacy-report", "version": REPORT_FORMAT_VERSION, "package_version": __version__},
+        "lmdk": {
+            "kind": "privacy-report",
+            "version": REPORT_FORMAT_VERSION,
+            "package_version": __version__,
+        },
         "settings": dict(settings),
         "release": {
             "kind": getattr(release, "kind", None),
@@ -255,10 +267,14 @@ def _dumps(obj: Any, level: int) -> str:
     """Indented JSON where objects nest one key per line but lists of scalars stay on one line."""
     pad = "  " * (level + 1)
     if isinstance(obj, dict) and obj:
-        items = (f"{pad}{json.dumps(k, ensure_ascii=False)}: {_dumps(v, level + 1)}" for k, v in obj.items())
+        items = (
+            f"{pad}{json.dumps(k, ensure_ascii=False)}: {_dumps(v, level + 1)}"
+            for k, v in obj.items()
+        )
         return "{\n" + ",\n".join(items) + "\n" + "  " * level + "}"
     if isinstance(obj, list) and any(isinstance(v, (dict, list)) for v in obj):
-        return "[\n" + ",\n".join(pad + _dumps(v, level + 1) for v in obj) + "\n" + "  " * level + "]"
+        inner = ",\n".join(pad + _dumps(v, level + 1) for v in obj)
+        return "[\n" + inner + "\n" + "  " * level + "]"
     return json.dumps(obj, allow_nan=False, ensure_ascii=False, separators=(", ", ": "))
 
 

@@ -168,7 +168,8 @@ def _markers(x, y, idx, name, color, *, symbol, hover, size=9, **kw) -> dict:
         y=y[idx],
         name=name,
         mode="markers",
-        marker={"color": color, "symbol": symbol, "size": size, "line": {"width": 1, "color": color}},
+        marker={"color": color, "symbol": symbol, "size": size,
+                "line": {"width": 1, "color": color}},
         hovertemplate=hover,
         **kw,
     )
@@ -243,23 +244,26 @@ def allocation_figure(
     traces = [
         _line(x, e, ie, "budget ε_t", OKABE_ITO["blue"], shape="hv",
               hover=f"{xhover}<br>ε_t = %{{y:.4g}}<extra></extra>"),
-        _markers(x, e, lm, f"landmark ({int(mask.sum())})", OKABE_ITO["vermillion"], symbol="diamond",
+        _markers(x, e, lm, f"landmark ({int(mask.sum())})", OKABE_ITO["vermillion"],
+                 symbol="diamond",
                  hover=f"landmark<br>{xhover}<br>ε_t = %{{y:.4g}}<extra></extra>"),
         _line(x, g, ig, "guarantee G_t", OKABE_ITO["bluish_green"], shape="hv",
               hover=f"{xhover}<br>G_t = %{{y:.4g}}<extra></extra>", xaxis="x2", yaxis="y2"),
         _epsilon_line(x, epsilon, xaxis="x2", yaxis="y2"),
     ]
     if np.any(g > epsilon + tol):
-        # Filled between the ε line (previous trace) and max(G_t, ε): non-zero exactly where G_t > ε.
+        # Filled between the ε line (previous trace) and max(G_t, ε): non-zero iff G_t > ε.
         above = np.maximum(g, epsilon)
         traces.append(
-            _line(x, above, ig, "G_t > ε (violation)", OKABE_ITO["vermillion"], shape="hv", width=0.5,
+            _line(x, above, ig, "G_t > ε (violation)", OKABE_ITO["vermillion"], shape="hv",
+                  width=0.5,
                   hover=f"{xhover}<br>G_t = %{{y:.4g}} > ε<extra></extra>", fill="tonexty",
                   fillcolor=_VIOLATION_FILL, xaxis="x2", yaxis="y2")
         )
     layout = dict(
         xaxis={"domain": [0, 1], "anchor": "y", "showticklabels": False, "matches": "x2"},
-        yaxis={"domain": [0.56, 1.0], "title": {"text": "privacy budget ε_t"}, "rangemode": "tozero"},
+        yaxis={"domain": [0.56, 1.0], "title": {"text": "privacy budget ε_t"},
+               "rangemode": "tozero"},
         xaxis2={"domain": [0, 1], "anchor": "y2", "title": {"text": xtitle}},
         yaxis2={"domain": [0.0, 0.46], "title": {"text": "guarantee G_t (privacy budget ε)"},
                 "rangemode": "tozero"},
@@ -295,13 +299,15 @@ def error_figure(
     finite = np.isfinite(err)
     mae = float(err[finite].mean()) if finite.any() else float("nan")
     if title is None:
-        title = f"Error of the released output per timestamp (MAE {mae:,.4g} {unit})"
+        summary = f"MAE {mae:,.4g} {unit}" if finite.any() else "nothing released yet"
+        title = f"Error of the released output per timestamp ({summary})"
     hov = f"{xhover}<br>error = %{{y:,.4g}} {unit}"
     traces = [
         _line(x, err, idx, "error", _GREY, width=1.0, hover=hov + "<extra></extra>"),
         _markers(x, err, idx[pub[idx]], f"fresh release ({int(pub.sum())})", OKABE_ITO["blue"],
                  symbol="circle", size=5, hover=hov + "<br>fresh release<extra></extra>"),
-        _markers(x, err, idx[~pub[idx] & finite[idx]], f"approximated ({int((~pub & finite).sum())})",
+        _markers(x, err, idx[~pub[idx] & finite[idx]],
+                 f"approximated ({int((~pub & finite).sum())})",
                  OKABE_ITO["orange"], symbol="square", size=5,
                  hover=hov + "<br>approximated (republished)<extra></extra>"),
     ]
@@ -387,7 +393,8 @@ def loss_figure(
         )
     if landmark_loss is not None:
         traces.append(_line(x, composed, display_index(composed, max_points),
-                            "landmark loss under correlation", OKABE_ITO["reddish_purple"], width=2.5,
+                            "landmark loss under correlation", OKABE_ITO["reddish_purple"],
+                            width=2.5,
                             hover=hov("landmark loss")))
     layout = dict(
         xaxis={"title": {"text": xtitle}},
@@ -501,15 +508,18 @@ def trajectory_figure(
         lm = _thin(np.flatnonzero(as_landmark_mask(landmarks, n)), max_points)
         traces.append(go.Scatter(x=lon[lm], y=lat[lm], mode="markers",
                                  name=f"landmark timestamp ({lm.size})",
-                                 marker={"color": OKABE_ITO["vermillion"], "symbol": "diamond", "size": 8},
+                                 marker={"color": OKABE_ITO["vermillion"], "symbol": "diamond",
+                                         "size": 8},
                                  hovertemplate="landmark<br>" + hov + "<extra></extra>"))
     if places is not None:
         frame = places if isinstance(places, pd.DataFrame) else _places_frame(places)
         names = frame["name"].astype(str).to_numpy() if "name" in frame else None
-        traces.append(go.Scatter(x=frame["lon"].to_numpy(dtype=float), y=frame["lat"].to_numpy(dtype=float),
+        traces.append(go.Scatter(x=frame["lon"].to_numpy(dtype=float),
+                                 y=frame["lat"].to_numpy(dtype=float),
                                  mode="markers+text", text=names, textposition="top center",
                                  name="landmark place",
-                                 marker={"color": OKABE_ITO["reddish_purple"], "symbol": "star", "size": 14},
+                                 marker={"color": OKABE_ITO["reddish_purple"], "symbol": "star",
+                                         "size": 14},
                                  hovertemplate="%{text}<br>" + hov + "<extra></extra>"))
     lat0 = float(np.nanmean(lat)) if n else 0.0
     layout = dict(

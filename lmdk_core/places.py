@@ -72,7 +72,7 @@ def _coordinate(value: Any, name: str, low: float, high: float) -> float:
 
 @dataclass(frozen=True)
 class Place:
-    """A named landmark circle: centre ``lat``/``lon`` (degrees, WGS84) and ``radius_m`` (metres, > 0).
+    """A named landmark circle: centre ``lat``/``lon`` (degrees, WGS84), ``radius_m`` (metres, > 0).
 
     Values are stored as plain ``str``/``float``; invalid values raise ParameterError.
     """
@@ -113,7 +113,7 @@ class Place:
 
 
 def places_to_frame(places: Iterable[Place]) -> pd.DataFrame:
-    """DataFrame with columns ``name`` (str), ``lat``, ``lon``, ``radius_m`` (float64), one row per place."""
+    """One row per place: columns ``name`` (str), ``lat``, ``lon``, ``radius_m`` (float64)."""
     places = list(places)
     for i, p in enumerate(places):
         if not isinstance(p, Place):
@@ -146,7 +146,8 @@ def places_from_frame(df: pd.DataFrame) -> list[Place]:
     for row, (name, lat, lon, r) in enumerate(
         zip(names, df["lat"].tolist(), df["lon"].tolist(), radii, strict=True), start=1
     ):
-        name = f"place {row}" if name is None or (isinstance(name, float) and math.isnan(name)) else name
+        if name is None or (isinstance(name, float) and math.isnan(name)):
+            name = f"place {row}"
         r = DEFAULT_RADIUS_M if r is None or (isinstance(r, float) and math.isnan(r)) else r
         try:
             out.append(Place(str(name), lat, lon, r))
@@ -156,7 +157,7 @@ def places_from_frame(df: pd.DataFrame) -> list[Place]:
 
 
 def places_to_geojson(places: Iterable[Place]) -> dict:
-    """GeoJSON FeatureCollection of Point features (``[lon, lat]``) with ``name``/``radius_m`` properties."""
+    """GeoJSON FeatureCollection of Points (``[lon, lat]``), properties ``name`` and ``radius_m``."""
     places = list(places)
     places_to_frame(places)  # type check with a clear message
     return {

@@ -30,7 +30,8 @@ def traj():
 @pytest.fixture(scope="module")
 def landmarks():
     mask = np.zeros(T, dtype=bool)
-    mask[[0, 1, 2, 50, 51, 120, 121, 122, 123, 200, 201, 250, 251, 252, 253, 254, 280, 281, 290, 299]] = True
+    mask[[0, 1, 2, 50, 51, 120, 121, 122, 123, 200, 201, 250, 251, 252, 253, 254, 280, 281, 290,
+          299]] = True
     return mask
 
 
@@ -92,8 +93,8 @@ def test_only_event_level_is_not_landmark_private(table):
 
 
 def test_without_landmarks_every_scheme_is_landmark_private(traj):
-    t = compare_schemes(traj, np.zeros(T, dtype=bool), EPSILON, schemes=("event", "uniform", "skip"),
-                        runs=2)
+    t = compare_schemes(traj, np.zeros(T, dtype=bool), EPSILON,
+                        schemes=("event", "uniform", "skip"), runs=2)
     assert t["landmark_private"].all()
     # L = ∅: uniform is ε/(0+1) = ε, i.e. the same allocation as event
     assert t.loc[1, "budget_spent"] == pytest.approx(t.loc[0, "budget_spent"])

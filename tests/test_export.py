@@ -145,7 +145,9 @@ def test_report_is_strict_json_with_full_length_series():
         np.testing.assert_array_equal(back["temporal"][key], arr)
     assert back["landmark_temporal_loss"][3] is None and len(back["landmark_temporal_loss"]) == T
     assert back["metrics"] == {"mae_m": 123.5, "missing": None, "n": T}
-    assert back["settings"]["places"] == [{"name": "home", "lat": 39.9, "lon": 116.3, "radius_m": 150.0}]
+    assert back["settings"]["places"] == [
+        {"name": "home", "lat": 39.9, "lon": 116.3, "radius_m": 150.0}
+    ]
     assert back["settings"]["start"] == "2024-03-01T00:00:00Z"
     summary = back["summary"]
     # independent: event spends ε everywhere, so G_t = (|L| + 1)ε off the landmarks

@@ -225,7 +225,8 @@ def test_loss_figure_traces_and_exceedance_markers():
     check_common(fig, "lmdk-loss")
     assert fig.layout.xaxis.title.text == "timestamp index"
     assert "privacy" in fig.layout.yaxis.title.text and "ε" in fig.layout.yaxis.title.text
-    for prefix, data in (("budget ε_t", eps), ("landmark guarantee G_t", g), ("backward loss BPL", bpl),
+    for prefix, data in (("budget ε_t", eps), ("landmark guarantee G_t", g),
+                         ("backward loss BPL", bpl),
                          ("forward loss FPL", fpl), ("temporal loss TPL", tpl),
                          ("landmark loss under correlation", composed)):
         tr = trace(fig, prefix)
