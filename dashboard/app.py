@@ -43,9 +43,9 @@ def main() -> None:
             key="show_release",
             help="Overlay the perturbed (released) locations, dashed, on the true trajectory.",
         )
-    error = st.session_state.pop("last_error", None)
-    if error:  # shown once, on the run after the action that failed; previous data/places stay
-        st.error(error, icon="⚠️")
+    if st.session_state.last_error:  # stays until dismissed or a later action succeeds
+        st.error(st.session_state.last_error, icon="⚠️")
+        st.button("Dismiss message", on_click=state.dismiss_error, help="Hide this message.")
     if traj is None:
         st.stop()
     key = compute.traj_key(st.session_state.data_token, traj)

@@ -70,6 +70,7 @@ def add_place(lat: float, lon: float, radius_m: float | None = None, name: str |
     places().append({"name": name, "lat": round(float(lat), 6), "lon": round(float(lon), 6), "radius_m": radius})
     st.session_state.selected = name
     st.session_state.editor_version += 1
+    st.session_state.last_error = None
     return name
 
 
@@ -124,6 +125,7 @@ def apply_table(edited: pd.DataFrame) -> bool:
     """
     old = places()
     new = []
+    refused = None
     for i, row in edited.iterrows():
         if not 0 <= int(i) < len(old):
             continue
@@ -131,13 +133,13 @@ def apply_table(edited: pd.DataFrame) -> bool:
         name = str(row.get("name") or "").strip()
         if name and name != p["name"]:
             if any(q["name"] == name for q in old):
-                st.session_state.last_error = f"Place name {name!r} is already used; not renamed."
+                refused = f"Place name {name!r} is already used; not renamed."
             else:
                 if st.session_state.selected == p["name"]:
                     st.session_state.selected = name
                 p["name"] = name
         elif not name:
-            st.session_state.last_error = "A place needs a name; not renamed."
+            refused = "A place needs a name; not renamed."
         try:
             radius = float(row.get("radius_m"))
         except (TypeError, ValueError):
@@ -145,9 +147,11 @@ def apply_table(edited: pd.DataFrame) -> bool:
         if radius > 0:
             p["radius_m"] = radius
         elif radius != p["radius_m"]:
-            st.session_state.last_error = "A place radius must be a positive number of metres."
+            refused = "A place radius must be a positive number of metres."
         new.append(p)
-    if new == old and not st.session_state.get("last_error"):
+    if refused:
+        st.session_state.last_error = refused
+    if new == old and not refused:
         return False
     if st.session_state.selected not in {p["name"] for p in new}:
         st.session_state.selected = None
@@ -163,5 +167,12 @@ def replace_places(new: list[dict[str, Any]]) -> None:
 
 
 def report_error(err: LmdkError | Exception) -> None:
-    """Remember a library error message for display (the previous data and places stay)."""
+    """Remember a library error message for display (the previous data and places stay).
+
+    The message stays on the page until dismissed or until a later action succeeds.
+    """
     st.session_state.last_error = str(err)
+
+
+def dismiss_error() -> None:
+    st.session_state.last_error = None
