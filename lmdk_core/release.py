@@ -10,7 +10,12 @@ satisfies (ε, L)-landmark privacy, G_t = Σ_{i∈L∪{t}} ε_i ≤ ε at every 
 ``bd``/``ba`` additionally satisfy w-event ε-DP (every w-window spends ≤ ε). ``event`` is the
 event-level baseline and is NOT landmark-private once |L| ≥ 1 (see :mod:`lmdk_core.allocation`).
 A seed makes a release reproducible; all randomness is drawn up front in a fixed order, so the
-generator's consumption never depends on the data.
+generator's consumption never depends on the data: first n unit noise variates (values: n
+Laplace(0, 1); locations: n Gamma(2, 1) radii then n angles, lmdk_core.mechanisms), then
+adaptive: n uniforms (coin flips); bd/ba: n Laplace(0, 1) (dissimilarity tests).
+
+Derived budgets are reported in ``Release.params``: ``release_epsilon`` (adaptive, ε/(|L|+1))
+and ``window_epsilon`` (bd/ba, the landmark-aware window budget, see lmdk_core.schemes.wevent).
 """
 
 from __future__ import annotations
