@@ -235,3 +235,26 @@ def test_parquet_errors_say_row(tmp_path):
     assert "missing longitude column" in str(raises(path))
     path.write_bytes(b"PAR1 this is not really parquet PAR1")
     assert str(raises(path)).startswith("d.parquet: not a readable Parquet file")
+
+
+def test_errors_in_a_batched_tree_name_the_right_file_and_line(tmp_path):
+    head = "Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n"
+    rows = [f"39.98,116.31,0,492,39744.12,2008-10-23,02:53:0{k}" for k in range(5)]
+    traj = tmp_path / "Data" / "004" / "Trajectory"
+    traj.mkdir(parents=True)
+    (traj / "a.plt").write_text(head + "\n".join(rows) + "\n")
+    bad = rows.copy()
+    bad[3] = bad[3].replace("39.98", "-91")
+    (traj / "b.plt").write_text(head + "\n".join(bad) + "\n")
+    err = raises(tmp_path)
+    assert str(err) == "Data/004/Trajectory/b.plt line 10: latitude -91 outside [-90, 90]"
+    ragged = rows.copy()
+    ragged[1] += ",surplus"
+    (traj / "b.plt").write_text(head + "\n".join(ragged) + "\n")
+    err = raises(tmp_path)
+    assert err.source == "Data/004/Trajectory/b.plt" and err.line == 8 and "expected 7 fields, found 8" in str(err)
+    other_day = [r.replace("2008-10-23", "2008-10-24") for r in rows]
+    dup = other_day + [other_day[2]]
+    (traj / "b.plt").write_text(head + "\n".join(dup) + "\n")
+    with pytest.warns(UserWarning, match=r"dropped 1 row .*first at Data/004/Trajectory/b.plt line 12"):
+        read_trajectories(tmp_path)

@@ -202,3 +202,29 @@ def test_format_argument(tmp_path):
     with pytest.warns(DataWarning, match="b.plt"):
         only_csv = read_trajectories(d, format="csv")
     assert set(only_csv["uid"]) == {"a"}
+
+
+def test_directory_batches_equal_file_by_file_reading(tmp_path):
+    """GeoLife trees and T-Drive folders are parsed in one go; the result must equal per-file reads."""
+    root = tmp_path / "Data"
+    files = []
+    for u in range(3):
+        traj = root / f"{u:03d}" / "Trajectory"
+        traj.mkdir(parents=True)
+        for k in range(4):
+            shifted = [(a + u / 100, b, c, pd.Timestamp(t) + pd.Timedelta(days=k)) for a, b, c, t in PTS]
+            text = plt_text(shifted)
+            if k == 1:
+                text = text.replace("\n39.9847", "\n\n39.9847", 1)  # a blank line inside the body
+            (traj / f"f{k}.plt").write_text(text)
+            files.append(traj / f"f{k}.plt")
+    taxis = tmp_path / "taxi"
+    taxis.mkdir()
+    for t in range(3):
+        (taxis / f"{t}.txt").write_text(f"{t},2008-02-02 13:33:5{t},116.36,39.88\n{t},2008-02-02 13:40:00,116.37,39.89")
+        files.append(taxis / f"{t}.txt")
+    df = read_trajectories(tmp_path)
+    ref = pd.concat([read_trajectories(f) for f in files], ignore_index=True)
+    ref = ref.sort_values(["uid", "time"], kind="stable").reset_index(drop=True)
+    pd.testing.assert_frame_equal(df[ref.columns], ref)
+    assert df.groupby("uid").size().to_dict() == {"000": 12, "001": 12, "002": 12, "0": 2, "1": 2, "2": 2}

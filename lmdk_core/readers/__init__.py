@@ -38,11 +38,11 @@ import pandas as pd
 from ..errors import DataWarning, TrajectoryFormatError
 from .canonical import CANONICAL, finalize
 from .detect import FORMATS, detect_format, extension_format, normalise_format
-from .geolife import read_geolife_source
+from .geolife import read_geolife_batch, read_geolife_source
 from .gpx import read_gpx_source
 from .parquet import read_parquet_source
 from .source import Source, resolve
-from .tdrive import read_tdrive_source
+from .tdrive import read_tdrive_batch, read_tdrive_source
 from .csv import read_csv_source
 
 READERS = {
@@ -52,6 +52,8 @@ READERS = {
     "gpx": read_gpx_source,
     "parquet": read_parquet_source,
 }
+BATCH_READERS = {"geolife": read_geolife_batch, "tdrive": read_tdrive_batch}
+"""Directory readers for formats that come as thousands of small files (one parse per directory)."""
 _SUPPORTED = ".csv/.tsv/.txt (optionally .gz), .plt (GeoLife), .txt (T-Drive), .gpx, .parquet"
 
 __all__ = ["FORMATS", "read_trajectories"]
@@ -79,6 +81,7 @@ def read_trajectories(source: Any, format: str = "auto", *, max_bytes: int | Non
     frames: list[pd.DataFrame] = []
     skipped: list[str] = []
     empty: list[str] = []
+    batches: dict[str, list[Source]] = {}
     for src in sources:
         if is_dir:
             if any(part.startswith(".") for part in PurePosixPath(src.name).parts):
@@ -90,6 +93,9 @@ def read_trajectories(source: Any, format: str = "auto", *, max_bytes: int | Non
             if found is None or (fmt != "auto" and found != fmt):
                 skipped.append(src.name)
                 continue
+            if found in BATCH_READERS:
+                batches.setdefault(found, []).append(src)
+                continue
         else:
             if _is_blank(src):
                 raise TrajectoryFormatError("file is empty", source=src.name)
@@ -97,6 +103,9 @@ def read_trajectories(source: Any, format: str = "auto", *, max_bytes: int | Non
             if found is None:
                 raise TrajectoryFormatError(f"unknown format (supported: {_SUPPORTED})", source=src.name)
         frames.append(READERS[found](src, report))
+    for found, group in batches.items():
+        df = BATCH_READERS[found](group, report, name) if len(group) > 1 else None
+        frames.extend([df] if df is not None else [READERS[found](src, report) for src in group])
     if is_dir:
         if skipped:
             report.insert(0, f"{name}: skipped {len(skipped)} file(s) not in a supported format: {_list(skipped)}")

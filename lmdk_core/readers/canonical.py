@@ -158,12 +158,19 @@ def _datetimes_ns(t: pd.Series, problems: _Problems, shown: pd.Series | None = N
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)
     elif not pd.api.types.is_datetime64_dtype(t.dtype):
         t = pd.to_datetime(t, errors="coerce")  # e.g. datetime.date objects
-    out = (t.notna() & ((t < pd.Timestamp.min) | (t > pd.Timestamp.max))).to_numpy()
+    arr = t.to_numpy()
+    unit, _ = np.datetime_data(arr.dtype)
+    if unit == "ns":
+        return arr.view(np.int64)
+    # coarser units (s, ms, us) can hold dates the ns range cannot: compare as integers first
+    ticks = arr.view(np.int64)
+    per_ns = np.timedelta64(1, unit) // np.timedelta64(1, "ns")
+    nat = ticks == np.iinfo(np.int64).min
+    out = ~nat & ((ticks < pd.Timestamp.min.value // per_ns + 1) | (ticks > pd.Timestamp.max.value // per_ns))
     label = shown if shown is not None else t
     problems.add(out, lambda r: f"time {str(label.iloc[r]).strip()!r} {_RANGE_TEXT}")
-    if out.any():
-        t = t.mask(out)
-    return t.astype("datetime64[ns]").to_numpy().view(np.int64)
+    ok = ~nat & ~out
+    return np.where(ok, np.where(ok, ticks, 0) * per_ns, np.iinfo(np.int64).min)
 
 
 def _parse_time(col: pd.Series, problems: _Problems) -> np.ndarray:
@@ -223,8 +230,8 @@ def _uid(col: pd.Series | None, n: int, default_uid: str, problems: _Problems) -
     if labels.size:
         missing |= (labels == "")[np.maximum(codes, 0)]
     problems.add(missing, lambda r: "missing user id")
-    labels = np.append(labels, "")
-    return pd.Series(labels[codes], dtype="str")
+    # expand the few distinct labels by index (fast for string arrays) instead of a per-row object array
+    return pd.Series(pd.array(np.append(labels, ""), dtype="str").take(codes))
 
 
 def to_canonical(raw: pd.DataFrame, cmap: ColumnMap, loc: Locator, default_uid: str) -> pd.DataFrame:

@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 
 import pandas as pd
 
+from .batch import read_text_batch
 from .canonical import ColumnMap, finalize, to_canonical
 from .locate import Locator
 from .source import Source, stem
@@ -18,6 +19,9 @@ from .text import check_text, read_delimited
 
 HEADER_LINES = 6
 PLT_COLUMNS = ["lat", "lon", "zero", "altitude_ft", "days", "date", "time"]
+_READ = dict(sep=",", header=None, names=PLT_COLUMNS,
+             dtype={"lat": "float64", "lon": "float64", "date": str, "time": str})
+_WHAT = f"a GeoLife .plt has {HEADER_LINES} header lines, then points"
 
 
 def geolife_uid(src: Source) -> str:
@@ -34,17 +38,16 @@ def read_geolife_source(src: Source, report: list[str]) -> pd.DataFrame:
     data = check_text(src.read(), loc)
     n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
     if n_lines <= HEADER_LINES:
-        raise loc.error(f"no data rows (a GeoLife .plt has {HEADER_LINES} header lines, then points)")
-    raw = read_delimited(
-        data,
-        loc,
-        sep=",",
-        header=None,
-        names=PLT_COLUMNS,
-        skiprows=HEADER_LINES,
-        dtype={"lat": "float64", "lon": "float64", "date": str, "time": str},
-    )
+        raise loc.error(f"no data rows ({_WHAT})")
+    raw = read_delimited(data, loc, skiprows=HEADER_LINES, **_READ)
     raw = raw.drop(columns=["zero", "days"])
     loc = Locator.for_text(src.name, data, skip_lines=HEADER_LINES, header_lines=0)
     cmap = ColumnMap(lat="lat", lon="lon", time="time", date="date")
     return finalize(to_canonical(raw, cmap, loc, default_uid=geolife_uid(src)), src.name, report, loc)
+
+
+def read_geolife_batch(srcs: list[Source], report: list[str], name: str) -> pd.DataFrame | None:
+    """Read many ``.plt`` files in one parse (None: fall back to file by file)."""
+    cmap = ColumnMap(lat="lat", lon="lon", time="time", date="date", uid="uid")
+    return read_text_batch(srcs, report, name=name, skip_lines=HEADER_LINES, what=_WHAT, cmap=cmap,
+                           uid_of=geolife_uid, drop=("zero", "days"), **_READ)

@@ -60,14 +60,34 @@ class Locator:
         line = self.line(row)
         return f"line {line}" if line is not None else f"row {row + 1}"
 
+    def source(self, row: int | None = None) -> str:
+        """Display name of the file holding data row ``row``."""
+        return self.name
+
     def error(self, reason: str, row: int | None = None) -> TrajectoryFormatError:
-        """A :class:`TrajectoryFormatError` naming this file, the row's line (or row) and the reason."""
+        """A :class:`TrajectoryFormatError` naming the file, the row's line (or row) and the reason."""
         if row is None:
             return TrajectoryFormatError(reason, source=self.name)
+        source = self.source(row)
         line = self.line(row)
         if line is not None:
-            return TrajectoryFormatError(reason, source=self.name, line=line)
-        err = TrajectoryFormatError(reason, source=self.name)
+            return TrajectoryFormatError(reason, source=source, line=line)
+        err = TrajectoryFormatError(reason, source=source)
         err.row = row + 1
-        err.args = (f"{self.name} row {row + 1}: {reason}",)
+        err.args = (f"{source} row {row + 1}: {reason}",)
         return err
+
+
+class BatchLocator(Locator):
+    """Locator for rows concatenated from several files: each row knows its file and line."""
+
+    def __init__(self, name: str, sources: list[str], file_of_row: np.ndarray, line_of_row: np.ndarray):
+        super().__init__(name, lambda: line_of_row)
+        self._sources = sources
+        self._file_of_row = file_of_row
+
+    def source(self, row: int | None = None) -> str:
+        return self.name if row is None else self._sources[int(self._file_of_row[row])]
+
+    def where(self, row: int) -> str:
+        return f"{self.source(row)} {super().where(row)}"
