@@ -363,3 +363,18 @@ def test_empty_and_single_point_inputs(scheme):
     assert len(r) == 0 and r.fresh_share == 0.0 and r.budget_spent == 0.0
     r = release_locations((np.array([40.0]), np.array([116.0])), [0], 1.0, scheme, seed=0)
     assert len(r) == 1
+
+
+@pytest.mark.parametrize("scheme", ["event", "user", "uniform"])
+def test_vectorised_schemes_equal_the_mechanisms_given_the_seed(scheme):
+    """Same generator stream as lmdk_core.mechanisms.laplace / planar_laplace at budget ε_t."""
+    from lmdk_core.mechanisms import laplace, planar_laplace
+
+    x, trip, L = _walk(500), _trip(500), [4, 99, 300]
+    r = release_values(x, L, 0.8, scheme, sensitivity=3.0, seed=21)
+    np.testing.assert_array_equal(r.values, laplace(x, r.eps, 3.0, np.random.default_rng(21)))
+    lat, lon = trip["lat"].to_numpy(), trip["lon"].to_numpy()
+    rl = release_locations(trip, L, 0.8, scheme, radius_m=50.0, seed=21)
+    elat, elon = planar_laplace(lat, lon, rl.eps, 50.0, np.random.default_rng(21))
+    np.testing.assert_allclose(rl.lat, elat, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rl.lon, elon, rtol=0, atol=1e-12)
