@@ -1,10 +1,11 @@
 """Benchmark read_trajectories on 1,000,000 points for 1,000 users, CSV and Parquet.
 
 Each measurement runs in a fresh subprocess (imports and one warm-up load of a 100-point file of
-the same format done before the clock starts, so lazy first-call imports are not timed) and reports the
-wall time of the load and the process's peak RSS (``resource.getrusage`` maxrss) above its
-post-import RSS. Baseline, same run and same file: raw ``pandas.read_csv(engine="pyarrow")`` and
-``pandas.read_parquet``; the ratio is lmdk time / baseline time. Targets (issue 2, on 2 cores):
+the same format done before the clock starts, so lazy first-call imports are not timed) and
+reports the wall time of the load and the process's peak RSS (``resource.getrusage`` maxrss),
+also above its post-import RSS. Baseline, same run and same file: raw
+``pandas.read_csv(engine="pyarrow")`` and ``pandas.read_parquet``; the ratio is lmdk time /
+baseline time. Targets (issue 2, on 2 cores):
 CSV < 3 s, Parquet < 1 s. Never fails on timing.
 
 Usage: ``python bench/bench_io.py [--points N] [--users U] [--repeat R]``
@@ -70,7 +71,8 @@ def child(impl: str, fmt: str, file: str, warmup: str) -> None:
     df = load(file)
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "rows": len(df), "peak_mb": peak, "delta_mb": peak - before}))
+    out = {"seconds": seconds, "rows": len(df), "peak_mb": peak, "delta_mb": peak - before}
+    print(json.dumps(out))
 
 
 def measure(impl: str, fmt: str, file: Path, warmup: Path, repeat: int) -> dict:
@@ -89,7 +91,9 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--users", type=int, default=1_000)
     ap.add_argument("--repeat", type=int, default=1, help="best of R runs per measurement")
-    ap.add_argument("--child", nargs=4, metavar=("IMPL", "FMT", "FILE", "WARMUP"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--child", nargs=4, metavar=("IMPL", "FMT", "FILE", "WARMUP"), help=argparse.SUPPRESS
+    )
     args = ap.parse_args()
     if args.child:
         child(*args.child)
@@ -114,7 +118,7 @@ def main() -> None:
                   f"{ours['seconds'] / base['seconds']:6.1f} {f'<{TARGETS_S[fmt]:g}s {ok}':>7} "
                   f"{ours['peak_mb']:13.0f} {ours['delta_mb']:8.0f} "
                   f"{base['peak_mb']:15.0f} {base['delta_mb']:8.0f}")
-        print("(targets apply to 1,000,000 points on 2 cores; timings are noisy on a shared machine)")
+        print("(targets: 1,000,000 points on 2 cores; timings are noisy on a shared machine)")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ from .validation import check_int, check_positive
 
 REQUIRED = ("uid", "time", "lat", "lon")
 
-__all__ = ["users", "select_user", "downsample", "resample", "summary", "time_slice", "path_length_m"]
+__all__ = [
+    "users", "select_user", "downsample", "resample", "summary", "time_slice", "path_length_m"
+]
 
 
 def _check(df: Any) -> pd.DataFrame:
@@ -47,7 +49,7 @@ def _ns(df: pd.DataFrame) -> np.ndarray:
 
 
 def _time_order(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """(permutation sorting by (uid, time), uid codes in that order) — robust to unsorted frames."""
+    """(permutation sorting by (uid, time), uid codes in that order): robust to unsorted input."""
     codes, _ = pd.factorize(df["uid"])
     order = np.lexsort((_ns(df), codes))
     return order, codes[order]
@@ -70,7 +72,7 @@ def select_user(df: pd.DataFrame, uid: Any) -> pd.DataFrame:
 
 
 def downsample(df: pd.DataFrame, max_points: int) -> pd.DataFrame:
-    """At most ``max_points`` rows, evenly spaced by position, always keeping the first and last row.
+    """At most ``max_points`` rows, evenly spaced by position, always keeping the first and last.
 
     For display. Positions are over the whole frame; call on one user (``select_user``) to keep
     each user's endpoints. A frame already that small is returned as a copy.

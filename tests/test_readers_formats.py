@@ -228,3 +228,13 @@ def test_directory_batches_equal_file_by_file_reading(tmp_path):
     ref = ref.sort_values(["uid", "time"], kind="stable").reset_index(drop=True)
     pd.testing.assert_frame_equal(df[ref.columns], ref)
     assert df.groupby("uid").size().to_dict() == {"000": 12, "001": 12, "002": 12, "0": 2, "1": 2, "2": 2}
+
+
+def test_extra_column_dtypes_survive(tmp_path):
+    df = pd.DataFrame({"uid": ["a", "a"], "time": pd.to_datetime(["2020-01-02", "2020-01-01"], utc=True),
+                       "lat": [1.0, 2.0], "lon": [3.0, 4.0],
+                       "count": pd.array([1, None], dtype="Int64"), "mode": pd.Categorical(["walk", "bus"])})
+    df.to_parquet(tmp_path / "x.parquet")
+    got = read_trajectories(tmp_path / "x.parquet")
+    assert str(got["count"].dtype) == "Int64" and isinstance(got["mode"].dtype, pd.CategoricalDtype)
+    assert got["mode"].tolist() == ["bus", "walk"] and got["count"].isna().tolist() == [True, False]

@@ -1,4 +1,4 @@
-"""Read trajectories from CSV, GeoLife ``.plt``, T-Drive ``.txt``, GPX and Parquet into one canonical frame.
+"""Read trajectories (CSV, GeoLife ``.plt``, T-Drive ``.txt``, GPX, Parquet) as one frame.
 
 ``read_trajectories(source)`` returns columns ``uid`` (str), ``time`` (datetime64[ns, UTC]),
 ``lat``, ``lon`` (float64, degrees), then every extra input column, sorted by ``(uid, time)`` with a
@@ -16,15 +16,18 @@ Decisions (what is an error, what is a warning):
   are never skipped: the file is refused and the first bad row named (with how many more exist),
   because silently analysing a different trajectory than the user uploaded is worse than failing.
 * **Repaired, with a** :class:`~lmdk_core.errors.DataWarning`: repeated timestamps for one user
-  (the first row in file order is kept; the warning gives the count and the first dropped line);
+  (the first row in file order is kept; the warning gives the count and the first dropped line;
+  across the files of a directory, the file read first wins: single files in path order, then
+  GeoLife and T-Drive files, which are parsed together);
   in a directory, files of unsupported formats and empty files are skipped and listed.
 * **Silent, by design**: unsorted input is sorted (stable, nothing lost); naive times are taken as
   UTC; numeric times are epoch seconds (milliseconds if every value is >= 1e11); hidden files in a
   directory (names starting with ``.``) are ignored.
 
 Other conventions: a file without a user-id column is one user whose id is the file stem
-(``trip.csv`` -> ``trip``; an unnamed upload, shown as ``<upload>``, -> ``upload``); only empty fields count as missing
-(``NA`` is text); gzip input is recognised by its magic bytes (``trip.csv.gz``).
+(``trip.csv`` -> ``trip``; an unnamed upload, shown as ``<upload>``, -> ``upload``); only empty
+fields count as missing (``NA`` is text); gzip input is recognised by its magic bytes
+(``trip.csv.gz``); ``max_bytes`` counts every file of a directory.
 """
 
 from __future__ import annotations
@@ -60,14 +63,17 @@ __all__ = ["FORMATS", "read_trajectories"]
 
 
 def _list(names: list[str], limit: int = 5) -> str:
-    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
 
 
 def _is_blank(src: Source) -> bool:
     return not src.head(4096).strip() and not src.read().strip()
 
 
-def read_trajectories(source: Any, format: str = "auto", *, max_bytes: int | None = None) -> pd.DataFrame:
+def read_trajectories(
+    source: Any, format: str = "auto", *, max_bytes: int | None = None
+) -> pd.DataFrame:
     """Load trajectories from a file path, a directory (recursively) or an open/uploaded file.
 
     ``format``: ``"auto"`` (by extension, then content) or one of :data:`FORMATS` (aliases ``plt``,
@@ -101,19 +107,27 @@ def read_trajectories(source: Any, format: str = "auto", *, max_bytes: int | Non
                 raise TrajectoryFormatError("file is empty", source=src.name)
             found = detect_format(src) if fmt == "auto" else fmt
             if found is None:
-                raise TrajectoryFormatError(f"unknown format (supported: {_SUPPORTED})", source=src.name)
+                raise TrajectoryFormatError(
+                    f"unknown format (supported: {_SUPPORTED})", source=src.name
+                )
         frames.append(READERS[found](src, report))
     for found, group in batches.items():
         df = BATCH_READERS[found](group, report, name) if len(group) > 1 else None
         frames.extend([df] if df is not None else [READERS[found](src, report) for src in group])
     if is_dir:
         if skipped:
-            report.insert(0, f"{name}: skipped {len(skipped)} file(s) not in a supported format: {_list(skipped)}")
+            report.insert(
+                0,
+                f"{name}: skipped {len(skipped)} file(s) not in a supported format: "
+                f"{_list(skipped)}",
+            )
         if empty:
             report.insert(0, f"{name}: skipped {len(empty)} empty file(s): {_list(empty)}")
         if not frames:
             seen = f"skipped: {_list(empty + skipped)}; " if empty or skipped else ""
-            raise TrajectoryFormatError(f"no trajectory files found ({seen}supported: {_SUPPORTED})", source=name)
+            raise TrajectoryFormatError(
+                f"no trajectory files found ({seen}supported: {_SUPPORTED})", source=name
+            )
     if len(frames) == 1:
         df = frames[0]
     else:

@@ -50,7 +50,7 @@ def read_text_batch(
     drop: tuple[str, ...] = (),
     **read_kwargs,
 ) -> pd.DataFrame | None:
-    """Canonical frame of all ``srcs`` parsed together, or None if the batch parse is not row-exact."""
+    """Canonical frame of all ``srcs`` parsed together; None if the parse is not row-exact."""
     bodies, line_arrays = [], []
     for src in srcs:
         body, lines = _body(src, skip_lines, what)
@@ -64,7 +64,8 @@ def read_text_batch(
     except TrajectoryFormatError as exc:
         if exc.line is None:
             raise
-        k = int(np.searchsorted(np.cumsum(raw_lines), exc.line))  # which file holds that joined line
+        # which file holds that line of the joined text, and its line within the file
+        k = int(np.searchsorted(np.cumsum(raw_lines), exc.line))
         local = exc.line - int(raw_lines[:k].sum()) + skip_lines
         raise TrajectoryFormatError(exc.reason, source=srcs[k].name, line=local) from None
     if len(raw) != counts.sum():

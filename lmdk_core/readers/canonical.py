@@ -1,4 +1,4 @@
-"""Column mapping and validation into the canonical trajectory frame, then sorting and de-duplication.
+"""Column mapping and validation into the canonical trajectory frame, then sorting and de-duping.
 
 Canonical frame: ``uid`` (str), ``time`` (datetime64[ns, UTC]), ``lat``, ``lon`` (float64, degrees),
 then every other input column unchanged. All checks are vectorised; only the first offending row is
@@ -50,7 +50,7 @@ def _by_lower(columns: Iterable) -> dict[str, str]:
 
 
 def map_columns(columns: Iterable, loc: Locator) -> ColumnMap:
-    """Recognise the canonical columns case-insensitively; raise naming what is missing and what was found."""
+    """Find the canonical columns case-insensitively; raise naming what is missing and found."""
     columns = list(columns)
     low = _by_lower(columns)
     lat = next((low[n] for n in LAT_NAMES if n in low), None)
@@ -132,12 +132,15 @@ def _coordinate(col: pd.Series, what: str, limit: float, problems: _Problems) ->
     problems.add(np.isinf(values), lambda r: f"{what} {values[r]} is not finite")
     with np.errstate(invalid="ignore"):
         out = np.abs(values) > limit
-    problems.add(out & np.isfinite(values), lambda r: f"{what} {_fmt(values[r])} outside [-{limit:g}, {limit:g}]")
+    problems.add(
+        out & np.isfinite(values),
+        lambda r: f"{what} {_fmt(values[r])} outside [-{limit:g}, {limit:g}]",
+    )
     return values
 
 
 def _epoch_ns(values: np.ndarray, problems: _Problems) -> np.ndarray:
-    """Epoch seconds (milliseconds when every |value| >= 1e11) to int64 ns; out-of-range reported."""
+    """Epoch seconds (milliseconds if every |value| >= 1e11) to int64 ns; out-of-range reported."""
     finite = np.isfinite(values)
     problems.add(np.isnan(values), lambda r: "missing time")
     unit_ns = 1_000_000 if finite.any() and np.abs(values[finite]).min() >= 1e11 else 1_000_000_000
@@ -166,7 +169,8 @@ def _datetimes_ns(t: pd.Series, problems: _Problems, shown: pd.Series | None = N
     ticks = arr.view(np.int64)
     per_ns = np.timedelta64(1, unit) // np.timedelta64(1, "ns")
     nat = ticks == np.iinfo(np.int64).min
-    out = ~nat & ((ticks < pd.Timestamp.min.value // per_ns + 1) | (ticks > pd.Timestamp.max.value // per_ns))
+    lo, hi = pd.Timestamp.min.value // per_ns + 1, pd.Timestamp.max.value // per_ns
+    out = ~nat & ((ticks < lo) | (ticks > hi))
     label = shown if shown is not None else t
     problems.add(out, lambda r: f"time {str(label.iloc[r]).strip()!r} {_RANGE_TEXT}")
     ok = ~nat & ~out
@@ -220,7 +224,7 @@ def _combine_date_time(date: pd.Series, time: pd.Series) -> pd.Series:
 def _uid(col: pd.Series | None, n: int, default_uid: str, problems: _Problems) -> pd.Series:
     """User ids as str; integral floats lose their ``.0``; missing/blank ids are reported."""
     if col is None:
-        return pd.Series(np.full(n, default_uid, dtype=object), dtype="str")
+        return pd.Series(pd.array([default_uid], dtype="str").take(np.zeros(n, dtype=np.intp)))
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
     uniques = pd.Index(uniques)
     if pd.api.types.is_float_dtype(uniques.dtype) and np.all(np.mod(uniques.to_numpy(), 1) == 0):
@@ -230,12 +234,14 @@ def _uid(col: pd.Series | None, n: int, default_uid: str, problems: _Problems) -
     if labels.size:
         missing |= (labels == "")[np.maximum(codes, 0)]
     problems.add(missing, lambda r: "missing user id")
-    # expand the few distinct labels by index (fast for string arrays) instead of a per-row object array
+    # expand the few distinct labels by index (fast for string arrays), not a per-row object array
     return pd.Series(pd.array(np.append(labels, ""), dtype="str").take(codes))
 
 
-def to_canonical(raw: pd.DataFrame, cmap: ColumnMap, loc: Locator, default_uid: str) -> pd.DataFrame:
-    """Validate ``raw`` and return the canonical frame in input order (raises on the first bad row)."""
+def to_canonical(
+    raw: pd.DataFrame, cmap: ColumnMap, loc: Locator, default_uid: str
+) -> pd.DataFrame:
+    """Validate ``raw``; return the canonical frame in input order (raise on the first bad row)."""
     n = len(raw)
     if n == 0:
         raise loc.error("no data rows")
@@ -267,11 +273,13 @@ def to_canonical(raw: pd.DataFrame, cmap: ColumnMap, loc: Locator, default_uid: 
             name = str(col)
             while name in out.columns:
                 name += "_orig"
-            out[name] = raw[col].to_numpy()
+            out[name] = raw[col].array  # positional, dtype kept (nullable ints, categories, ...)
     return out
 
 
-def finalize(df: pd.DataFrame, name: str, report: list[str], loc: Locator | None = None) -> pd.DataFrame:
+def finalize(
+    df: pd.DataFrame, name: str, report: list[str], loc: Locator | None = None
+) -> pd.DataFrame:
     """Sort by (uid, time) (stable: file order among ties) and drop repeated (uid, time) rows.
 
     The first row of each repeated (uid, time) is kept; the number dropped is appended to ``report``
@@ -292,8 +300,8 @@ def finalize(df: pd.DataFrame, name: str, report: list[str], loc: Locator | None
         first = int((order[rows] if order is not None else rows).min())
         where = f"; first at {loc.where(first)}" if loc is not None else ""
         report.append(
-            f"{name}: dropped {k} row{'s' if k > 1 else ''} repeating a timestamp already seen for the "
-            f"same user (kept the first{where})"
+            f"{name}: dropped {k} row{'s' if k > 1 else ''} repeating a timestamp already seen "
+            f"for the same user (kept the first{where})"
         )
         df = df[~dup]
     return df.reset_index(drop=True)

@@ -1,4 +1,4 @@
-"""Delimited text with a header row (CSV, TSV, ``;``- or ``|``-separated; optionally gzip-compressed).
+"""Delimited text with a header row (CSV, TSV, ``;`` or ``|`` separated; optionally gzipped).
 
 Columns are recognised case-insensitively (see :mod:`.canonical`); the separator is sniffed from the
 first lines. The user-id and coordinate columns are parsed with fixed types (ids stay text, so
@@ -30,6 +30,7 @@ def read_csv_source(src: Source, report: list[str]) -> pd.DataFrame:
     if cmap.date is not None:
         dtype[cmap.time] = str
     raw = read_delimited(data, loc, sep=sep, dtype=dtype)
+    cmap = map_columns(raw.columns, loc)  # the parser's own column names are authoritative
     loc = Locator.for_text(src.name, data, header_lines=1)
     df = to_canonical(raw, cmap, loc, default_uid=stem(src.name))
     return finalize(df, src.name, report, loc)

@@ -42,7 +42,9 @@ def normalise_format(fmt: str) -> str:
     key = fmt.strip().lower()
     key = _ALIASES.get(key, key)
     if key != "auto" and key not in FORMATS:
-        raise ParameterError(f"unknown format {fmt!r}; expected 'auto' or one of {', '.join(FORMATS)}")
+        raise ParameterError(
+            f"unknown format {fmt!r}; expected 'auto' or one of {', '.join(FORMATS)}"
+        )
     return key
 
 
@@ -56,7 +58,7 @@ def first_line(head: bytes) -> bytes:
 
 
 def extension_format(name: str) -> str | None:
-    """Format implied by the extension of ``name`` (``.txt`` -> ``"txt"``: needs content), or None."""
+    """Format implied by the extension of ``name`` (``.txt`` -> ``"txt"``: ask content), or None."""
     base = inner_name(name).lower()
     dot = base.rfind(".")
     ext = base[dot:] if dot > 0 else ""
@@ -92,8 +94,8 @@ def sniff_content(head: bytes) -> str | None:
 def detect_format(src: Source, *, in_directory: bool = False) -> str | None:
     """Format of ``src`` from its extension, then its content; None when unrecognised.
 
-    In a directory only supported extensions count, and a ``.txt`` must be T-Drive or have a header
-    naming latitude and longitude (so GeoLife's ``labels.txt`` or a README is skipped, not an error).
+    In a directory only supported extensions count, and a ``.txt`` must be T-Drive or have a
+    header naming latitude and longitude (so GeoLife's ``labels.txt`` is skipped, not an error).
     """
     fmt = extension_format(src.name)
     if fmt == "txt":

@@ -25,7 +25,7 @@ _WHAT = f"a GeoLife .plt has {HEADER_LINES} header lines, then points"
 
 
 def geolife_uid(src: Source) -> str:
-    """``<user>`` from ``.../<user>/Trajectory/<file>.plt`` (display name or real path), else the stem."""
+    """``<user>`` from ``.../<user>/Trajectory/<file>.plt`` (shown or real path), else the stem."""
     for parts in (PurePosixPath(src.name).parts, src.path.resolve().parts if src.path else ()):
         if len(parts) >= 3 and parts[-2].lower() == "trajectory":
             return parts[-3]
@@ -43,7 +43,8 @@ def read_geolife_source(src: Source, report: list[str]) -> pd.DataFrame:
     raw = raw.drop(columns=["zero", "days"])
     loc = Locator.for_text(src.name, data, skip_lines=HEADER_LINES, header_lines=0)
     cmap = ColumnMap(lat="lat", lon="lon", time="time", date="date")
-    return finalize(to_canonical(raw, cmap, loc, default_uid=geolife_uid(src)), src.name, report, loc)
+    df = to_canonical(raw, cmap, loc, default_uid=geolife_uid(src))
+    return finalize(df, src.name, report, loc)
 
 
 def read_geolife_batch(srcs: list[Source], report: list[str], name: str) -> pd.DataFrame | None:

@@ -55,7 +55,9 @@ def read_gpx_source(src: Source, report: list[str]) -> pd.DataFrame:
     except ET.ParseError as exc:
         line = exc.position[0] if exc.position else None
         reason = str(exc).split(":")[0]
-        raise TrajectoryFormatError(f"malformed GPX/XML ({reason})", source=src.name, line=line) from None
+        raise TrajectoryFormatError(
+            f"malformed GPX/XML ({reason})", source=src.name, line=line
+        ) from None
     if _local(root.tag) != "gpx":
         raise loc.error(f"not a GPX file (root element is <{_local(root.tag)}>, expected <gpx>)")
     cols: dict[str, list] = {k: [] for k in ("lat", "lon", "time", "ele", "track", "segment")}

@@ -2,7 +2,7 @@
 
 Line numbers are computed only when a message needs them (errors, warnings), vectorised over the
 raw bytes: a "line" is what a text editor shows, and whitespace-only lines are skipped exactly as
-the pandas parsers skip them, so data row ``i`` maps to the ``i``-th non-blank line after the header.
+the pandas parsers skip them, so data row ``i`` is the ``i``-th non-blank line after the header.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ _WHITESPACE = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint8)
 
 
 def nonblank_line_numbers(data: bytes, skip_lines: int = 0) -> np.ndarray:
-    """1-based numbers of the non-blank lines of ``data``, ignoring its first ``skip_lines`` lines."""
+    """1-based numbers of the non-blank lines of ``data``, ignoring its first ``skip_lines``."""
     buf = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(buf == 10)
     starts = np.concatenate(([0], newlines + 1))
@@ -41,8 +41,10 @@ class Locator:
         self._lines: np.ndarray | None = None
 
     @classmethod
-    def for_text(cls, name: str, data: bytes, *, skip_lines: int = 0, header_lines: int = 1) -> Locator:
-        """Locator for a delimited text file: skip ``skip_lines`` raw lines, then ``header_lines`` non-blank ones."""
+    def for_text(
+        cls, name: str, data: bytes, *, skip_lines: int = 0, header_lines: int = 1
+    ) -> Locator:
+        """Locator for delimited text: ``skip_lines`` raw lines, then ``header_lines`` non-blank."""
         return cls(name, lambda: nonblank_line_numbers(data, skip_lines)[header_lines:])
 
     def line(self, row: int) -> int | None:
@@ -65,7 +67,7 @@ class Locator:
         return self.name
 
     def error(self, reason: str, row: int | None = None) -> TrajectoryFormatError:
-        """A :class:`TrajectoryFormatError` naming the file, the row's line (or row) and the reason."""
+        """A :class:`TrajectoryFormatError` naming the file, the line (or row) and the reason."""
         if row is None:
             return TrajectoryFormatError(reason, source=self.name)
         source = self.source(row)
@@ -81,7 +83,9 @@ class Locator:
 class BatchLocator(Locator):
     """Locator for rows concatenated from several files: each row knows its file and line."""
 
-    def __init__(self, name: str, sources: list[str], file_of_row: np.ndarray, line_of_row: np.ndarray):
+    def __init__(
+        self, name: str, sources: list[str], file_of_row: np.ndarray, line_of_row: np.ndarray
+    ):
         super().__init__(name, lambda: line_of_row)
         self._sources = sources
         self._file_of_row = file_of_row

@@ -34,14 +34,14 @@ def inner_name(name: str) -> str:
 
 
 def stem(name: str) -> str:
-    """Base name without directories, ``.gz`` and the format extension (``a/trip.csv.gz`` -> ``trip``)."""
+    """Base name without folders, ``.gz`` and format extension (``a/trip.csv.gz`` -> ``trip``)."""
     base = inner_name(Path(name).name).strip("<>")
     return base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
 
 
 @dataclass
 class Source:
-    """One input file: display ``name``, optional filesystem ``path``, or in-memory ``raw`` bytes."""
+    """One input file: display ``name``, and a filesystem ``path`` or in-memory ``raw`` bytes."""
 
     name: str
     path: Path | None = None
@@ -91,13 +91,15 @@ class Source:
         except (OSError, EOFError, zlib.error) as exc:
             raise TrajectoryFormatError(f"corrupt gzip data ({exc})", source=self.name) from None
         if self.max_bytes is not None and len(data) > self.max_bytes:
-            raise _too_large(self.name, f"more than {self.max_bytes:,} (decompressed)", self.max_bytes)
+            shown = f"more than {self.max_bytes:,} (decompressed)"
+            raise _too_large(self.name, shown, self.max_bytes)
         return data
 
 
 def _read_filelike(obj: Any, max_bytes: int | None) -> tuple[str | None, bytes]:
     name = getattr(obj, "name", None)
-    name = os.path.basename(str(name)) if isinstance(name, (str, os.PathLike)) and str(name) else None
+    ok = isinstance(name, (str, os.PathLike)) and str(name)
+    name = os.path.basename(str(name)) if ok else None
     if hasattr(obj, "seek"):
         try:
             obj.seek(0)
@@ -110,7 +112,7 @@ def _read_filelike(obj: Any, max_bytes: int | None) -> tuple[str | None, bytes]:
         raise ParameterError(f"source.read() returned {type(data).__name__}, expected bytes or str")
     data = bytes(data)
     if max_bytes is not None and len(data) > max_bytes:
-        raise _too_large(name or "<input>", f"more than {max_bytes:,}", max_bytes)
+        raise _too_large(name or "<upload>", f"more than {max_bytes:,}", max_bytes)
     return name, data
 
 

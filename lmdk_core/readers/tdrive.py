@@ -1,4 +1,4 @@
-"""T-Drive taxi files (``.txt``): no header, one point per line as ``id,YYYY-MM-DD HH:MM:SS,lon,lat``.
+"""T-Drive taxi files (``.txt``): no header; one point per line, ``id,YYYY-MM-DD HH:MM:SS,lon,lat``.
 
 Note the order: **longitude before latitude**. Times are Beijing local time in the original data
 set but carry no zone; like every naive time here they are read as UTC (documented, not shifted).
@@ -26,7 +26,8 @@ def read_tdrive_source(src: Source, report: list[str]) -> pd.DataFrame:
     data = check_text(src.read(), loc)
     raw = read_delimited(data, loc, **_READ)
     loc = Locator.for_text(src.name, data, header_lines=0)
-    return finalize(to_canonical(raw, _CMAP, loc, default_uid=stem(src.name)), src.name, report, loc)
+    df = to_canonical(raw, _CMAP, loc, default_uid=stem(src.name))
+    return finalize(df, src.name, report, loc)
 
 
 def read_tdrive_batch(srcs: list[Source], report: list[str], name: str) -> pd.DataFrame | None:

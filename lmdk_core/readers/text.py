@@ -24,7 +24,7 @@ _C_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
 def check_text(data: bytes, loc: Locator) -> bytes:
-    """Return ``data`` without a UTF-8 BOM; raise if it is empty or not valid UTF-8 (with the line)."""
+    """``data`` without a UTF-8 BOM; raise if it is empty or not valid UTF-8 (naming the line)."""
     if not data[:4096].strip() and not data.strip():
         raise loc.error("file is empty")
     data = data.removeprefix(BOM)
@@ -44,13 +44,13 @@ def check_text(data: bytes, loc: Locator) -> bytes:
 
 
 def head_lines(data: bytes, n: int = 20, skip: int = 0) -> list[str]:
-    """Up to ``n`` non-blank lines (decoded) from the start of ``data``, after ``skip`` raw lines."""
+    """Up to ``n`` non-blank lines (decoded) from the start of ``data``, after ``skip`` lines."""
     lines = data[: 1 << 16].splitlines()[skip:]
     return [ln.decode("utf-8", "replace") for ln in lines if ln.strip()][:n]
 
 
 def sniff_separator(lines: list[str]) -> str:
-    """The separator among , ; TAB | that splits the header most often and consistently (default ``,``)."""
+    """The separator among , ; TAB | splitting the header most often, consistently (else ``,``)."""
     best, best_count = ",", 0
     for sep in SEPARATORS:
         counts = [ln.count(sep) for ln in lines]
@@ -87,7 +87,9 @@ def read_delimited(data: bytes, loc: Locator, **kwargs) -> pd.DataFrame:
         m = _C_LINE.search(str(exc))
         if m:
             raise TrajectoryFormatError(
-                f"expected {m.group(1)} fields, found {m.group(3)}", source=loc.name, line=int(m.group(2))
+                f"expected {m.group(1)} fields, found {m.group(3)}",
+                source=loc.name,
+                line=int(m.group(2)),
             ) from None
         raise loc.error(f"cannot parse as delimited text ({_short(exc)})") from None
     except (ValueError, pd.errors.EmptyDataError) as exc:
