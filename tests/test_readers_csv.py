@@ -39,6 +39,10 @@ def write_csv(path, header, rows, sep=","):
     return path
 
 
+def utc(*stamps: str) -> list[pd.Timestamp]:
+    return [pd.Timestamp(s, tz="UTC") for s in stamps]
+
+
 def assert_canonical(df: pd.DataFrame) -> None:
     assert list(df.columns[:4]) == ["uid", "time", "lat", "lon"]
     assert pd.api.types.is_string_dtype(df["uid"])
@@ -85,7 +89,8 @@ def test_separator_is_sniffed(tmp_path, sep):
 
 def test_epoch_seconds_integer_and_fractional(tmp_path):
     secs = [1_600_000_000, 1_600_000_030.25, 1_600_000_001.5]
-    path = write_csv(tmp_path / "e.csv", ["uid", "time", "lat", "lon"], [("u", s, 1.0, 2.0) for s in secs])
+    rows = [("u", s, 1.0, 2.0) for s in secs]
+    path = write_csv(tmp_path / "e.csv", ["uid", "time", "lat", "lon"], rows)
     df = read_trajectories(path)
     ref = sorted(pd.Timestamp(int(s * 1000), unit="ms", tz="UTC") for s in secs)
     assert list(df["time"]) == ref
@@ -93,26 +98,32 @@ def test_epoch_seconds_integer_and_fractional(tmp_path):
 
 def test_epoch_milliseconds_are_recognised(tmp_path):
     ms = [1_600_000_000_123, 1_600_000_060_000]
-    path = write_csv(tmp_path / "e.csv", ["uid", "time", "lat", "lon"], [("u", m, 1.0, 2.0) for m in ms])
-    assert list(read_trajectories(path)["time"]) == [pd.Timestamp(m, unit="ms", tz="UTC") for m in ms]
+    rows = [("u", m, 1.0, 2.0) for m in ms]
+    path = write_csv(tmp_path / "e.csv", ["uid", "time", "lat", "lon"], rows)
+    expected = [pd.Timestamp(m, unit="ms", tz="UTC") for m in ms]
+    assert list(read_trajectories(path)["time"]) == expected
 
 
 def test_iso_offsets_are_converted_to_utc_and_naive_times_taken_as_utc(tmp_path):
     rows = [("u", "2020-01-01T10:00:00+02:00", 1, 2), ("u", "2020-01-01 09:00:00", 1, 2)]
     df = read_trajectories(write_csv(tmp_path / "tz.csv", ["uid", "time", "lat", "lon"], rows))
-    assert list(df["time"]) == [pd.Timestamp("2020-01-01 08:00", tz="UTC"), pd.Timestamp("2020-01-01 09:00", tz="UTC")]
+    assert list(df["time"]) == utc("2020-01-01 08:00", "2020-01-01 09:00")
 
 
 def test_non_iso_times_are_parsed_with_an_inferred_format(tmp_path):
     rows = [("u", "03/15/2020 10:00:00", 1, 2), ("u", "03/16/2020 11:30:00", 1, 2)]
     df = read_trajectories(write_csv(tmp_path / "us.csv", ["uid", "time", "lat", "lon"], rows))
-    assert list(df["time"]) == [pd.Timestamp("2020-03-15 10:00", tz="UTC"), pd.Timestamp("2020-03-16 11:30", tz="UTC")]
+    assert list(df["time"]) == utc("2020-03-15 10:00", "2020-03-16 11:30")
 
 
 def test_date_and_time_columns_are_combined(tmp_path):
-    rows = [("u", "2008-10-23", "02:53:04", 39.9, 116.3), ("u", "2008-10-24", "00:00:01", 39.9, 116.3)]
-    df = read_trajectories(write_csv(tmp_path / "dt.csv", ["uid", "Date", "Time", "lat", "lon"], rows))
-    assert list(df["time"]) == [pd.Timestamp("2008-10-23 02:53:04", tz="UTC"), pd.Timestamp("2008-10-24 00:00:01", tz="UTC")]
+    rows = [
+        ("u", "2008-10-23", "02:53:04", 39.9, 116.3),
+        ("u", "2008-10-24", "00:00:01", 39.9, 116.3),
+    ]
+    path = write_csv(tmp_path / "dt.csv", ["uid", "Date", "Time", "lat", "lon"], rows)
+    df = read_trajectories(path)
+    assert list(df["time"]) == utc("2008-10-23 02:53:04", "2008-10-24 00:00:01")
     assert "Date" not in df.columns and "Time" not in df.columns
 
 
@@ -151,7 +162,8 @@ def test_gzip_csv_by_extension_and_by_content(tmp_path):
 
 
 def test_bom_and_blank_lines_and_crlf(tmp_path):
-    text = "\ufeffuid,time,lat,lon,place\r\n\r\n" + "\r\n".join(",".join(map(str, r)) for r in ROWS) + "\r\n\r\n"
+    body = "\r\n".join(",".join(map(str, r)) for r in ROWS)
+    text = "\ufeffuid,time,lat,lon,place\r\n\r\n" + body + "\r\n\r\n"
     path = tmp_path / "win.csv"
     path.write_bytes(text.encode("utf-8"))
     compare(read_trajectories(path), expected_frame())
@@ -179,7 +191,8 @@ def test_whitespace_around_values_is_tolerated(tmp_path):
     path = tmp_path / "ws.csv"
     path.write_text("uid,time,lat,lon\n u1 , 2020-01-01 00:00:00 , 39.5 , 116.5 \n")
     df = read_trajectories(path)
-    assert df["uid"].tolist() == ["u1"] and df["lat"].tolist() == [39.5] and df["lon"].tolist() == [116.5]
+    assert df["uid"].tolist() == ["u1"]
+    assert df["lat"].tolist() == [39.5] and df["lon"].tolist() == [116.5]
     assert df["time"].tolist() == [pd.Timestamp("2020-01-01", tz="UTC")]
 
 
@@ -190,11 +203,13 @@ def test_large_csv_uses_fast_path_and_matches_reference(tmp_path):
     uid = rng.choice(["001", "002", "003"], n)
     secs = rng.integers(1_500_000_000, 1_500_100_000, n)
     lat, lon = rng.uniform(-90, 90, n).round(6), rng.uniform(-180, 180, n).round(6)
-    ref = pd.DataFrame({"uid": uid, "time": pd.to_datetime(secs, unit="s", utc=True).as_unit("ns"), "lat": lat, "lon": lon})
+    time = pd.to_datetime(secs, unit="s", utc=True).as_unit("ns")
+    ref = pd.DataFrame({"uid": uid, "time": time, "lat": lat, "lon": lon})
     path = tmp_path / "big.csv"
     ref.to_csv(path, index=False)
     assert path.stat().st_size > 1 << 20
-    ref = ref.drop_duplicates(["uid", "time"]).sort_values(["uid", "time"], kind="stable").reset_index(drop=True)
+    ref = ref.drop_duplicates(["uid", "time"]).sort_values(["uid", "time"], kind="stable")
+    ref = ref.reset_index(drop=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
         df = read_trajectories(path)

@@ -12,11 +12,16 @@ from lmdk_core import LmdkError, ParameterError, TrajectoryFormatError, read_tra
 
 HEADER = "uid,time,lat,lon"
 GOOD = "u,2020-01-01T00:00:{:02d}Z,39.9,116.4"
+PLT_HEAD = (
+    "Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n"
+    "0,2,255,My Track,0,0,2,8421376\n0\n"
+)
 
 
 def csv_with(bad_row: str, before: int = 3, after: int = 2, header: str = HEADER) -> str:
     """A CSV whose bad row sits on line ``before + 2`` (header is line 1)."""
-    rows = [GOOD.format(k) for k in range(before)] + [bad_row] + [GOOD.format(50 + k) for k in range(after)]
+    rows = [GOOD.format(k) for k in range(before)] + [bad_row]
+    rows += [GOOD.format(50 + k) for k in range(after)]
     return header + "\n" + "\n".join(rows) + "\n"
 
 
@@ -64,22 +69,26 @@ def test_issue_example_message_exactly(tmp_path):
 
 
 def test_first_bad_row_is_reported_with_count_of_others(tmp_path):
-    text = HEADER + "\n" + GOOD.format(0) + "\nu,x,39.9,116.4\nu,2020-01-01T00:00:09Z,95,116.4\nu,y,39.9,116.4\n"
+    bad = "u,x,39.9,116.4\nu,2020-01-01T00:00:09Z,95,116.4\nu,y,39.9,116.4\n"
+    text = HEADER + "\n" + GOOD.format(0) + "\n" + bad
     path = tmp_path / "many.csv"
     path.write_text(text)
     msg = str(raises(path))
-    assert msg.startswith("many.csv line 3: cannot parse time 'x'") and "(and 2 more bad rows)" in msg
+    assert msg.startswith("many.csv line 3: cannot parse time 'x'")
+    assert "(and 2 more bad rows)" in msg
 
 
 def test_blank_lines_count_in_line_numbers(tmp_path):
     path = tmp_path / "gaps.csv"
-    path.write_text(HEADER + "\n\n" + GOOD.format(0) + "\n   \n\n" + "u,2020-01-01T00:00:05Z,91,0\n")
+    bad = "u,2020-01-01T00:00:05Z,91,0\n"
+    path.write_text(HEADER + "\n\n" + GOOD.format(0) + "\n   \n\n" + bad)
     err = raises(path)
     assert err.line == 6 and "latitude 91 outside" in str(err)
 
 
 def test_bad_value_in_large_file_found_on_fast_path(tmp_path):
-    rows = [GOOD.format(k % 60).replace("00:00:", f"{k // 3600 % 24:02d}:{k // 60 % 60:02d}:") for k in range(40_000)]
+    stamp = "u,2020-01-01T{:02d}:{:02d}:{:02d}Z,39.9,116.4"
+    rows = [stamp.format(k // 3600 % 24, k // 60 % 60, k % 60) for k in range(40_000)]
     rows[25_000] = "u,2020-01-02T00:00:00Z,39.9,west"
     path = tmp_path / "big.csv"
     path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
@@ -103,7 +112,9 @@ def test_only_latitude_missing(tmp_path):
     assert "missing latitude column" in msg and "longitude" not in msg.split("(")[0]
 
 
-@pytest.mark.parametrize("content", [b"", b"   \n\n", b"\n"], ids=["zero-bytes", "whitespace", "newline"])
+@pytest.mark.parametrize(
+    "content", [b"", b"   \n\n", b"\n"], ids=["zero-bytes", "whitespace", "newline"]
+)
 def test_empty_file(tmp_path, content):
     path = tmp_path / "empty.csv"
     path.write_bytes(content)
@@ -118,9 +129,11 @@ def test_header_only_has_no_data_rows(tmp_path):
 
 def test_non_utf8_bytes_name_line(tmp_path):
     path = tmp_path / "latin1.csv"
-    path.write_bytes((HEADER + "\n" + GOOD.format(0) + "\nZürich,2020-01-01T00:00:01Z,1,2\n").encode("latin-1"))
+    text = HEADER + "\n" + GOOD.format(0) + "\nZürich,2020-01-01T00:00:01Z,1,2\n"
+    path.write_bytes(text.encode("latin-1"))
     err = raises(path)
-    assert err.line == 3 and "not valid UTF-8" in str(err) and str(err).startswith("latin1.csv line 3")
+    assert err.line == 3 and "not valid UTF-8" in str(err)
+    assert str(err).startswith("latin1.csv line 3")
 
 
 def test_unknown_format(tmp_path):
@@ -174,7 +187,7 @@ def test_corrupt_gzip(tmp_path):
 
 
 def test_geolife_errors_count_the_six_header_lines(tmp_path):
-    head = "Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n"
+    head = PLT_HEAD
     good = "39.98,116.31,0,492,39744.12,2008-10-23,02:53:04\n"
     path = tmp_path / "a.plt"
     path.write_text(head + good + "39.98,216.31,0,492,39744.13,2008-10-23,02:53:10\n")
@@ -212,8 +225,13 @@ def test_gpx_without_times_is_an_error(tmp_path):
 def test_gpx_bad_point_and_malformed_xml_and_no_tracks(tmp_path):
     path = tmp_path / "g.gpx"
     path.write_text(
-        GPX_NO_TIME.replace('<trkpt lat="1" lon="2"></trkpt>', '<trkpt lat="1" lon="2"><time>2020-01-01T00:00:00Z</time></trkpt>')
-        .replace('<trkpt lat="1" lon="3"></trkpt>', '<trkpt lat="100" lon="3"><time>2020-01-01T00:00:01Z</time></trkpt>')
+        GPX_NO_TIME.replace(
+            '<trkpt lat="1" lon="2"></trkpt>',
+            '<trkpt lat="1" lon="2"><time>2020-01-01T00:00:00Z</time></trkpt>',
+        ).replace(
+            '<trkpt lat="1" lon="3"></trkpt>',
+            '<trkpt lat="100" lon="3"><time>2020-01-01T00:00:01Z</time></trkpt>',
+        )
     )
     err = raises(path)
     assert err.line == 5 and "latitude 100 outside" in str(err)
@@ -225,8 +243,8 @@ def test_gpx_bad_point_and_malformed_xml_and_no_tracks(tmp_path):
 
 
 def test_parquet_errors_say_row(tmp_path):
-    df = pd.DataFrame({"uid": ["a", "a", "a"], "time": pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03"]),
-                       "lat": [1.0, 2.0, 91.0], "lon": [0.0, 0.0, 0.0]})
+    time = pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03"])
+    df = pd.DataFrame({"uid": ["a"] * 3, "time": time, "lat": [1.0, 2.0, 91.0], "lon": [0.0] * 3})
     path = tmp_path / "d.parquet"
     df.to_parquet(path)
     err = raises(path)
@@ -238,7 +256,7 @@ def test_parquet_errors_say_row(tmp_path):
 
 
 def test_errors_in_a_batched_tree_name_the_right_file_and_line(tmp_path):
-    head = "Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n"
+    head = PLT_HEAD
     rows = [f"39.98,116.31,0,492,39744.12,2008-10-23,02:53:0{k}" for k in range(5)]
     traj = tmp_path / "Data" / "004" / "Trajectory"
     traj.mkdir(parents=True)
@@ -252,9 +270,11 @@ def test_errors_in_a_batched_tree_name_the_right_file_and_line(tmp_path):
     ragged[1] += ",surplus"
     (traj / "b.plt").write_text(head + "\n".join(ragged) + "\n")
     err = raises(tmp_path)
-    assert err.source == "Data/004/Trajectory/b.plt" and err.line == 8 and "expected 7 fields, found 8" in str(err)
+    assert err.source == "Data/004/Trajectory/b.plt" and err.line == 8
+    assert "expected 7 fields, found 8" in str(err)
     other_day = [r.replace("2008-10-23", "2008-10-24") for r in rows]
     dup = other_day + [other_day[2]]
     (traj / "b.plt").write_text(head + "\n".join(dup) + "\n")
-    with pytest.warns(UserWarning, match=r"dropped 1 row .*first at Data/004/Trajectory/b.plt line 12"):
+    pattern = r"dropped 1 row .*first at Data/004/Trajectory/b.plt line 12"
+    with pytest.warns(UserWarning, match=pattern):
         read_trajectories(tmp_path)

@@ -18,6 +18,7 @@ from hypothesis.extra.pandas import column, data_frames, range_indexes
 
 from lmdk_core import DataWarning, read_trajectories
 
+UID_ALPHABET = string.ascii_letters + string.digits + "_-"
 # 1970..2200 in ns (inside the datetime64[ns] range), some with sub-second parts
 _T0, _T1 = 0, 7_258_118_400 * 10**9
 times_ns = st.one_of(
@@ -27,7 +28,7 @@ times_ns = st.one_of(
 
 frames = data_frames(
     columns=[
-        column("uid", elements=st.text(string.ascii_letters + string.digits + "_-", min_size=1, max_size=5)),
+        column("uid", elements=st.text(UID_ALPHABET, min_size=1, max_size=5)),
         column("t", elements=times_ns),
         column("lat", elements=st.floats(-90, 90, allow_nan=False)),
         column("lon", elements=st.floats(-180, 180, allow_nan=False)),

@@ -11,7 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lmdk_core import ParameterError
-from lmdk_core.trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
+from lmdk_core.trajectory import (
+    downsample,
+    path_length_m,
+    resample,
+    select_user,
+    summary,
+    time_slice,
+    users,
+)
 
 
 def make(n_per_user=(5, 3), seed=0) -> pd.DataFrame:
@@ -95,7 +103,8 @@ def test_time_slice_inclusive_bounds_and_naive_is_utc():
 
 def haversine_ref(lat1, lon1, lat2, lon2, r=6_371_008.8):
     p1, p2 = math.radians(lat1), math.radians(lat2)
-    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    dl = math.radians(lon2 - lon1)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
     return 2 * r * math.asin(math.sqrt(a))
 
 
