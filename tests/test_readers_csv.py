@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+from decimal import Decimal
 import warnings
 
 import numpy as np
@@ -214,3 +215,27 @@ def test_large_csv_uses_fast_path_and_matches_reference(tmp_path):
         warnings.simplefilter("ignore", DataWarning)
         df = read_trajectories(path)
     compare(df, ref)
+
+
+TIME_FORMS = {
+    "date-only": lambda i: f"2020-{1 + i % 12:02d}-{1 + i % 28:02d}",
+    "iso-millis": lambda i: f"2020-01-01T{i % 24:02d}:{i % 60:02d}:{i % 59:02d}.{i % 1000:03d}",
+    "mixed-offsets": lambda i: f"2020-01-01T{i % 24:02d}:{i % 60:02d}:00{'+01:00' if i % 2 else 'Z'}",
+    "epoch-float": lambda i: f"{1.6e9 + i * 0.25:.2f}",
+}
+
+
+@pytest.mark.parametrize("form", TIME_FORMS)
+def test_time_forms_on_the_fast_path(tmp_path, form):
+    """Files over 1 MiB take the pyarrow path: times must match pandas' own parse of the text."""
+    times = [TIME_FORMS[form](i) for i in range(60_000)]
+    path = tmp_path / "t.csv"
+    path.write_text("uid,time,lat,lon\n" + "".join(f"u{i},{t},1,2\n" for i, t in enumerate(times)))
+    assert path.stat().st_size > 1 << 20
+    if form == "epoch-float":  # exact decimal arithmetic, not float
+        ref = pd.Series([pd.Timestamp(int(Decimal(t) * 10**9), tz="UTC") for t in times])
+    else:
+        ref = pd.to_datetime(pd.Series(times), utc=True, format="ISO8601")
+    df = read_trajectories(path)
+    got = dict(zip(df["uid"], df["time"]))
+    assert [got[f"u{i}"] for i in range(len(times))] == ref.tolist()
