@@ -68,6 +68,13 @@ def test_issue_example_message_exactly(tmp_path):
     assert str(raises(path)) == "trip.csv line 14: latitude 123.4 outside [-90, 90]"
 
 
+def test_decimal_comma_gets_a_hint(tmp_path):
+    path = tmp_path / "eu.csv"
+    path.write_text("lat;lon;time\n39,9;116,4;2020-01-01\n")
+    msg = str(raises(path))
+    assert msg == "eu.csv line 2: latitude '39,9' is not a number (use '.' as the decimal separator)"
+
+
 def test_first_bad_row_is_reported_with_count_of_others(tmp_path):
     bad = "u,x,39.9,116.4\nu,2020-01-01T00:00:09Z,95,116.4\nu,y,39.9,116.4\n"
     text = HEADER + "\n" + GOOD.format(0) + "\n" + bad

@@ -25,6 +25,7 @@ UID_NAMES = ("uid", "user", "user_id", "userid", "id", "taxi_id")
 CANONICAL = ("uid", "time", "lat", "lon")
 
 _NUMERIC = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+_DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
 _CLOCK = re.compile(r"^\s*\d{1,2}:\d{2}")
 # datetime64[ns] bounds, in seconds since the epoch
 _MIN_S, _MAX_S = pd.Timestamp.min.value / 1e9, pd.Timestamp.max.value / 1e9
@@ -110,6 +111,11 @@ def _blank(col: pd.Series, rows: np.ndarray) -> np.ndarray:
     return (sub.isna() | (sub.astype(str).str.strip() == "")).to_numpy()
 
 
+def _not_a_number(what: str, text: str) -> str:
+    hint = " (use '.' as the decimal separator)" if _DECIMAL_COMMA.match(text) else ""
+    return f"{what} {text!r} is not a number{hint}"
+
+
 def _numbers(col: pd.Series, what: str, problems: _Problems) -> np.ndarray:
     """float64 values of ``col``; non-numeric text is reported, missing values are NaN."""
     if pd.api.types.is_numeric_dtype(col.dtype):
@@ -122,7 +128,7 @@ def _numbers(col: pd.Series, what: str, problems: _Problems) -> np.ndarray:
         literal_nan = (text.str.lower() == "nan").to_numpy()
         nonnum = np.zeros(values.size, dtype=bool)
         nonnum[nan_rows] = ~(_blank(col, nan_rows) | literal_nan)
-        problems.add(nonnum, lambda r: f"{what} {str(col.iloc[r]).strip()!r} is not a number")
+        problems.add(nonnum, lambda r: _not_a_number(what, str(col.iloc[r]).strip()))
     return values
 
 
