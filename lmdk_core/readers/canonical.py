@@ -272,7 +272,8 @@ def to_canonical(
             "time": pd.DatetimeIndex(ns.view("datetime64[ns]"), tz="UTC"),
             "lat": lat,
             "lon": lon,
-        }
+        },
+        copy=False,  # lat/lon may be views of the parsed columns: no second copy of the data
     )
     for col in raw.columns:
         if col not in used:
