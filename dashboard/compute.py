@@ -20,13 +20,18 @@ from lmdk_core import landmarks as lm
 from lmdk_core import release as rl
 from lmdk_core import sample, stays
 
+CHART_POINTS = 1000
+"""Points per chart series in the page (min-max thinned, peaks kept): the browser redraws every
+chart on each interaction, and a few thousand points per trace made a click take seconds."""
+
 Places = tuple[tuple[float, float, float, str], ...]
 SESSION: dict[str, Any] = {"scope": "session", "show_spinner": False, "max_entries": 64}
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_resource(show_spinner=False)
 def sample_frame() -> pd.DataFrame:
-    """The bundled (public, synthetic) sample; safe to share between sessions."""
+    """The bundled (public, synthetic) sample; safe to share between sessions (never mutated:
+    every selection makes a new frame)."""
     return sample.load_sample()
 
 

@@ -13,6 +13,7 @@ from lmdk_core import accounting, figures
 from lmdk_core.errors import LmdkError, LmdkWarning
 
 from . import compute
+from .compute import CHART_POINTS
 from .privacy_section import Settings
 
 SOURCES = ("Estimated from this trajectory", "Synthetic preset")
@@ -93,7 +94,8 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
     )
     st.plotly_chart(
         figures.loss_figure(
-            release.eps, guarantee, s.epsilon, temporal=loss, landmark_loss=lm_loss, time=traj["time"]
+            release.eps, guarantee, s.epsilon, temporal=loss, landmark_loss=lm_loss, time=traj["time"],
+            max_points=CHART_POINTS,
         ),
         key="loss_chart",
         width="stretch",
@@ -161,6 +163,7 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, p_b: np.ndarray, p_f: np
         st.plotly_chart(
             figures.loss_figure(
                 eps_b, g_b, s.epsilon, temporal=loss_b, landmark_loss=lm_b, time=traj["time"],
+                max_points=CHART_POINTS,
                 title="Privacy loss with the TPL-bounded allocation",
             ),
             key="loss_bounded_chart",

@@ -15,6 +15,7 @@ from lmdk_core import release as rl
 from lmdk_core.errors import LmdkError
 
 from . import compute, state
+from .compute import CHART_POINTS
 
 SCHEME_LABELS = {
     "event": "Event-level (ε at every timestamp)",
@@ -124,7 +125,10 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
         "for landmark privacy to hold."
     )
     st.plotly_chart(
-        figures.allocation_figure(release.eps, mask, s.epsilon, time=traj["time"], guarantee=guarantee),
+        figures.allocation_figure(
+            release.eps, mask, s.epsilon, time=traj["time"], guarantee=guarantee,
+            max_points=CHART_POINTS,
+        ),
         key="allocation_chart",
         width="stretch",
     )
@@ -162,7 +166,9 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
     if mask.sum() == 0:
         st.caption("No landmark timestamps yet: with no landmarks every scheme protects each moment at ε.")
     st.plotly_chart(
-        figures.error_figure(err, release.published, time=traj["time"], landmarks=mask),
+        figures.error_figure(
+            err, release.published, time=traj["time"], landmarks=mask, max_points=CHART_POINTS
+        ),
         key="error_chart",
         width="stretch",
     )

@@ -138,12 +138,16 @@ def base_map(
     *,
     tiles: str | None = "none",
     max_points: int = 300,
+    max_line_points: int = 2000,
     height: str | int = "100%",
 ) -> LocalMap:
     """Deterministic base map: tiles, the true trajectory as one PolyLine plus downsampled points.
 
-    The content depends only on ``traj``, ``tiles`` and ``max_points`` (streamlit-folium keys the
-    map's identity on its content, so the base map must not change when places change).
+    The line has at most ``max_line_points`` vertices (evenly spaced, first and last kept; at city
+    zoom a few thousand vertices are indistinguishable from all of them and cost far less to
+    render and send). The content depends only on ``traj``, ``tiles`` and the two limits
+    (streamlit-folium keys the map's identity on its content, so the base map must not change
+    when places change).
     With ``tiles="none"`` the map shows a plain background and makes no outside request.
     """
     lat, lon = _latlon(traj)
@@ -162,7 +166,8 @@ def base_map(
         height=height,
     )
     _tile_layer(m, tiles)
-    line = _polyline(lat, lon, color=TRUE_COLOUR, weight=2, opacity=0.7)
+    keep = _display_index(len(lat), max_line_points)
+    line = _polyline(lat[keep], lon[keep], color=TRUE_COLOUR, weight=2, opacity=0.7)
     if line is not None:
         line.add_to(m)
     idx = _display_index(len(lat), max_points)

@@ -107,11 +107,16 @@ def _count(parent, cls) -> int:
 
 def test_base_map_is_one_polyline_plus_downsampled_points():
     traj = _traj(10_000)
-    m = maps.base_map(traj, max_points=120)
+    m = maps.base_map(traj, max_points=120, max_line_points=2000)
     assert _count(m, folium.PolyLine) == 1
     assert _count(m, folium.CircleMarker) <= 120
     line = next(ch for ch in m._children.values() if isinstance(ch, folium.PolyLine))
-    assert len(line.locations) == len(traj)
+    assert len(line.locations) <= 2000
+    assert line.locations[0] == pytest.approx([traj.lat.iloc[0], traj.lon.iloc[0]], abs=1e-6)
+    assert line.locations[-1] == pytest.approx([traj.lat.iloc[-1], traj.lon.iloc[-1]], abs=1e-6)
+    short = maps.base_map(traj.iloc[:500], max_line_points=2000)
+    line = next(ch for ch in short._children.values() if isinstance(ch, folium.PolyLine))
+    assert len(line.locations) == 500  # short trajectories are drawn with every point
     # first and last points are drawn as markers
     markers = [ch.location for ch in m._children.values() if isinstance(ch, folium.CircleMarker)]
     assert markers[0] == pytest.approx([traj.lat.iloc[0], traj.lon.iloc[0]], abs=1e-6)
