@@ -1,0 +1,122 @@
+"""Map click → fully updated page, in a real headless Chromium, against a no-op rerun baseline.
+
+Starts `streamlit run dashboard/app.py` on the bundled sample (tiles none), then
+  * baseline: press "r" (Streamlit's rerun key) with nothing changed, N times;
+  * click:    click the map at a new spot on the trajectory (adds a landmark place), N times.
+The clicks go to distinct long-stay places (lmdk_core.stays.suggest_places), so each one adds a
+place with landmark timestamps and changes the allocation. Each time is measured in the page's clock from the action until the script has run and stopped
+again and (for clicks) the allocation chart's data changed. The click time includes
+streamlit-folium's 250 ms debounce before it reports the click. Never fails on timing.
+
+Usage: python bench/bench_click.py [--clicks 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+import test_browser as tb  # noqa: E402  (server/browser helpers shared with the browser test)
+
+OBSERVE = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  window.__states = [];
+  new MutationObserver(() => window.__states.push(
+      [performance.now(), app.getAttribute('data-test-script-state')]))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+DONE = """([t0, before]) => {
+  // any state change since the action (a fast run's running/notRunning may be coalesced)
+  if (!window.__states.some(e => e[0] >= t0)) return false;
+  const app = document.querySelector("[data-testid='stApp']");
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (before === null) return true;
+  const d = document.querySelectorAll('.js-plotly-plot')[0];
+  return !!(d && d.data && JSON.stringify(d.data.map(t => t.y)) !== before);
+}"""
+
+
+VERBOSE = False
+
+
+def timed(page, action, before: str | None) -> float:
+    t0 = page.evaluate("performance.now()")
+    action()
+    try:
+        page.wait_for_function(DONE, arg=[t0, before], polling="raf", timeout=60_000)
+    except Exception:
+        print("timed out; script states since the action:",
+              page.evaluate("(t0) => window.__states.filter(e => e[0] >= t0)", t0), file=sys.stderr)
+        raise
+    end = page.evaluate("performance.now()")
+    if VERBOSE:
+        states = page.evaluate("(t0) => window.__states.filter(e => e[0] >= t0)", t0)
+        print("  ", [(round((t - t0) / 1000, 3), s) for t, s in states], f"done {(end - t0) / 1000:.3f}")
+    return (end - t0) / 1000.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clicks", type=int, default=5)
+    ap.add_argument("--verbose", action="store_true", help="print each run's script-state timeline")
+    args = ap.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
+
+    from playwright.sync_api import sync_playwright
+
+    from lmdk_core.sample import load_sample
+    from lmdk_core.stays import suggest_places
+
+    sample = load_sample()
+    first = sample[sample.uid == sample.uid.iloc[0]].reset_index(drop=True)
+    # distinct stay places (≥ 150 m apart), so every click adds a place with landmark timestamps
+    spots = suggest_places(first, top=args.clicks)
+
+    log = Path(tempfile.mkdtemp()) / "server.log"
+    port = tb.free_port()
+    proc = tb.start_server(port, log)
+    try:
+        with sync_playwright() as p:
+            browser = tb.launch(p)
+            page = browser.new_page(viewport={"width": 1366, "height": 1000})
+            page.goto(f"http://127.0.0.1:{port}/?tiles=none")
+            tb.wait_idle(page, settle_ms=800)
+            page.frame_locator(tb.MAP_FRAME).locator(".leaflet-container").wait_for(timeout=30_000)
+            page.evaluate(OBSERVE)
+
+            base = []
+            for _ in range(args.clicks):
+                page.mouse.click(700, 20)  # focus the page (an empty spot), not a widget
+                base.append(timed(page, lambda: page.keyboard.press("r"), None))
+                tb.wait_idle(page, settle_ms=200)
+
+            clicks = []
+            for _, row in spots.iterrows():
+                before = tb.chart_signature(page, 0)
+                pos = tb.map_point(page, float(row.lat), float(row.lon))
+                frame = page.frame_locator(tb.MAP_FRAME)
+                clicks.append(timed(page, lambda: frame.locator(".leaflet-container").click(position=pos), before))
+                tb.wait_idle(page, settle_ms=200)
+            browser.close()
+    finally:
+        tb.stop_server(proc)
+
+    med_b, med_c = statistics.median(base), statistics.median(clicks)
+    print(f"bundled sample, {len(first):,} points for the first user; {args.clicks} runs each")
+    print(f"no-op rerun ('r')           median {med_b:.3f} s   max {max(base):.3f} s")
+    print(f"map click -> page updated   median {med_c:.3f} s   max {max(clicks):.3f} s")
+    print(f"click / no-op rerun ratio   {med_c / med_b:.2f}x   (click includes the component's 250 ms debounce)")
+    print("caveat: shared 2-core machine; figures are noisy")
+
+
+if __name__ == "__main__":
+    main()
