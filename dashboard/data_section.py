@@ -67,7 +67,8 @@ def render() -> pd.DataFrame | None:
     )
     if st.session_state.source == "Upload files":
         st.file_uploader(
-            f"Trajectory files (CSV, GeoLife .plt, T-Drive .txt, Parquet, GeoJSON, ZIP; ≤ {MAX_UPLOAD_MB} MB each)",
+            f"Trajectory files (CSV/TSV, GeoLife .plt, T-Drive .txt, GPX, Parquet, also .gz; "
+            f"≤ {MAX_UPLOAD_MB} MB each)",
             accept_multiple_files=True,
             key=UPLOAD_KEY,
             on_change=_on_upload,

@@ -45,6 +45,11 @@ class Settings:
     seed: int
 
 
+def _number(x: float) -> str:
+    """Readable number: 3 significant digits below 1,000, thousands separators above."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
 def controls() -> Settings:
     """Privacy controls (sidebar)."""
     st.header("Privacy settings")
@@ -149,7 +154,7 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
     )
     c[2].metric(
         "Budget spent Σε_t",
-        f"{release.budget_spent:.3g}",
+        _number(release.budget_spent),
         help="Sum of ε_t over all timestamps. Landmark privacy only bounds landmarks plus any one "
         "other timestamp (G_t), so this can exceed ε.",
     )
