@@ -20,7 +20,7 @@ from lmdk_core import landmarks as lm
 from lmdk_core import release as rl
 from lmdk_core import sample, stays
 
-CHART_POINTS = 1000
+CHART_POINTS = 400
 """Points per chart series in the page (min-max thinned, peaks kept): the browser redraws every
 chart on each interaction, and a few thousand points per trace made a click take seconds."""
 

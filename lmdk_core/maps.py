@@ -101,7 +101,8 @@ def _latlon(obj: Any) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(obj, Sequence) and len(obj) == 2:
         return np.asarray(obj[0], float), np.asarray(obj[1], float)
     raise ParameterError(
-        f"expected a DataFrame with lat/lon columns, a Release or a (lat, lon) pair, got {type(obj).__name__}"
+        "expected a DataFrame with lat/lon columns, a Release or a (lat, lon) pair, "
+        f"got {type(obj).__name__}"
     )
 
 
@@ -116,10 +117,14 @@ def _tile_layer(m: folium.Map, tiles: str | None) -> None:
     if tiles in (None, "", "none"):
         return
     if tiles == "osm":
-        folium.TileLayer(OSM_TILES, attr=_OSM_ATTRIBUTION, name="OpenStreetMap", max_zoom=19).add_to(m)
+        folium.TileLayer(
+            OSM_TILES, attr=_OSM_ATTRIBUTION, name="OpenStreetMap", max_zoom=19
+        ).add_to(m)
         return
     if not isinstance(tiles, str) or not tiles.startswith(("http://", "https://", "/")):
-        raise ParameterError(f"tiles must be 'none', 'osm' or a tile URL with {{z}}/{{x}}/{{y}}, got {tiles!r}")
+        raise ParameterError(
+            f"tiles must be 'none', 'osm' or a tile URL with {{z}}/{{x}}/{{y}}, got {tiles!r}"
+        )
     if not all(k in tiles for k in ("{z}", "{x}", "{y}")):
         raise ParameterError(f"custom tile URL must contain {{z}}, {{x}} and {{y}}: {tiles!r}")
     folium.TileLayer(tiles, attr="custom tiles", name="custom tiles").add_to(m)
@@ -153,7 +158,10 @@ def base_map(
     lat, lon = _latlon(traj)
     ok = np.isfinite(lat) & np.isfinite(lon)
     if ok.any():
-        bounds = [[float(lat[ok].min()), float(lon[ok].min())], [float(lat[ok].max()), float(lon[ok].max())]]
+        bounds = [
+            [float(lat[ok].min()), float(lon[ok].min())],
+            [float(lat[ok].max()), float(lon[ok].max())],
+        ]
         centre = [(bounds[0][0] + bounds[1][0]) / 2, (bounds[0][1] + bounds[1][1]) / 2]
     else:
         bounds, centre = None, [0.0, 0.0]
@@ -195,7 +203,8 @@ def _place_rows(places: Any) -> list[dict[str, Any]]:
         if isinstance(p, dict):
             d = dict(p)
         elif hasattr(p, "lat") and hasattr(p, "lon"):
-            d = {"name": getattr(p, "name", None), "lat": p.lat, "lon": p.lon, "radius_m": p.radius_m}
+            d = {"name": getattr(p, "name", None), "lat": p.lat, "lon": p.lon,
+                 "radius_m": p.radius_m}
         else:
             t = tuple(p)
             d = {"lat": t[0], "lon": t[1], "radius_m": t[2], "name": t[3] if len(t) > 3 else None}
@@ -204,7 +213,9 @@ def _place_rows(places: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def place_layer(places: Any, *, selected: str | None = None, name: str = "Landmark places") -> folium.FeatureGroup:
+def place_layer(
+    places: Any, *, selected: str | None = None, name: str = "Landmark places"
+) -> folium.FeatureGroup:
     """Landmark places as Circles (true radius in metres) with the place name as tooltip.
 
     The tooltip text is exactly the place name, so a click on a circle identifies the place.
@@ -244,7 +255,9 @@ def landmark_layer(
     return fg
 
 
-def release_layer(release: Any, *, max_points: int = 300, name: str = "Released (perturbed)") -> folium.FeatureGroup:
+def release_layer(
+    release: Any, *, max_points: int = 300, name: str = "Released (perturbed)"
+) -> folium.FeatureGroup:
     """Released locations as downsampled hollow markers (NaN = nothing released yet).
 
     No connecting line: noisy points joined in time order hide the map under a scribble.
