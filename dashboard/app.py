@@ -15,7 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts only dashboard/ on the path
     sys.path.insert(0, str(ROOT))
 
-from dashboard import compute, data_section, export_section, map_section, privacy_section, state  # noqa: E402
+from dashboard import (  # noqa: E402
+    compute,
+    data_section,
+    export_section,
+    map_section,
+    privacy_section,
+    state,
+)
 
 EXPLAINER = """
 **What am I looking at?** A location trace reveals the places that matter to you — home, a clinic.

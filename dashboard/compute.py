@@ -1,9 +1,10 @@
 """Cached wrappers around lmdk_core for the dashboard (no privacy logic of its own).
 
 Only the bundled sample is cached globally (it is public). Everything computed from a session's
-trajectory is cached with ``st.cache_resource(scope="session")`` — one user's uploaded data or anything
-derived from it is never visible to another session. Results are immutable library objects
-(Release arrays are read-only) and are never mutated here, so they are not copied. Trajectories are passed unhashed (``_traj``) next to a
+trajectory is cached with ``st.cache_resource(scope="session")`` — one user's uploaded data or
+anything derived from it is never visible to another session. Results are immutable library
+objects (Release arrays are read-only) and are never mutated here, so they are not copied.
+Trajectories are passed unhashed (``_traj``) next to a
 cheap ``key`` (data token, uid, time range) that identifies them.
 """
 
@@ -72,7 +73,8 @@ def suggestions(key: Any, _traj: pd.DataFrame) -> pd.DataFrame:
 
 def traj_key(token: str | None, traj: pd.DataFrame) -> tuple[Any, ...]:
     """Cheap identity of a selected trajectory: data token, user, first/last time, length."""
-    return (token, str(traj["uid"].iloc[0]), str(traj["time"].iloc[0]), str(traj["time"].iloc[-1]), len(traj))
+    t = traj["time"]
+    return (token, str(traj["uid"].iloc[0]), str(t.iloc[0]), str(t.iloc[-1]), len(traj))
 
 
 def params_key(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -96,7 +98,9 @@ def temporal(key: Any, eps: np.ndarray, p_b: np.ndarray, p_f: np.ndarray) -> Any
 
 
 @st.cache_resource(**SESSION)
-def landmark_loss(key: Any, eps: np.ndarray, mask: np.ndarray, p_b: np.ndarray, p_f: np.ndarray) -> np.ndarray:
+def landmark_loss(
+    key: Any, eps: np.ndarray, mask: np.ndarray, p_b: np.ndarray, p_f: np.ndarray
+) -> np.ndarray:
     """Loss composed over the landmark timestamps under correlation."""
     from lmdk_core import correlation
 

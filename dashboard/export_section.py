@@ -48,7 +48,12 @@ def places_geojson() -> str:
 
 
 def report_json(
-    traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temporal: Any, landmark_loss: Any
+    traj: pd.DataFrame,
+    s: Settings,
+    release: Any,
+    mask: np.ndarray,
+    temporal: Any,
+    landmark_loss: Any,
 ) -> str:
     settings = {
         "epsilon": s.epsilon,
@@ -90,7 +95,8 @@ def render(
             mime="text/csv",
             on_click="ignore",
             key="dl_csv",
-            help="One row per timestamp: time, released lat/lon, ε_t, fresh or repeated, landmark.",
+            help="One row per timestamp: time, released lat/lon, ε_t, fresh or repeated, "
+            "landmark.",
         )
         c[1].download_button(
             "Released series (GeoJSON)",
@@ -126,5 +132,6 @@ def render(
         type=["geojson", "json"],
         key=PLACES_UPLOAD_KEY,
         on_change=_on_places_upload,
-        help="Replaces the current places by those in the file. A bad file shows why and changes nothing.",
+        help="Replaces the current places by those in the file. A bad file shows why and "
+        "changes nothing.",
     )

@@ -1,4 +1,7 @@
-"""Privacy loss over time under temporal correlation (BPL/FPL/TPL, landmark loss, TPL-bounded budget)."""
+"""Privacy loss over time under temporal correlation.
+
+BPL/FPL/TPL, the landmark loss and the TPL-bounded budget, all from lmdk_core.correlation.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +23,10 @@ SOURCES = ("Estimated from this trajectory", "Synthetic preset")
 SYNTHETIC_STATES = 30  # the presets are calibrated at n = 30 states
 
 
-def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask: np.ndarray) -> None:
+def render(
+    traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask: np.ndarray
+) -> tuple[Any, Any]:
+    """Draw the section; return (temporal loss, landmark loss) for the report, or (None, None)."""
     st.header("5 · Privacy loss over time")
     st.caption(
         "Consecutive locations are correlated (where you are now says a lot about where you were a "
@@ -30,7 +36,7 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
     )
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
-        return
+        return None, None
     c1, c2 = st.columns(2)
     source = c1.radio(
         "Correlation model",
@@ -52,7 +58,7 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
         )
         model = _estimated(key, traj, float(cell_m))
         if model is None:
-            return
+            return None, None
         p_b, p_f, label = model
     else:
         strength = c2.select_slider(
@@ -70,7 +76,7 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
         lm_loss = compute.landmark_loss(key, np.asarray(release.eps), mask, p_b, p_f)
     except LmdkError as err:
         st.error(str(err))
-        return
+        return None, None
     guarantee = accounting.landmark_guarantee(release.eps, mask)
     m = st.columns(3)
     m[0].metric(
@@ -94,13 +100,15 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
     )
     st.plotly_chart(
         figures.loss_figure(
-            release.eps, guarantee, s.epsilon, temporal=loss, landmark_loss=lm_loss, time=traj["time"],
+            release.eps, guarantee, s.epsilon, temporal=loss, landmark_loss=lm_loss,
+            time=traj["time"],
             max_points=CHART_POINTS,
         ),
         key="loss_chart",
         width="stretch",
     )
     _bounded(traj, key, s, p_b, p_f, mask)
+    return loss, lm_loss
 
 
 @st.cache_data(show_spinner=False)
@@ -108,10 +116,13 @@ def _synthetic(strength: str) -> tuple[np.ndarray, np.ndarray, str]:
     from lmdk_core import correlation
 
     P = correlation.synthetic_transition_matrix(SYNTHETIC_STATES, strength)
-    return P, P, f"Synthetic {strength} correlation, {SYNTHETIC_STATES} states (symmetric: P^B = P^F)."
+    label = f"Synthetic {strength} correlation, {SYNTHETIC_STATES} states (symmetric: P^B = P^F)."
+    return P, P, label
 
 
-def _estimated(key: Any, traj: pd.DataFrame, cell_m: float) -> tuple[np.ndarray, np.ndarray, str] | None:
+def _estimated(
+    key: Any, traj: pd.DataFrame, cell_m: float
+) -> tuple[np.ndarray, np.ndarray, str] | None:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LmdkWarning)
@@ -122,11 +133,16 @@ def _estimated(key: Any, traj: pd.DataFrame, cell_m: float) -> tuple[np.ndarray,
     for w in caught:
         if issubclass(w.category, LmdkWarning):
             st.caption(f"⚠ {w.message}")
-    label = f"Markov chain on {tm.n_states} grid cells of {tm.cell_m:.0f} m, estimated from {len(traj):,} points."
+    label = (
+        f"Markov chain on {tm.n_states} grid cells of {tm.cell_m:.0f} m, "
+        f"estimated from {len(traj):,} points."
+    )
     return tm.P_backward, tm.P_forward, label
 
 
-def _bounded(traj: pd.DataFrame, key: Any, s: Settings, p_b: np.ndarray, p_f: np.ndarray, mask: np.ndarray) -> None:
+def _bounded(
+    traj: pd.DataFrame, key: Any, s: Settings, p_b: np.ndarray, p_f: np.ndarray, mask: np.ndarray
+) -> None:
     with st.expander("Bound the temporal loss (TPL-bounded allocation)", expanded=False):
         alpha = st.number_input(
             "Target TPL bound α",
@@ -141,7 +157,8 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, p_b: np.ndarray, p_f: np
         if not st.toggle(
             "Show the TPL-bounded allocation",
             key="use_bounded",
-            help="Compute the budget ε_t that keeps TPL ≤ α for this correlation model, and its loss.",
+            help="Compute the budget ε_t that keeps TPL ≤ α for this correlation model, "
+            "and its loss.",
         ):
             return
         try:
@@ -153,7 +170,11 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, p_b: np.ndarray, p_f: np
             return
         g_b = accounting.landmark_guarantee(eps_b, mask)
         c = st.columns(3)
-        c[0].metric("Budget per timestamp", f"{float(np.median(eps_b)):.3g}", help="Median ε_t of the bounded allocation.")
+        c[0].metric(
+            "Budget per timestamp",
+            f"{float(np.median(eps_b)):.3g}",
+            help="Median ε_t of the bounded allocation.",
+        )
         c[1].metric("Max TPL", f"{float(np.max(loss_b.tpl)):.3g}", help="Should be ≤ α.")
         c[2].metric(
             "Max landmark loss",

@@ -20,8 +20,11 @@ sys.path.insert(0, str(ROOT))
 
 import test_browser as tb  # noqa: E402
 
-SCHEME_OPTION = {"skip": "Skip (landmarks are not released)", "uniform": "Uniform (ε / (landmarks + 1))",
-                 "adaptive": "Adaptive (sample when the trace changes)"}
+SCHEME_OPTION = {
+    "skip": "Skip (landmarks are not released)",
+    "uniform": "Uniform (ε / (landmarks + 1))",
+    "adaptive": "Adaptive (sample when the trace changes)",
+}
 
 
 def main() -> None:
@@ -55,7 +58,8 @@ def main() -> None:
                 tb.wait_chart_change(page, before)
                 tb.wait_idle(page)
             if args.scheme != "uniform":
-                page.locator("[data-testid='stSelectbox']").filter(has_text="Allocation scheme").click()
+                box = page.locator("[data-testid='stSelectbox']")
+                box.filter(has_text="Allocation scheme").click()
                 page.get_by_role("option", name=SCHEME_OPTION[args.scheme]).click()
                 tb.wait_idle(page, settle_ms=800)
             page.mouse.click(700, 10)

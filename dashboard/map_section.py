@@ -18,6 +18,8 @@ TILE_CHOICES = {
     "None (no outside requests)": "none",
     "Custom tile URL": "custom",
 }
+RETURNED = ["last_clicked", "last_object_clicked_tooltip", "last_object_clicked_count"]
+"""Only clicks rerun the page (pan and zoom do not)."""
 BASE_POINTS = 120  # downsampled true points on the base map (each marker costs ~0.7 ms per rerun)
 OVERLAY_POINTS = 150
 
@@ -39,9 +41,9 @@ def map_settings() -> str:
         "Base map",
         list(TILE_CHOICES),
         key="tiles_choice",
-        help="Map tiles are fetched from a tile server as you pan and zoom: that server learns which "
-        "area you are looking at (likely your own home). 'None' makes no outside request at all; "
-        "a custom URL lets you use a tile server you trust or host yourself.",
+        help="Map tiles are fetched from a tile server as you pan and zoom: that server learns "
+        "which area you are looking at (likely your own home). 'None' makes no outside "
+        "request at all; a custom URL lets you use a tile server you trust or host yourself.",
     )
     if TILE_CHOICES[choice] == "custom":
         url = st.text_input(
@@ -82,7 +84,7 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
             key=state.MAP_KEY,
             height=480,
             use_container_width=True,
-            returned_objects=["last_clicked", "last_object_clicked_tooltip", "last_object_clicked_count"],
+            returned_objects=RETURNED,
             feature_group_to_add=layers,
             on_change=state.on_map_click,
         )
@@ -112,12 +114,18 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
             hide_index=True,
             disabled=["lat", "lon", "landmarks"],
             column_config={
-                "name": st.column_config.TextColumn("Name", help="Rename a place (e.g. Home, Clinic)."),
+                "name": st.column_config.TextColumn(
+                    "Name", help="Rename a place (e.g. Home, Clinic)."
+                ),
                 "radius_m": st.column_config.NumberColumn(
                     "Radius (m)", min_value=1.0, help="Landmark radius around the place, metres."
                 ),
-                "lat": st.column_config.NumberColumn("Lat", format="%.5f", help="Centre latitude (°)."),
-                "lon": st.column_config.NumberColumn("Lon", format="%.5f", help="Centre longitude (°)."),
+                "lat": st.column_config.NumberColumn(
+                    "Lat", format="%.5f", help="Centre latitude (°)."
+                ),
+                "lon": st.column_config.NumberColumn(
+                    "Lon", format="%.5f", help="Centre longitude (°)."
+                ),
                 "landmarks": st.column_config.NumberColumn(
                     "Landmark timestamps", help="Timestamps of this trajectory inside the place."
                 ),
@@ -143,7 +151,9 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
             disabled=sel not in names,
             help="Delete the selected place (its timestamps stop being landmarks).",
         )
-        st.button("Remove all places", on_click=state.clear_places, help="Start again with no places.")
+        st.button(
+            "Remove all places", on_click=state.clear_places, help="Start again with no places."
+        )
     else:
         st.info("No landmark places yet: click the map, or add a suggested place below.")
     _suggestions(traj, key)
@@ -155,14 +165,18 @@ def _on_select() -> None:
 
 def _suggestions(traj: pd.DataFrame, key: Any) -> None:
     cands = compute.suggestions(key, traj)
-    with st.expander(f"Suggested places from long stays ({len(cands)})", expanded=not state.places()):
+    title = f"Suggested places from long stays ({len(cands)})"
+    with st.expander(title, expanded=not state.places()):
         if cands.empty:
             st.caption("No stay long enough was found in this time range.")
             return
         taken = {(round(p["lat"], 4), round(p["lon"], 4)) for p in state.places()}
         for i, row in enumerate(cands.head(6).itertuples(index=False)):
             hours = float(row.total_duration_s) / 3600
-            label = f"Add: {hours:.1f} h over {row.visits} visit(s), r {row.suggested_radius_m:.0f} m"
+            label = (
+                f"Add: {hours:.1f} h over {row.visits} visit(s), "
+                f"r {row.suggested_radius_m:.0f} m"
+            )
             st.button(
                 label,
                 key=f"suggest_{i}",

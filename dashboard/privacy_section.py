@@ -50,6 +50,13 @@ def _number(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
+def _distance(metres: float) -> str:
+    """Metres below 10 km, kilometres above; a dash when nothing was released."""
+    if not np.isfinite(metres):
+        return "—"
+    return f"{metres:,.0f} m" if metres < 10_000 else f"{metres / 1000:,.0f} km"
+
+
 def controls() -> Settings:
     """Privacy controls (sidebar)."""
     st.header("Privacy settings")
@@ -70,17 +77,22 @@ def controls() -> Settings:
         index=rl.SCHEMES.index("uniform"),
         format_func=lambda s: SCHEME_LABELS.get(s, s),
         key="scheme",
-        help="How ε is spread over time: " + " ".join(f"{k}: {v}" for k, v in rl.SCHEME_INFO.items()),
+        help="How ε is spread over time: "
+        + " ".join(f"{k}: {v}" for k, v in rl.SCHEME_INFO.items()),
     )
     st.caption(rl.SCHEME_INFO[scheme])
     params: dict[str, Any] = {}
     for name, default in rl.SCHEME_PARAMS.get(scheme, {}).items():
         widget_key = f"param_{scheme}_{name}"
-        helptext = PARAM_HELP.get(name, f"Parameter {name!r} of the {scheme} scheme (default {default}).")
+        helptext = PARAM_HELP.get(
+            name, f"Parameter {name!r} of the {scheme} scheme (default {default})."
+        )
         if isinstance(default, bool):
             params[name] = st.checkbox(name, value=default, key=widget_key, help=helptext)
         elif isinstance(default, int):
-            params[name] = int(st.number_input(name, value=default, step=1, key=widget_key, help=helptext))
+            params[name] = int(
+                st.number_input(name, value=default, step=1, key=widget_key, help=helptext)
+            )
         elif isinstance(default, float):
             params[name] = float(
                 st.number_input(name, value=default, format="%.4g", key=widget_key, help=helptext)
@@ -112,13 +124,17 @@ def controls() -> Settings:
 def compute_release(traj: pd.DataFrame, key: Any, s: Settings) -> Any | None:
     """The release for the settings, or None after showing the library's error message."""
     try:
-        return compute.release(key, traj, state.place_tuples(), s.epsilon, s.scheme, s.params, s.radius_m, s.seed)
+        return compute.release(
+            key, traj, state.place_tuples(), s.epsilon, s.scheme, s.params, s.radius_m, s.seed
+        )
     except LmdkError as err:
         st.error(f"Cannot release with these settings: {err}")
         return None
 
 
-def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask: np.ndarray) -> None:
+def render(
+    traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask: np.ndarray
+) -> None:
     st.header("3 · Budget allocation")
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the allocation and the release.")
@@ -143,8 +159,9 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
     mae = metrics.mae_metres(traj, release)
     c[0].metric(
         "Mean error",
-        "—" if not np.isfinite(mae) else f"{mae:,.0f} m",
-        help="Mean distance between the true and the released location (over timestamps with a release).",
+        _distance(mae),
+        help="Mean distance between the true and the released location (over timestamps "
+        "with a release).",
     )
     c[1].metric(
         "Fresh releases",
@@ -165,11 +182,13 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask:
         f"{gmax:.3g} / {s.epsilon:.3g}",
         delta="landmark-private" if ok else "exceeds ε",
         delta_color="normal" if ok else "inverse",
-        help="Largest landmark guarantee G_t = Σ_{landmarks ∪ {t}} ε_i. At most ε means every landmark "
-        "visit (together with any one moment) is protected at level ε.",
+        help="Largest landmark guarantee G_t = Σ_{landmarks ∪ {t}} ε_i. At most ε means every "
+        "landmark visit (together with any one moment) is protected at level ε.",
     )
     if mask.sum() == 0:
-        st.caption("No landmark timestamps yet: with no landmarks every scheme protects each moment at ε.")
+        st.caption(
+            "No landmark timestamps yet: with no landmarks every scheme protects each moment at ε."
+        )
     st.plotly_chart(
         figures.error_figure(
             err, release.published, time=traj["time"], landmarks=mask, max_points=CHART_POINTS
@@ -188,10 +207,14 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
             50,
             10,
             key="compare_runs",
-            help="Each scheme is released this many times with different seeds; the table shows the "
-            "mean and spread of the error. More runs = more reliable, slower.",
+            help="Each scheme is released this many times with different seeds; the table shows "
+            "the mean and spread of the error. More runs = more reliable, slower.",
         )
-        if st.button("Run comparison", key="compare_go", help="Release with every scheme on this trajectory."):
+        if st.button(
+            "Run comparison",
+            key="compare_go",
+            help="Release with every scheme on this trajectory.",
+        ):
             from lmdk_core import comparison
 
             mask = compute.landmarks(key, traj, state.place_tuples())[0]
@@ -200,7 +223,8 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
             rows = []
             try:
                 for i, scheme in enumerate(rl.SCHEMES):
-                    bar.progress(i / len(rl.SCHEMES), text=f"comparing schemes… {SCHEME_LABELS[scheme]}")
+                    text = f"comparing schemes… {SCHEME_LABELS[scheme]}"
+                    bar.progress(i / len(rl.SCHEMES), text=text)
                     rows.append(
                         comparison.compare_schemes(
                             traj,
@@ -222,8 +246,10 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
         table = st.session_state.get("comparison")
         if table is not None:
             st.caption(
-                f"{int(table['runs'].iloc[0])} runs per scheme, same seeds for every scheme; MAE = mean "
-                "location error in metres (± sample standard deviation over runs)."
+                f"{int(table['runs'].iloc[0])} runs per scheme, same seeds for every scheme; "
+                "MAE = mean location error in metres (± sample standard deviation over runs)."
             )
             st.dataframe(table, hide_index=True, width="stretch")
-            st.plotly_chart(figures.comparison_figure(table), key="comparison_chart", width="stretch")
+            st.plotly_chart(
+                figures.comparison_figure(table), key="comparison_chart", width="stretch"
+            )

@@ -63,11 +63,14 @@ def _unique_name(base: str) -> str:
     raise AssertionError("unreachable")
 
 
-def add_place(lat: float, lon: float, radius_m: float | None = None, name: str | None = None) -> str:
+def add_place(
+    lat: float, lon: float, radius_m: float | None = None, name: str | None = None
+) -> str:
     """Append a place (a unique name is chosen if none given); returns its name and selects it."""
     name = _unique_name(name or default_name())
     radius = float(radius_m if radius_m is not None else st.session_state.new_radius)
-    places().append({"name": name, "lat": round(float(lat), 6), "lon": round(float(lon), 6), "radius_m": radius})
+    lat, lon = round(float(lat), 6), round(float(lon), 6)
+    places().append({"name": name, "lat": lat, "lon": lon, "radius_m": radius})
     st.session_state.selected = name
     st.session_state.editor_version += 1
     st.session_state.last_error = None
