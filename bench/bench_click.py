@@ -4,11 +4,12 @@ Starts `streamlit run dashboard/app.py` on the bundled sample (tiles none), then
   * baseline: press "r" (Streamlit's rerun key) with nothing changed, N times;
   * click:    click the map at a new spot on the trajectory (adds a landmark place), N times.
 The clicks go to distinct long-stay places (lmdk_core.stays.suggest_places), so each one adds a
-place with landmark timestamps and changes the allocation. Each time is measured in the page's clock from the action until the script has run and stopped
-again and (for clicks) the allocation chart's data changed. The click time includes
+place with landmark timestamps and changes the allocation. Each time is measured in the page's
+clock from the action until the script has run and stopped again and (for clicks) the
+allocation chart's data changed. The click time includes
 streamlit-folium's 250 ms debounce before it reports the click. Never fails on timing.
 
-Usage: python bench/bench_click.py [--clicks 5]
+Usage: python bench/bench_click.py [--clicks 5] [--verbose]
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def timed(page, action, before: str | None) -> float:
     end = page.evaluate("performance.now()")
     if VERBOSE:
         states = page.evaluate("(t0) => window.__states.filter(e => e[0] >= t0)", t0)
-        print("  ", [(round((t - t0) / 1000, 3), s) for t, s in states], f"done {(end - t0) / 1000:.3f}")
+        timeline = [(round((t - t0) / 1000, 3), s) for t, s in states]
+        print("  ", timeline, f"done {(end - t0) / 1000:.3f}")
     return (end - t0) / 1000.0
 
 
@@ -104,7 +106,8 @@ def main() -> None:
                 before = tb.chart_signature(page, 0)
                 pos = tb.map_point(page, float(row.lat), float(row.lon))
                 frame = page.frame_locator(tb.MAP_FRAME)
-                clicks.append(timed(page, lambda: frame.locator(".leaflet-container").click(position=pos), before))
+                target = frame.locator(".leaflet-container")
+                clicks.append(timed(page, lambda: target.click(position=pos), before))
                 tb.wait_idle(page, settle_ms=200)
             browser.close()
     finally:
@@ -114,7 +117,8 @@ def main() -> None:
     print(f"bundled sample, {len(first):,} points for the first user; {args.clicks} runs each")
     print(f"no-op rerun ('r')           median {med_b:.3f} s   max {max(base):.3f} s")
     print(f"map click -> page updated   median {med_c:.3f} s   max {max(clicks):.3f} s")
-    print(f"click / no-op rerun ratio   {med_c / med_b:.2f}x   (click includes the component's 250 ms debounce)")
+    print(f"click / no-op rerun ratio   {med_c / med_b:.2f}x   "
+          "(click includes the component's 250 ms debounce)")
     print("caveat: shared 2-core machine; figures are noisy")
 
 

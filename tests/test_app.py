@@ -67,7 +67,8 @@ class FakeMap:
 
     def circles(self) -> list[folium.Circle]:
         layers = self.calls[-1]["layers"]
-        return [ch for fg in layers for ch in fg._children.values() if isinstance(ch, folium.Circle)]
+        children = [ch for fg in layers for ch in fg._children.values()]
+        return [ch for ch in children if isinstance(ch, folium.Circle)]
 
 
 @pytest.fixture
@@ -126,9 +127,11 @@ def test_default_page_shows_every_section(app, fake_map):
     text = " ".join(m.value for m in app.markdown)
     assert "What am I looking at?" in text
     headers = [h.value for h in app.header]
-    for title in ("1 · Data", "2 · Landmark places", "3 · Budget allocation", "4 · Released trajectory and its cost", "6 · Export"):
+    for title in ("1 · Data", "2 · Landmark places", "3 · Budget allocation",
+                  "4 · Released trajectory and its cost", "6 · Export"):
         assert title in headers
-    assert {"Mean error", "Fresh releases", "Budget spent Σε_t", "Max G_t vs ε"} <= {m.label for m in app.metric}
+    labels = {m.label for m in app.metric}
+    assert {"Mean error", "Fresh releases", "Budget spent Σε_t", "Max G_t vs ε"} <= labels
     chart(app, "allocation_chart")
     chart(app, "error_chart")
     # the map got a base map with no tile layer (?tiles=none) and local Leaflet only
@@ -195,7 +198,9 @@ def test_second_click_and_click_on_a_circle_selects_it(app, fake_map, home):
     # a click on a circle selects it and adds nothing
     assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
     assert app.session_state["selected"] == "Home"
-    colours = {next(iter(c._children.values())).text: c.options["color"] for c in fake_map.circles()}
+    colours = {
+        next(iter(c._children.values())).text: c.options["color"] for c in fake_map.circles()
+    }
     assert colours["Home"] != colours["Clinic"]
     # remove the selected place
     remove = next(b for b in app.button if b.label == "Remove selected")
@@ -204,21 +209,27 @@ def test_second_click_and_click_on_a_circle_selects_it(app, fake_map, home):
     assert [p["name"] for p in app.session_state["places"]] == ["Clinic"]
 
 
+def edits(edited: dict, deleted: list[int] | None = None) -> dict:
+    """The st.data_editor edit state the frontend sends."""
+    return {"edited_rows": edited, "added_rows": [], "deleted_rows": deleted or []}
+
+
 def test_rename_radius_and_delete_through_the_table(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     add_place_by_click(app, fake_map, home[0] + 0.02, home[1])
     editor_key = f"places_editor_{app.session_state['editor_version']}"
-    app.session_state[editor_key] = {"edited_rows": {"0": {"name": "My home", "radius_m": 250.0}}, "added_rows": [], "deleted_rows": []}
+    app.session_state[editor_key] = edits({"0": {"name": "My home", "radius_m": 250.0}})
     run(app)
     places = app.session_state["places"]
     assert [(p["name"], p["radius_m"]) for p in places] == [("My home", 250.0), ("Clinic", 100.0)]
     editor_key = f"places_editor_{app.session_state['editor_version']}"
-    app.session_state[editor_key] = {"edited_rows": {"1": {"name": "My home"}}, "added_rows": [], "deleted_rows": []}
+    app.session_state[editor_key] = edits({"1": {"name": "My home"}})
     run(app)
-    assert [p["name"] for p in app.session_state["places"]] == ["My home", "Clinic"]  # duplicate refused
+    # a duplicate name is refused, with a message
+    assert [p["name"] for p in app.session_state["places"]] == ["My home", "Clinic"]
     assert any("already used" in e.value for e in app.error)
     editor_key = f"places_editor_{app.session_state['editor_version']}"
-    app.session_state[editor_key] = {"edited_rows": {}, "added_rows": [], "deleted_rows": [0]}
+    app.session_state[editor_key] = edits({}, deleted=[0])
     run(app)
     assert [p["name"] for p in app.session_state["places"]] == ["Clinic"]
 
@@ -236,7 +247,11 @@ def test_suggested_place_is_added_with_its_radius(app):
 # --------------------------------------------------------------------------- data
 
 
-BAD_CSV = b"uid,time,lat,lon\nu1,2024-01-01T00:00:00Z,39.9,116.3\nu1,2024-01-01T00:01:00Z,95.0,116.3\n"
+BAD_CSV = (
+    b"uid,time,lat,lon\n"
+    b"u1,2024-01-01T00:00:00Z,39.9,116.3\n"
+    b"u1,2024-01-01T00:01:00Z,95.0,116.3\n"  # latitude out of range
+)
 
 
 def test_bad_upload_shows_the_library_error_and_keeps_data_and_places(app, fake_map, home):
@@ -310,18 +325,22 @@ def test_comparison_table(app):
 
 def test_export_buttons_present(app):
     labels = {b.label for b in app.get("download_button")}
-    assert {"Released series (CSV)", "Released series (GeoJSON)", "Landmark places (GeoJSON)", "Privacy report (JSON)"} <= labels
+    assert {"Released series (CSV)", "Released series (GeoJSON)", "Landmark places (GeoJSON)",
+            "Privacy report (JSON)"} <= labels
 
 
 def test_places_geojson_import_restores_places_exactly(app):
-    original = [pl.Place("Home", 39.98672312345, 116.35601987654, 123.456), pl.Place("Clinic", 39.9, 116.4, 80.0)]
+    original = [pl.Place("Home", 39.98672312345, 116.35601987654, 123.456),
+                pl.Place("Clinic", 39.9, 116.4, 80.0)]
     data = json.dumps(pl.places_to_geojson(original)).encode()
-    app.file_uploader(key="places_upload").set_value(("places.geojson", data, "application/geo+json"))
+    uploader = app.file_uploader(key="places_upload")
+    uploader.set_value(("places.geojson", data, "application/geo+json"))
     run(app)
     got = [(p["name"], p["lat"], p["lon"], p["radius_m"]) for p in app.session_state["places"]]
     assert got == [(p.name, p.lat, p.lon, p.radius_m) for p in original]
     # a broken places file leaves them as they were
-    app.file_uploader(key="places_upload").set_value(("bad.geojson", b"{not json", "application/geo+json"))
+    uploader = app.file_uploader(key="places_upload")
+    uploader.set_value(("bad.geojson", b"{not json", "application/geo+json"))
     run(app)
     assert any("bad.geojson" in e.value for e in app.error)
     assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]

@@ -29,7 +29,9 @@ MAP_FRAME = 'iframe[title*="streamlit_folium"]'
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"),
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
+    ),
 ]
 
 
@@ -185,7 +187,8 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     assert frame.locator("path.leaflet-interactive").count() >= 2  # trajectory + place circle
 
     # Nothing left 127.0.0.1: Leaflet is inlined and there are no tiles.
-    outside = [u for u in requests if not u.startswith(("http://127.0.0.1", "data:", "blob:", "about:"))]
+    local = ("http://127.0.0.1", "data:", "blob:", "about:")
+    outside = [u for u in requests if not u.startswith(local)]
     assert outside == []
 
     # A bad upload: the library's message in the page, the place stays.

@@ -124,11 +124,13 @@ def test_base_map_is_one_polyline_plus_downsampled_points():
 
 
 def test_place_layer_names_and_radii():
-    places = [(39.9, 116.3, 100.0, "Home"), {"name": "Clinic", "lat": 39.95, "lon": 116.35, "radius_m": 250}]
+    places = [(39.9, 116.3, 100.0, "Home"),
+              {"name": "Clinic", "lat": 39.95, "lon": 116.35, "radius_m": 250}]
     fg = maps.place_layer(places, selected="Clinic")
     circles = [ch for ch in fg._children.values() if isinstance(ch, folium.Circle)]
     assert [c.options["radius"] for c in circles] == [100.0, 250.0]
-    tips = [next(t for t in c._children.values() if isinstance(t, folium.Tooltip)).text for c in circles]
+    tips = [next(t for t in c._children.values() if isinstance(t, folium.Tooltip)).text
+            for c in circles]
     assert tips == ["Home", "Clinic"]
     assert circles[1].options["color"] == maps.SELECTED_COLOUR != circles[0].options["color"]
 
