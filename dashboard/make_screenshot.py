@@ -31,7 +31,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "dashboard.png"))
     ap.add_argument("--scheme", default="skip", choices=sorted(SCHEME_OPTION))
-    ap.add_argument("--height", type=int, default=2300, help="viewport height (px): the whole page")
+    ap.add_argument("--height", type=int, default=3200, help="viewport height (px): the whole page")
     args = ap.parse_args()
 
     from PIL import Image
@@ -69,6 +69,14 @@ def main() -> None:
     finally:
         tb.stop_server(proc)
     img = Image.open(raw).convert("RGB")
+    # crop the empty bottom of the tall viewport: keep down to the last non-white row of the
+    # main area (right of the sidebar) plus a margin
+    import numpy as np
+
+    main = np.asarray(img.convert("L"))[:, 400:]
+    rows = np.flatnonzero((main < 240).any(axis=1))
+    if rows.size:
+        img = img.crop((0, 0, img.width, min(img.height, int(rows[-1]) + 40)))
     img = img.resize((img.width * 3 // 4, img.height * 3 // 4), Image.LANCZOS)
     img.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(args.out, optimize=True)
     print(f"{args.out}: {img.width}x{img.height}, {Path(args.out).stat().st_size / 1024:.0f} KB")

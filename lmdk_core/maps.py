@@ -190,7 +190,7 @@ def base_map(
                 fill_opacity=0.8,
             ).add_to(m)
     if bounds is not None:
-        m.fit_bounds(bounds, padding=(30, 30))
+        m.fit_bounds(bounds, padding=(10, 10))
     return m
 
 
