@@ -1,0 +1,78 @@
+"""Budget allocations that bound the temporal privacy loss by a target α (Cao et al.).
+
+* Unknown horizon (``T=None``): the constant ε solving supBPL(ε) + supFPL(ε) − ε = α, so
+  TPL_t < α at every t of any series.
+* Known horizon T: ε = [ε_1, ε_mid, …, ε_mid, ε_T] with ε_1 = a_B, ε_T = a_F,
+  ε_mid = a_B − L_B(a_B) = a_F − L_F(a_F), a_F = α − L_B(a_B) and a_B solving
+  a_B + L_F(α − L_B(a_B)) = α; then BPL_t = a_B for t < T, FPL_t = a_F for t > 1 and
+  TPL_t = α at every t (algorithms.md §4).
+
+Both are found by bisection on monotone functions; roots are taken on the safe side so that
+TPL never exceeds α beyond rounding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..validation import check_epsilon, check_int
+from .loss import MatrixLike, _resolve
+from .suprema import sup_loss
+
+__all__ = ["allocate_bounded_tpl"]
+
+_ITER = 200
+
+
+def _bisect(f, lo: float, hi: float) -> float:
+    """Largest x found in [lo, hi] with f(x) ≤ 0 for non-decreasing f with f(lo) ≤ 0."""
+    for _ in range(_ITER):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if f(mid) <= 0:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def allocate_bounded_tpl(
+    alpha: float,
+    P_backward: MatrixLike,
+    P_forward: MatrixLike | None = None,
+    T: int | None = None,
+    *,
+    marginal: Any = None,
+) -> float | np.ndarray:
+    """Budgets bounding TPL by ``alpha`` (nats) under P^B / P^F (matrices or EnvelopeLoss).
+
+    ``T=None`` returns the constant ε (a float) valid for any horizon; it is 0.0 when no
+    positive constant budget keeps TPL bounded (e.g. perfect correlation, the identity).
+    An integer ``T`` returns an array of length T (``[alpha]`` for T = 1) whose TPL equals
+    ``alpha`` at every timestamp. ``P_forward``/``marginal`` default as in
+    :func:`~lmdk_core.correlation.temporal_loss`.
+    """
+    alpha = check_epsilon(alpha, "alpha")
+    env_b, env_f = _resolve(P_backward, P_forward, marginal)
+    if T is None:
+        def excess(e: float) -> float:
+            return sup_loss(env_b, e) + sup_loss(env_f, e) - e - alpha
+
+        return float(_bisect(excess, 0.0, alpha))
+    T = check_int(T, "T", minimum=1)
+    if T == 1:
+        return np.array([alpha])
+
+    def h(a_b: float) -> float:
+        return a_b + env_f(alpha - env_b(a_b)) - alpha
+
+    a_b = _bisect(h, 0.0, alpha)
+    a_f = alpha - env_b(a_b)
+    mid = max(0.0, min(a_b - env_b(a_b), a_f - env_f(a_f)))
+    out = np.full(T, mid)
+    out[0] = a_b
+    out[-1] = a_f
+    return out
