@@ -71,3 +71,18 @@ from .figures import (
 
 # App helper: Folium maps with locally served Leaflet (offline-capable).
 from .maps import LocalMap, local_leaflet, trajectory_map
+
+# Temporal privacy loss under Markov correlation (BPL/FPL/TPL, bounded-TPL budgets).
+from . import correlation
+from .correlation import (
+    EnvelopeLoss,
+    TemporalLoss,
+    allocate_bounded_tpl,
+    landmark_temporal_loss,
+    loss_increment,
+    sup_bpl,
+    sup_fpl,
+    synthetic_transition_matrix,
+    temporal_loss,
+    transition_matrix,
+)
