@@ -19,6 +19,7 @@ from dashboard import (  # noqa: E402
     compute,
     data_section,
     export_section,
+    loss_section,
     map_section,
     privacy_section,
     state,
@@ -60,7 +61,8 @@ def main() -> None:
     release = privacy_section.compute_release(traj, key, settings)
     map_section.render(traj, key, tiles, release if show_release else None, mask)
     privacy_section.render(traj, key, settings, release, mask)
-    export_section.render(traj, settings, release, mask)
+    temporal, landmark_loss = loss_section.render(traj, key, settings, release, mask)
+    export_section.render(traj, settings, release, mask, temporal, landmark_loss)
 
 
 main()

@@ -90,18 +90,9 @@ def transition(key: Any, _traj: pd.DataFrame, cell_m: float) -> Any:
 
 
 @st.cache_resource(**SESSION)
-def temporal(key: Any, eps: np.ndarray, p_b: np.ndarray, p_f: np.ndarray) -> Any:
-    """BPL/FPL/TPL of the budgets ``eps`` under the correlation (P^B, P^F)."""
-    from lmdk_core import correlation
-
-    return correlation.temporal_loss(eps, p_b, p_f)
-
-
-@st.cache_resource(**SESSION)
-def landmark_loss(
-    key: Any, eps: np.ndarray, mask: np.ndarray, p_b: np.ndarray, p_f: np.ndarray
-) -> np.ndarray:
-    """Loss composed over the landmark timestamps under correlation."""
+def temporal(key: Any, eps: np.ndarray, mask: np.ndarray, p_b: np.ndarray, p_f: np.ndarray) -> Any:
+    """BPL/FPL/TPL of the budgets ``eps`` under the correlation (P^B, P^F), and the loss
+    composed over the landmarks (``.loss`` and ``.composed`` of a LandmarkTemporalLoss)."""
     from lmdk_core import correlation
 
     return correlation.landmark_temporal_loss(eps, mask, p_b, p_f)

@@ -344,3 +344,32 @@ def test_places_geojson_import_restores_places_exactly(app):
     run(app)
     assert any("bad.geojson" in e.value for e in app.error)
     assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
+
+
+# --------------------------------------------------------------------------- privacy loss
+
+
+def test_loss_section_estimated_and_synthetic(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    assert "5 · Privacy loss over time" in [h.value for h in app.header]
+    names = [t.get("name", "") for t in chart(app, "loss_chart")["data"]]
+    assert any("TPL" in n for n in names) and any("landmark loss" in n for n in names)
+    # Strong correlation is the identity chain: each loss increment equals its input, so
+    # BPL_t = Σ_{i≤t} ε_i, FPL_t = Σ_{i≥t} ε_i and TPL_t = Σ_i ε_i — the whole budget spent.
+    app.radio(key="loss_source").set_value("Synthetic preset")
+    run(app)
+    app.select_slider(key="strength").set_value("strong")
+    run(app)
+    spent = float(metric(app, "Budget spent Σε_t").value.replace(",", ""))
+    assert float(metric(app, "Max TPL").value) == pytest.approx(spent, rel=0.01)
+    assert metric(app, "Max landmark loss vs ε").delta == "exceeds ε"
+
+
+def test_bounded_allocation_keeps_tpl_below_alpha(app):
+    app.radio(key="loss_source").set_value("Synthetic preset")
+    run(app)
+    app.number_input(key="alpha").set_value(0.5)
+    app.toggle(key="use_bounded").set_value(True)
+    run(app)
+    chart(app, "loss_bounded_chart")
+    assert float(metric(app, "Max TPL (bounded)").value) <= 0.5 * 1.001
