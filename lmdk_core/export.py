@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ParameterError
+from .figures import landmark_loss_array
 from .validation import check_same_length
 
 __all__ = [
@@ -193,7 +194,8 @@ def privacy_report(
 
     Keys: ``lmdk`` (format marker), ``settings`` (as given), ``release`` (scheme, ε, parameters,
     kind, length), ``series`` (``time``, ``eps`` = ε_t, ``published``, ``landmark``, ``guarantee``
-    = G_t), ``temporal`` (``bpl``, ``fpl``, ``tpl``, or null), ``landmark_temporal_loss`` (or null),
+    = G_t), ``temporal`` (``bpl``, ``fpl``, ``tpl``, or null), ``landmark_temporal_loss`` (the
+    composed landmark loss per timestamp — an array or a LandmarkTemporalLoss — or null),
     ``summary`` (budget spent, max G_t, landmark-private, fresh share, max TPL/landmark loss and
     how many timestamps exceed ε) and ``metrics``. Every array has one entry per timestamp;
     non-finite numbers are null.
@@ -212,7 +214,8 @@ def privacy_report(
     if temp is not None:
         for k, v in temp.items():
             check_same_length(n, v.size, f"temporal {k}")
-    lloss = None if landmark_loss is None else np.asarray(landmark_loss, dtype=np.float64)
+    lloss = None if landmark_loss is None else np.asarray(
+        landmark_loss_array(landmark_loss), dtype=np.float64)
     if lloss is not None:
         check_same_length(n, lloss.size, "landmark_loss")
 

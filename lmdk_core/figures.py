@@ -40,6 +40,7 @@ __all__ = [
     "comparison_figure",
     "display_index",
     "error_figure",
+    "landmark_loss_array",
     "loss_figure",
     "trajectory_figure",
 ]
@@ -326,6 +327,11 @@ def error_figure(
     return _figure(traces, layout, title=title, height=height, uirevision="lmdk-error")
 
 
+def landmark_loss_array(landmark_loss: Any) -> Any:
+    """The per-timestamp landmark loss: ``.composed`` of a LandmarkTemporalLoss, else the input."""
+    return getattr(landmark_loss, "composed", landmark_loss)
+
+
 def _temporal_field(temporal: Any, name: str) -> Any:
     if isinstance(temporal, Mapping) or isinstance(temporal, pd.DataFrame):
         return temporal[name]
@@ -349,10 +355,10 @@ def loss_figure(
     the landmark composed loss under temporal correlation, against the target ε (dashed).
 
     ``temporal``: a TemporalLoss (or mapping/DataFrame) with ``bpl``, ``fpl``, ``tpl`` arrays.
-    ``landmark_loss``: the landmark loss under correlation (e.g.
-    ``correlation.landmark_temporal_loss``). Timestamps where the landmark composed loss — or
-    G_t when ``landmark_loss`` is None — exceeds ε + ``tol`` are marked (trace name starts with
-    ``"exceeds ε"``).
+    ``landmark_loss``: the landmark loss under correlation per timestamp (an array, or the
+    LandmarkTemporalLoss of ``correlation.landmark_temporal_loss``, whose ``.composed`` is used).
+    Timestamps where the landmark composed loss — or G_t when ``landmark_loss`` is None —
+    exceeds ε + ``tol`` are marked (trace name starts with ``"exceeds ε"``).
     """
     e = _series(eps, "eps")
     n = e.size
@@ -379,7 +385,7 @@ def loss_figure(
             traces.append(_line(x, s, display_index(s, max_points), label, color, dash=dash,
                                 hover=hov(field.upper())))
     if landmark_loss is not None:
-        composed = _series(landmark_loss, "landmark_loss", n)
+        composed = _series(landmark_loss_array(landmark_loss), "landmark_loss", n)
         what = "landmark loss"
     else:
         composed, what = g, "G_t"

@@ -177,3 +177,24 @@ def test_jsonable_rejects_unknown_objects_with_the_path():
         jsonable({"settings": {"thing": object()}})
     assert jsonable({"a": np.array([1.0, np.nan]), "b": (np.bool_(True),)}) == {"a": [1.0, None],
                                                                                "b": [True]}
+
+
+def test_report_with_the_correlation_module_objects():
+    from lmdk_core.correlation import (
+        landmark_temporal_loss,
+        synthetic_transition_matrix,
+        temporal_loss,
+    )
+
+    rel = release_locations(make_traj(), LANDMARKS, 1.0, "uniform", seed=2)
+    P = synthetic_transition_matrix(5, "moderate")
+    tl = temporal_loss(rel.eps, P, P)
+    lt = landmark_temporal_loss(rel.eps, LANDMARKS, P, P)
+    g = landmark_guarantee(rel.eps, LANDMARKS)
+    back = strict_loads(report_to_json(privacy_report(
+        settings={}, release=rel, guarantee=g, temporal=tl, landmark_loss=lt, metrics={})))
+    np.testing.assert_array_equal(back["temporal"]["tpl"], tl.tpl)
+    np.testing.assert_array_equal(back["landmark_temporal_loss"], lt.composed)
+    assert back["summary"]["max_tpl"] == pytest.approx(float(np.max(tl.tpl)))
+    exceeds = int(np.sum(lt.composed > 1.0 + 1e-9))
+    assert back["summary"]["landmark_temporal_exceeds_epsilon"] == exceeds

@@ -336,3 +336,26 @@ def test_palette_is_okabe_ito_and_figures_use_it():
     allowed = set(OKABE_ITO.values()) | {"#999999"}  # neutral grey for context lines
     for fig in figs:
         assert trace_colours(fig) <= allowed, trace_colours(fig) - allowed
+
+
+def test_loss_figure_with_the_correlation_module_golden_chain():
+    """Spec golden values: P^B = P^F = [[0.8, 0.2], [0, 1]], ε_t = 0.1, T = 10."""
+    from lmdk_core.correlation import landmark_temporal_loss, temporal_loss
+
+    P = np.array([[0.8, 0.2], [0.0, 1.0]])
+    eps = np.full(10, 0.1)
+    mask = np.zeros(10, dtype=bool)
+    mask[[0, 9]] = True
+    tl = temporal_loss(eps, P, P)
+    lt = landmark_temporal_loss(eps, mask, P, P)  # object with .composed: accepted as is
+    fig = loss_figure(eps, brute_guarantee(eps, mask), 0.5, temporal=tl, landmark_loss=lt)
+    bpl = [0.100000, 0.180784, 0.247148, 0.302365, 0.348768, 0.388074, 0.421584, 0.450304,
+           0.475028, 0.496389]
+    np.testing.assert_allclose(trace(fig, "backward loss BPL").y, bpl, atol=1e-6)
+    tpl = np.asarray(trace(fig, "temporal loss TPL").y)
+    assert tpl[0] == pytest.approx(0.496389, abs=1e-6)
+    assert tpl[4] == pytest.approx(0.636841, abs=1e-6)
+    # composed landmark loss = TPL_0 + TPL_9 (+ TPL_t off the landmarks), by hand
+    composed = tpl[0] + tpl[9] + np.where(mask, 0.0, tpl)
+    np.testing.assert_allclose(trace(fig, "landmark loss under correlation").y, composed)
+    assert list(trace(fig, "exceeds ε: landmark loss").x) == list(range(10))  # all > 0.5
