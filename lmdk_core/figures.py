@@ -32,6 +32,7 @@ from .errors import ParameterError
 from .validation import check_epsilon, check_same_length
 
 __all__ = [
+    "LOG_AXIS_RATIO",
     "MAX_POINTS",
     "OKABE_ITO",
     "PALETTE",
@@ -59,6 +60,9 @@ OKABE_ITO: dict[str, str] = {
 
 PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 """Okabe–Ito colours in their customary order (usable as a Plotly ``colorway``)."""
+
+LOG_AXIS_RATIO = 20.0
+"""loss_figure switches to a log axis when a plotted loss exceeds this multiple of ε."""
 
 MAX_POINTS = 4000
 """Default display limit of points per line trace (see module docstring)."""
@@ -196,10 +200,12 @@ def _figure(traces: list, layout: dict, *, title: str, height: int, uirevision: 
     """Build the figure in one validation pass (layout dict + common style; ~3x faster than
     constructing and then updating)."""
     layout.update(
-        title={"text": title, "x": 0.0, "xanchor": "left", "y": 0.98, "yanchor": "top"},
+        # Title on its own line below Plotly's modebar (which sits in the top-right corner).
+        title={"text": title, "x": 0.0, "xanchor": "left", "yref": "container", "y": 1.0,
+               "yanchor": "top", "pad": {"t": 30}},
         template=TEMPLATE,
         height=height,
-        margin={"l": 70, "r": 20, "t": 50, "b": 65 + 20 * math.ceil(len(traces) / 2)},
+        margin={"l": 70, "r": 20, "t": 75, "b": 65 + 20 * math.ceil(len(traces) / 2)},
         # Legend under the plot, anchored to the figure bottom: never collides with the title or
         # the axis title, and wraps into rows at laptop width.
         legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.0,
@@ -313,11 +319,13 @@ def error_figure(
                  hover=hov + "<br>approximated (republished)<extra></extra>"),
     ]
     if landmarks is not None:
+        # A rug of ticks along the time axis: shows where landmarks are without hiding errors.
         mask = as_landmark_mask(landmarks, n)
-        lm = _thin(np.flatnonzero(mask & finite), max_points)
+        lm = _thin(np.flatnonzero(mask), max_points)
         traces.append(
-            _markers(x, err, lm, f"landmark ({int(mask.sum())})", OKABE_ITO["vermillion"],
-                     symbol="diamond-open", size=10, hover=hov + "<br>landmark<extra></extra>")
+            _markers(x, np.zeros(n), lm, f"landmark timestamp ({int(mask.sum())})",
+                     OKABE_ITO["vermillion"], symbol="line-ns-open", size=10,
+                     hover=f"landmark<br>{xhover}<extra></extra>")
         )
     layout = dict(
         xaxis={"title": {"text": xtitle}},
@@ -347,6 +355,7 @@ def loss_figure(
     landmark_loss: Any = None,
     time: Any = None,
     title: str = "Privacy loss over time",
+    log_y: bool | None = None,
     tol: float = 1e-9,
     max_points: int | None = MAX_POINTS,
     height: int = 540,
@@ -359,6 +368,10 @@ def loss_figure(
     LandmarkTemporalLoss of ``correlation.landmark_temporal_loss``, whose ``.composed`` is used).
     Timestamps where the landmark composed loss — or G_t when ``landmark_loss`` is None —
     exceeds ε + ``tol`` are marked (trace name starts with ``"exceeds ε"``).
+
+    ``log_y``: logarithmic loss axis; None (default) chooses it when some plotted loss exceeds
+    :data:`LOG_AXIS_RATIO` × ε (composed losses can be thousands of times ε, which would flatten
+    every other line). Zero budgets do not appear on a log axis.
     """
     e = _series(eps, "eps")
     n = e.size
@@ -402,9 +415,15 @@ def loss_figure(
                             "landmark loss under correlation", OKABE_ITO["reddish_purple"],
                             width=2.5,
                             hover=hov("landmark loss")))
+    if log_y is None:
+        peak = max((np.nanmax(np.asarray(tr["y"], dtype=float), initial=0.0) for tr in traces),
+                   default=0.0)
+        log_y = bool(peak > LOG_AXIS_RATIO * epsilon)
+    ytitle = "privacy loss (privacy budget ε" + (", log scale)" if log_y else ")")
     layout = dict(
         xaxis={"title": {"text": xtitle}},
-        yaxis={"title": {"text": "privacy loss (privacy budget ε)"}, "rangemode": "tozero"},
+        yaxis={"title": {"text": ytitle}, "type": "log"} if log_y else
+              {"title": {"text": ytitle}, "rangemode": "tozero"},
         hovermode="x",
     )
     return _figure(traces, layout, title=title, height=height, uirevision="lmdk-loss")

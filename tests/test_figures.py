@@ -190,8 +190,9 @@ def test_error_figure_marks_fresh_and_approximated_and_states_mae():
     np.testing.assert_array_equal(fresh.x, np.flatnonzero(pub))
     np.testing.assert_array_equal(approx.x, np.flatnonzero(~pub & np.isfinite(err)))
     np.testing.assert_array_equal(approx.y, err[~pub & np.isfinite(err)])
-    lm = trace(fig, "landmark")
-    np.testing.assert_array_equal(lm.x, np.flatnonzero(LANDMARKS & np.isfinite(err)))
+    lm = trace(fig, "landmark timestamp")  # a rug on the time axis
+    np.testing.assert_array_equal(lm.x, np.flatnonzero(LANDMARKS))
+    assert not np.any(lm.y)
     assert not any(n.startswith("landmark") for n in names(error_figure(err, pub)))
 
 
@@ -359,3 +360,14 @@ def test_loss_figure_with_the_correlation_module_golden_chain():
     composed = tpl[0] + tpl[9] + np.where(mask, 0.0, tpl)
     np.testing.assert_allclose(trace(fig, "landmark loss under correlation").y, composed)
     assert list(trace(fig, "exceeds ε: landmark loss").x) == list(range(10))  # all > 0.5
+
+
+def test_loss_figure_log_axis_when_losses_dwarf_epsilon():
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    g = brute_guarantee(eps, LANDMARKS)
+    assert loss_figure(eps, g, EPSILON).layout.yaxis.type != "log"  # G_t ≤ ε: linear
+    huge = g * 1000
+    fig = loss_figure(eps, g, EPSILON, landmark_loss=huge)
+    assert fig.layout.yaxis.type == "log" and "log scale" in fig.layout.yaxis.title.text
+    assert loss_figure(eps, g, EPSILON, landmark_loss=huge, log_y=False).layout.yaxis.type != "log"
+    assert loss_figure(eps, g, EPSILON, log_y=True).layout.yaxis.type == "log"
