@@ -17,7 +17,7 @@ from lmdk_core.errors import LmdkError, LmdkWarning
 
 from . import compute
 from .compute import CHART_POINTS
-from .privacy_section import Settings
+from .privacy_section import Settings, fmt_number
 
 SOURCES = ("Estimated from this trajectory", "Synthetic preset")
 SYNTHETIC_STATES = 30  # the presets are calibrated at n = 30 states
@@ -81,13 +81,13 @@ def render(
     m = st.columns(3)
     m[0].metric(
         "Max TPL",
-        f"{float(np.max(loss.tpl)):.3g}",
+        fmt_number(float(np.max(loss.tpl))),
         help="Largest temporal privacy loss at any single timestamp, given the correlation model.",
     )
     lm_max = float(np.max(lm_loss)) if np.size(lm_loss) else 0.0
     m[1].metric(
         "Max landmark loss vs ε",
-        f"{lm_max:.3g} / {s.epsilon:.3g}",
+        f"{fmt_number(lm_max)} / {s.epsilon:.3g}",
         delta="within ε" if lm_max <= s.epsilon + 1e-9 else "exceeds ε",
         delta_color="normal" if lm_max <= s.epsilon + 1e-9 else "inverse",
         help="Loss composed over all landmark timestamps under correlation; landmark privacy "

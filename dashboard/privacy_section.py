@@ -45,12 +45,12 @@ class Settings:
     seed: int
 
 
-def _number(x: float) -> str:
+def fmt_number(x: float) -> str:
     """Readable number: 3 significant digits below 1,000, thousands separators above."""
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
-def _distance(metres: float) -> str:
+def fmt_distance(metres: float) -> str:
     """Metres below 10 km, kilometres above; a dash when nothing was released."""
     if not np.isfinite(metres):
         return "—"
@@ -159,7 +159,7 @@ def render(
     mae = metrics.mae_metres(traj, release)
     c[0].metric(
         "Mean error",
-        _distance(mae),
+        fmt_distance(mae),
         help="Mean distance between the true and the released location (over timestamps "
         "with a release).",
     )
@@ -171,7 +171,7 @@ def render(
     )
     c[2].metric(
         "Budget spent Σε_t",
-        _number(release.budget_spent),
+        fmt_number(release.budget_spent),
         help="Sum of ε_t over all timestamps. Landmark privacy only bounds landmarks plus any one "
         "other timestamp (G_t), so this can exceed ε.",
     )
@@ -179,7 +179,7 @@ def render(
     ok = accounting.satisfies_landmark_privacy(release.eps, mask, s.epsilon)
     c[3].metric(
         "Max G_t vs ε",
-        f"{gmax:.3g} / {s.epsilon:.3g}",
+        f"{fmt_number(gmax)} / {s.epsilon:.3g}",
         delta="landmark-private" if ok else "exceeds ε",
         delta_color="normal" if ok else "inverse",
         help="Largest landmark guarantee G_t = Σ_{landmarks ∪ {t}} ε_i. At most ε means every "
