@@ -106,6 +106,65 @@ def _merge_hull(hd, hq, h, pd, pq, m):
         keep += 1
     return od[:keep].copy(), oq[:keep].copy(), keep
 
+_MAX_LINES = 8  # support lines tried per pair before falling back to the exact (sorted) chain
+
+
+@nb.njit(cache=True)
+def _hull_slope(hd, hq, h, x):
+    """Slope of the region's boundary at abscissa x (1 on the final ray)."""
+    if x >= hd[h - 1]:
+        return 1.0
+    lo = 0
+    hi = h - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if hd[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    return (hq[hi] - hq[lo]) / (hd[hi] - hd[lo])
+
+
+@nb.njit(cache=True)
+def _excluded(hd, hq, h, P, a, b, idx, m, q0, tv, rmax, lam, hv):
+    """True if support lines prove that no prefix point of pair (a, b) lies above the region."""
+    lam[0] = rmax
+    hv[0] = q0
+    lam[1] = 1.0
+    hv[1] = tv
+    k = 2  # lines sorted by λ descending; consecutive intersections bound the chain from above
+    while True:
+        bad = -1
+        for i in range(k - 1):
+            x = (hv[i + 1] - hv[i]) / (lam[i] - lam[i + 1])
+            if x < 0.0:
+                x = 0.0
+            if _above(hd, hq, h, x, min(hv[i] + lam[i] * x, hv[i + 1] + lam[i + 1] * x)):
+                bad = i
+                break
+        if bad < 0:
+            return True
+        if k == _MAX_LINES:
+            return False
+        x = (hv[bad + 1] - hv[bad]) / (lam[bad] - lam[bad + 1])
+        lnew = _hull_slope(hd, hq, h, max(x, 0.0))
+        if not (lam[bad + 1] < lnew < lam[bad]):
+            lnew = np.sqrt(lam[bad] * lam[bad + 1])
+            if not (lam[bad + 1] < lnew < lam[bad]):
+                return False
+        hnew = q0
+        for t in range(m):
+            j = idx[t]
+            v = P[a, j] - lnew * P[b, j]
+            if v > 0.0:
+                hnew += v
+        for i in range(k, bad + 1, -1):
+            lam[i] = lam[i - 1]
+            hv[i] = hv[i - 1]
+        lam[bad + 1] = lnew
+        hv[bad + 1] = hnew
+        k += 1
+
 
 @nb.njit(cache=True)
 def _build_hull(P):
@@ -118,6 +177,10 @@ def _build_hull(P):
     ratio = np.empty(n)
     cd = np.empty(n + 1)
     cq = np.empty(n + 1)
+    lam = np.empty(_MAX_LINES)
+    hv = np.empty(_MAX_LINES)
+    tries = 0  # the line test pays off only if it often succeeds: sample it when it does not
+    wins = 0
     for a in range(n):
         for b in range(n):
             if a == b:
@@ -142,14 +205,18 @@ def _build_hull(P):
                         m += 1
             if tv <= 0.0:
                 continue
-            # O(n) bound: the pair's chain lies below min(q0 + rmax·d, d + tv)
-            if not _above(hd, hq, h, 0.0, q0):
-                if m == 0:
+            # Cheap exclusion: the pair's concave chain lies below every support line
+            # q = H(λ) + λ d with H(λ) = Σ_j (q_j − λ d_j)_+; start with λ = rmax (H = q0) and
+            # λ = 1 (H = tv), then add lines at the hull's slope where a corner pokes out.
+            if _above(hd, hq, h, 0.0, q0):
+                pass
+            elif m == 0:
+                continue
+            elif rmax > 1.0 and (tries < 256 or 8 * wins >= tries or (a + b) % 16 == 0):
+                tries += 1
+                if _excluded(hd, hq, h, P, a, b, idx, m, q0, tv, rmax, lam, hv):
+                    wins += 1
                     continue
-                if rmax > 1.0:
-                    dc = (tv - q0) / (rmax - 1.0)
-                    if not _above(hd, hq, h, dc, dc + tv):
-                        continue
             # exact chain: prefixes in ratio-descending order, equal ratios collapsed
             order = np.argsort(-ratio[:m])
             c = 0
