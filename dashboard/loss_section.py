@@ -140,6 +140,7 @@ def _estimated(
     return tm.P_backward, tm.P_forward, label
 
 
+@st.fragment
 def _bounded(
     traj: pd.DataFrame, key: Any, s: Settings, p_b: np.ndarray, p_f: np.ndarray, mask: np.ndarray
 ) -> None:

@@ -199,7 +199,9 @@ def render(
     _comparison(traj, key, s)
 
 
+@st.fragment
 def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
+    """Scheme comparison; a fragment, so its controls rerun only this part of the page."""
     with st.expander("Compare all schemes (repeated runs)", expanded=False):
         runs = st.slider(
             "Runs per scheme",
@@ -243,8 +245,11 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
             finally:
                 bar.empty()
             st.session_state.comparison = pd.concat(rows, ignore_index=True)
+            st.session_state.comparison_for = (key, state.place_tuples(), s)
         table = st.session_state.get("comparison")
         if table is not None:
+            if st.session_state.get("comparison_for") != (key, state.place_tuples(), s):
+                st.warning("This table is for earlier settings or places; run the comparison again.")
             st.caption(
                 f"{int(table['runs'].iloc[0])} runs per scheme, same seeds for every scheme; "
                 "MAE = mean location error in metres (± sample standard deviation over runs)."

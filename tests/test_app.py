@@ -373,3 +373,12 @@ def test_bounded_allocation_keeps_tpl_below_alpha(app):
     run(app)
     chart(app, "loss_bounded_chart")
     assert float(metric(app, "Max TPL (bounded)").value) <= 0.5 * 1.001
+
+
+def test_comparison_says_when_it_is_stale(app, fake_map, home):
+    app.slider(key="compare_runs").set_value(1)
+    next(b for b in app.button if b.label == "Run comparison").click()
+    run(app)
+    assert not app.warning
+    add_place_by_click(app, fake_map, *home)
+    assert any("earlier settings" in w.value for w in app.warning)
