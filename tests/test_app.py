@@ -382,3 +382,49 @@ def test_comparison_says_when_it_is_stale(app, fake_map, home):
     assert not app.warning
     add_place_by_click(app, fake_map, *home)
     assert any("earlier settings" in w.value for w in app.warning)
+
+
+def _csv(uid: str, n: int, lat0: float) -> bytes:
+    rows = ["uid,time,lat,lon"] + [
+        f"{uid},2024-01-01T{m // 60:02d}:{m % 60:02d}:00Z,{lat0 + m * 1e-4:.6f},116.3"
+        for m in range(n)
+    ]
+    return "\n".join(rows).encode()
+
+
+def test_several_files_user_and_time_range(app):
+    app.radio(key="source").set_value("Upload files")
+    run(app)
+    app.file_uploader(key="upload").set_value(
+        [("a.csv", _csv("ann", 120, 39.9), "text/csv"), ("b.csv", _csv("ben", 40, 40.0), "text/csv")]
+    )
+    run(app)
+    person = app.sidebar.selectbox[0]
+    assert person.options == ["ann", "ben"]
+    assert "120 points" in " ".join(m.value for m in app.sidebar.markdown)
+    person.set_value("ben")
+    run(app)
+    assert "40 points" in " ".join(m.value for m in app.sidebar.markdown)
+    # the time range keeps points whose time is within [start, end]: 00:00 … 00:20 → 21 points
+    span = app.sidebar.slider[0]
+    start = span.value[0]
+    span.set_value((start, start + pd.Timedelta(minutes=20).to_pytimedelta()))
+    run(app)
+    assert "21 points" in " ".join(m.value for m in app.sidebar.markdown)
+
+
+def test_release_overlay_toggle_and_bad_tile_url(app, fake_map):
+    def layer_names():
+        return [fg.layer_name for fg in fake_map.calls[-1]["layers"]]
+
+    assert "Released (perturbed)" in layer_names()
+    app.toggle(key="show_release").set_value(False)
+    run(app)
+    assert "Released (perturbed)" not in layer_names()
+    app.radio(key="tiles_choice").set_value("Custom tile URL")
+    run(app)
+    app.text_input(key="tile_url").set_value("https://tiles.example.org/no-placeholders.png")
+    run(app)
+    assert any("{z}" in e.value for e in app.error)  # the library's message, map still drawn
+    fig = fake_map.calls[-1]["fig"]
+    assert not any(isinstance(ch, folium.TileLayer) for ch in fig._children.values())
