@@ -28,11 +28,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .accounting import as_landmark_mask
+from .accounting import as_landmark_mask, landmark_guarantee
 from .landmarks import trajectory_points
 from .mechanisms import as_rng
 from .schemes import SCHEME_INFO, SCHEME_PARAMS, SCHEMES, check_scheme, resolve_params, run_scheme
 from .schemes._space import Space
+from .schemes.vectorised import run_budget
+from .errors import ParameterError
 from .validation import as_finite_array, check_epsilon, check_positive
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "SCHEME_PARAMS",
     "release_locations",
     "release_values",
+    "release_with_budget",
 ]
 
 
@@ -166,3 +169,43 @@ def release_locations(
         time = traj["time"].to_numpy(copy=True)
     return _release(Space("locations", (lat, lon), r), landmarks, eps, scheme, resolved, seed,
                     {"radius_m": r}, time)
+
+
+def release_with_budget(
+    data: Any, eps: Any, *, landmarks: Any = None, radius_m: float | None = None,
+    sensitivity: float | None = None, seed: Any = None,
+) -> Release:
+    """Release ``data`` with a given per-timestamp budget ε_t ≥ 0 (scheme ``"budget"``).
+
+    For allocations computed elsewhere, e.g. the TPL-bounded budgets of
+    :func:`lmdk_core.correlation.allocate_bounded_tpl`: a fresh release wherever ε_t > 0,
+    the last release repeated (spending 0) elsewhere. ``data`` is a trajectory (as in
+    :func:`release_locations`; give ``radius_m``, default 200 m) or a numeric series (give
+    ``sensitivity``). The budget itself is the only guarantee: ``Release.epsilon`` is set to
+    the landmark guarantee it achieves, max_t G_t over ``landmarks`` (none: max_t ε_t).
+    """
+    if radius_m is not None and sensitivity is not None:
+        raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
+    if sensitivity is not None:
+        scale = check_positive(sensitivity, "sensitivity")
+        space = Space("values", (as_finite_array(data, "values"),), scale)
+        extra: dict[str, Any] = {"sensitivity": scale}
+        time = None
+    else:
+        scale = check_positive(200.0 if radius_m is None else radius_m, "radius_m")
+        space = Space("locations", trajectory_points(data), scale)
+        extra = {"radius_m": scale}
+        time = (data["time"].to_numpy(copy=True)
+                if isinstance(data, pd.DataFrame) and "time" in data.columns else None)
+    budget = as_finite_array(eps, "eps")
+    if budget.size != space.n:
+        raise ParameterError(f"length mismatch: eps has length {budget.size}, data has {space.n}")
+    if np.any(budget < 0):
+        raise ParameterError(f"eps must be >= 0 everywhere (first negative at index "
+                             f"{int(np.flatnonzero(budget < 0)[0])})")
+    mask = as_landmark_mask(landmarks, space.n)
+    out = run_budget(space, budget, as_rng(seed))
+    achieved = float(landmark_guarantee(budget, mask).max()) if space.n else 0.0
+    cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns))
+    return Release(scheme="budget", epsilon=achieved, eps=out.eps, published=out.published,
+                   landmarks=mask, params={**extra, "seed": seed}, time=time, **cols)

@@ -18,7 +18,11 @@ def run_vectorised(
     scheme: str, space: Space, landmarks: np.ndarray, epsilon: float, rng: np.random.Generator
 ) -> SchemeOutput:
     """Release ``space`` under a data-independent scheme (see module docstring)."""
-    eps = allocate(scheme, space.n, landmarks, epsilon)
+    return run_budget(space, allocate(scheme, space.n, landmarks, epsilon), rng)
+
+
+def run_budget(space: Space, eps: np.ndarray, rng: np.random.Generator) -> SchemeOutput:
+    """Fresh release with budget ε_t wherever ε_t > 0, republish the last release elsewhere."""
     published = eps > 0
     cols = forward_fill(space.perturb(eps, rng), published)
     return SchemeOutput(cols, eps, published, {})
