@@ -46,7 +46,15 @@ from .sample import load_sample, sample_path
 from .stays import detect_stays, suggest_places
 from .landmarks import landmark_mask, landmarks_from_indices
 from .allocation import allocate
-from .release import SCHEME_INFO, SCHEME_PARAMS, SCHEMES, Release, release_locations, release_values
+from .release import (
+    SCHEME_INFO,
+    SCHEME_PARAMS,
+    SCHEMES,
+    Release,
+    release_locations,
+    release_values,
+    release_with_budget,
+)
 from .readers import read_trajectories
 from .trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
 # Figures helper: places, exports, scheme comparison, Plotly figures.
