@@ -131,7 +131,7 @@ def test_matches_fixed_point_reference(P, alist):
 def test_larger_random_matrices_match_fixed_point():
     rng = np.random.default_rng(7)
     a = np.array([1e-9, 0.01, 0.3, 1.0, 2.5, 8.0, 50.0])
-    for n, conc in [(40, 1.0), (60, 0.05)]:
+    for n, conc in [(40, 1.0), (60, 0.05), (140, 0.3)]:  # n >= 128: hull built in threads
         P = rng.dirichlet(np.full(n, conc), size=n)
         P[3] = P[5]  # identical rows
         assert np.allclose(loss_increment(P, a), loss_increment_fixed_point(P, a), rtol=1e-12, atol=1e-14)

@@ -21,7 +21,9 @@ geometric tests). :func:`loss_increment_fixed_point` is the straightforward per-
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba as nb
@@ -34,6 +36,7 @@ from .matrices import check_transition_matrix
 __all__ = ["EnvelopeLoss", "envelope", "loss_increment", "loss_increment_fixed_point"]
 
 _REL_TOL = 1e-14  # relative slack when testing whether a point lies above the current hull
+_THREADS = max(1, min(4, os.cpu_count() or 1))  # threads for the once-per-matrix hull
 _LARGE_ALPHA = 1.0  # above this, L is evaluated in the e^{-α} form (no overflow)
 
 
@@ -166,9 +169,10 @@ def _excluded(hd, hq, h, P, a, b, idx, m, q0, tv, rmax, lam, hv):
         k += 1
 
 
-@nb.njit(cache=True)
-def _build_hull(P):
-    """Upper hull vertices (d, q), d ascending, of every prefix point of every ordered row pair."""
+@nb.njit(cache=True, nogil=True)
+def _build_hull(P, rows):
+    """Upper hull vertices (d, q), d ascending, of every prefix point of the ordered row pairs
+    (a, b), a in ``rows``, b any other row. Releases the GIL (run row subsets in threads)."""
     n = P.shape[0]
     hd = np.zeros(1)
     hq = np.zeros(1)
@@ -181,7 +185,7 @@ def _build_hull(P):
     hv = np.empty(_MAX_LINES)
     tries = 0  # the line test pays off only if it often succeeds: sample it when it does not
     wins = 0
-    for a in range(n):
+    for a in rows:
         for b in range(n):
             if a == b:
                 continue
@@ -322,6 +326,21 @@ def _forward_recursion(hd, hq, eps):
     return out
 
 
+def _parallel_hull(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_build_hull over interleaved row subsets in threads (n ≥ 64), hulls merged at the end."""
+    n = P.shape[0]
+    workers = min(_THREADS, max(1, n // 64))
+    rows = np.arange(n, dtype=np.int64)
+    if workers == 1:
+        return _build_hull(P, rows)
+    with ThreadPoolExecutor(workers) as pool:
+        parts = list(pool.map(lambda k: _build_hull(P, rows[k::workers].copy()), range(workers)))
+    d, q = parts[0]
+    for d2, q2 in parts[1:]:
+        d, q, _ = _merge_hull(d, q, d.size, d2, q2, d2.size)
+    return d, q
+
+
 # --------------------------------------------------------------------------------------------
 # Public objects
 # --------------------------------------------------------------------------------------------
@@ -346,8 +365,8 @@ class EnvelopeLoss:
     __slots__ = ("_d", "_q", "_n")
 
     def __init__(self, P: Any, *, name: str = "P"):
-        P = check_transition_matrix(P, name)
-        d, q = _build_hull(np.ascontiguousarray(P))
+        P = np.ascontiguousarray(check_transition_matrix(P, name))
+        d, q = _parallel_hull(P)
         self._d = d
         self._q = q
         self._n = P.shape[0]
