@@ -109,6 +109,30 @@ def _merge_hull(hd, hq, h, pd, pq, m):
         keep += 1
     return od[:keep].copy(), oq[:keep].copy(), keep
 
+
+@nb.njit(cache=True)
+def _sift_down(key, val, size, i):
+    """Restore the max-heap property of key[:size] (val moved alongside) below position i."""
+    while True:
+        l = 2 * i + 1
+        if l >= size:
+            return
+        big = l
+        if l + 1 < size and key[l + 1] > key[l]:
+            big = l + 1
+        if key[big] <= key[i]:
+            return
+        key[i], key[big] = key[big], key[i]
+        val[i], val[big] = val[big], val[i]
+        i = big
+
+
+@nb.njit(cache=True)
+def _heapify(key, val, size):
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(key, val, size, i)
+
+
 _MAX_LINES = 8  # support lines tried per pair before falling back to the exact (sorted) chain
 
 
@@ -216,13 +240,14 @@ def _build_hull(P, rows):
                 pass
             elif m == 0:
                 continue
-            elif rmax > 1.0 and (tries < 256 or 8 * wins >= tries or (a + b) % 16 == 0):
+            elif rmax > 1.0 and np.isfinite(rmax) and (tries < 256 or 8 * wins >= tries or (a + b) % 16 == 0):
                 tries += 1
                 if _excluded(hd, hq, h, P, a, b, idx, m, q0, tv, rmax, lam, hv):
                     wins += 1
                     continue
-            # exact chain: prefixes in ratio-descending order, equal ratios collapsed
-            order = np.argsort(-ratio[:m])
+            # exact chain: prefixes in ratio-descending order (equal ratios collapsed), popped
+            # from a max-heap; stop once the rest of the chain provably stays inside the region
+            _heapify(ratio, idx, m)
             c = 0
             if q0 > 0.0 and _above(hd, hq, h, 0.0, q0):
                 cd[c] = 0.0
@@ -230,16 +255,36 @@ def _build_hull(P, rows):
                 c += 1
             sd = 0.0
             sq = q0
+            rest_d = 0.0
+            rest_q = 0.0
             for t in range(m):
-                j = idx[order[t]]
+                rest_d += P[b, idx[t]]
+                rest_q += P[a, idx[t]]
+            size = m
+            while size > 0:
+                r = ratio[0]
+                j = idx[0]
+                size -= 1
+                ratio[0] = ratio[size]
+                idx[0] = idx[size]
+                _sift_down(ratio, idx, size, 0)
                 sd += P[b, j]
                 sq += P[a, j]
-                if t + 1 < m and ratio[order[t + 1]] == ratio[order[t]]:
+                rest_d -= P[b, j]
+                rest_q -= P[a, j]
+                if size > 0 and ratio[0] == r:
                     continue
-                if _above(hd, hq, h, sd, sq):
+                inside = not _above(hd, hq, h, sd, sq)
+                if not inside:
                     cd[c] = sd
                     cq[c] = sq
                     c += 1
+                elif size > 0:
+                    rn = ratio[0]
+                    if rn > 1.0 and np.isfinite(rn):
+                        x = max(rest_q - rest_d, 0.0) / (rn - 1.0)
+                        if not _above(hd, hq, h, sd + x, sq + rn * x):
+                            break
             if c > 0:
                 hd, hq, h = _merge_hull(hd, hq, h, cd, cq, c)
     return hd, hq
