@@ -51,9 +51,12 @@ def main() -> None:
             key="show_release",
             help="Overlay the perturbed (released) locations, dashed, on the true trajectory.",
         )
-    if st.session_state.last_error:  # stays until dismissed or a later action succeeds
-        st.error(st.session_state.last_error, icon="⚠️")
-        st.button("Dismiss message", on_click=state.dismiss_error, help="Hide this message.")
+    # One container always sits here, so a message appearing or going does not shift the
+    # elements below (a shifted map would be re-mounted and lose its zoom).
+    with st.container():
+        if st.session_state.last_error:  # stays until dismissed or a later action succeeds
+            st.error(st.session_state.last_error, icon="⚠️")
+            st.button("Dismiss message", on_click=state.dismiss_error, help="Hide this message.")
     if traj is None:
         st.stop()
     key = compute.traj_key(st.session_state.data_token, traj)

@@ -160,7 +160,10 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
 
 
 def _on_select() -> None:
-    st.session_state.selected = st.session_state.get(f"select_{st.session_state.editor_version}")
+    """Select the chosen place. An empty value (the widget being re-created) keeps the selection."""
+    chosen = st.session_state.get(f"select_{st.session_state.editor_version}")
+    if chosen is not None:
+        st.session_state.selected = chosen
 
 
 def _suggestions(traj: pd.DataFrame, key: Any) -> None:
