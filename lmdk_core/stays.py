@@ -77,7 +77,8 @@ def _runs_one(
     if n == 0:
         return []
     # m[i]: first point at least min_duration after t_i. A stay anchored at i must contain m[i].
-    m = np.searchsorted(t, t + min_ns, side="left")
+    # (never before i itself: with repeated timestamps the left search can land on an earlier twin)
+    m = np.maximum(np.searchsorted(t, t + min_ns, side="left"), np.arange(n))
     ok = m < n
     cand = np.zeros(n, dtype=bool)
     idx = np.flatnonzero(ok)

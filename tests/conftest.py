@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, settings
 settings.register_profile(
     "ci",
     derandomize=True,
+    database=None,  # no replay of examples saved by earlier runs: every run sees the same cases
     deadline=None,
     max_examples=100,
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.register_profile("explore", deadline=None, max_examples=1000)
+settings.register_profile("explore", deadline=None, max_examples=1000)  # saves failures to .hypothesis/
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

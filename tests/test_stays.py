@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from lmdk_core import ParameterError, detect_stays, suggest_places
@@ -106,6 +106,7 @@ def test_matches_brute_force(seed: int, radius: float, t_min: float) -> None:
     ),
     st.sampled_from([0.0, 60.0, 600.0]),
 )
+@example(steps=[(0, 0.0, 0.0), (0, 0.0, 101.0)], t_min=0.0)  # twin timestamps, 101 m apart
 def test_matches_brute_force_property(steps: list, t_min: float) -> None:
     """Arbitrary small trajectories, repeated timestamps included, on a ~100 m scale."""
     sec = np.cumsum([dt for dt, _, _ in steps]).astype(np.int64)
