@@ -66,6 +66,15 @@ def release(
 
 
 @st.cache_resource(**SESSION)
+def budget_release(
+    key: Any, _traj: pd.DataFrame, places: Places, eps: np.ndarray, radius_m: float, seed: int
+) -> Any:
+    """The trajectory released with a given budget vector (the TPL-bounded allocation)."""
+    mask, _ = landmarks(key, _traj, places)
+    return rl.release_with_budget(_traj, eps, landmarks=mask, radius_m=radius_m, seed=seed)
+
+
+@st.cache_resource(**SESSION)
 def suggestions(key: Any, _traj: pd.DataFrame) -> pd.DataFrame:
     """Candidate landmark places from long stays."""
     return stays.suggest_places(_traj)

@@ -161,6 +161,7 @@ def _bounded(
             help="Compute the budget ε_t that keeps TPL ≤ α for this correlation model, "
             "and its loss.",
         ):
+            _switch_release(key, None)
             return
         try:
             eps_b = compute.bounded(key, float(alpha), p_b, p_f, len(traj))
@@ -193,7 +194,29 @@ def _bounded(
             key="loss_bounded_chart",
             width="stretch",
         )
-        st.caption(
-            "The bounded allocation spends a constant small ε_t so that TPL ≤ α; it is not "
-            "landmark-aware. The release above still uses the scheme chosen in the sidebar."
+        use = st.toggle(
+            "Release with this allocation",
+            key="release_bounded",
+            help="Switch the release, the map overlay, the allocation chart, the metrics and the "
+            "exports to the TPL-bounded budgets (scheme 'budget'). Off: back to the sidebar scheme.",
         )
+        _switch_release(key, eps_b if use else None)
+        st.caption(
+            "The bounded allocation spends a small ε_t so that TPL ≤ α at every timestamp; it is "
+            "not landmark-aware (its landmark guarantee G_t is shown in section 3 once you release "
+            "with it). " + ("The release above uses it." if use else
+                            "The release above still uses the scheme chosen in the sidebar.")
+        )
+
+
+def _switch_release(key: Any, eps: np.ndarray | None) -> None:
+    """Make the whole page release with ``eps`` (None: the sidebar scheme); rerun if it changed."""
+    current = st.session_state.get("bounded_budget")
+    if eps is None:
+        if current is not None:
+            st.session_state.bounded_budget = None
+            st.rerun(scope="app")
+        return
+    if current is None or current["key"] != key or not np.array_equal(current["eps"], eps):
+        st.session_state.bounded_budget = {"key": key, "eps": eps}
+        st.rerun(scope="app")

@@ -123,7 +123,12 @@ def controls() -> Settings:
 
 def compute_release(traj: pd.DataFrame, key: Any, s: Settings) -> Any | None:
     """The release for the settings, or None after showing the library's error message."""
+    bounded = st.session_state.get("bounded_budget")
     try:
+        if bounded is not None and bounded["key"] == key:  # switched on in section 5
+            return compute.budget_release(
+                key, traj, state.place_tuples(), bounded["eps"], s.radius_m, s.seed
+            )
         return compute.release(
             key, traj, state.place_tuples(), s.epsilon, s.scheme, s.params, s.radius_m, s.seed
         )

@@ -375,6 +375,25 @@ def test_bounded_allocation_keeps_tpl_below_alpha(app):
     assert float(metric(app, "Max TPL (bounded)").value) <= 0.5 * 1.001
 
 
+def test_release_switches_to_the_bounded_allocation_and_back(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    app.radio(key="loss_source").set_value("Synthetic preset")
+    run(app)
+    spent_scheme = metric(app, "Budget spent Σε_t").value
+    app.number_input(key="alpha").set_value(0.5)
+    app.toggle(key="use_bounded").set_value(True)
+    run(app)
+    app.toggle(key="release_bounded").set_value(True)
+    run(app)
+    # every view now uses the bounded budgets: the page's TPL is the bounded one (<= alpha)
+    assert float(metric(app, "Max TPL").value) <= 0.5 * 1.001
+    assert metric(app, "Budget spent Σε_t").value != spent_scheme
+    assert not app.exception
+    app.toggle(key="release_bounded").set_value(False)
+    run(app)
+    assert metric(app, "Budget spent Σε_t").value == spent_scheme
+
+
 def test_comparison_says_when_it_is_stale(app, fake_map, home):
     app.slider(key="compare_runs").set_value(1)
     next(b for b in app.button if b.label == "Run comparison").click()
