@@ -11,6 +11,7 @@ from .errors import (
     LmdkWarning,
     MatrixError,
     ParameterError,
+    SourceFormatError,
     TrajectoryFormatError,
 )
 from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degrees, offset_points

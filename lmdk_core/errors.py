@@ -19,7 +19,20 @@ class MatrixError(ParameterError):
     """A transition matrix is not square, not row-stochastic, or contains NaN."""
 
 
-class TrajectoryFormatError(LmdkError, ValueError):
+class SourceFormatError(LmdkError, ValueError):
+    """An input file cannot be read: the message is ``<source> <unit> <position>: <reason>``."""
+
+    def __init__(self, reason: str, *, source: str | None, position: int | None, unit: str,
+                 default_source: str = "<input>"):
+        self.reason = reason
+        self.source = source
+        where = source or default_source
+        if position is not None:
+            where = f"{where} {unit} {position}"
+        super().__init__(f"{where}: {reason}")
+
+
+class TrajectoryFormatError(SourceFormatError):
     """A trajectory file cannot be read.
 
     The message names the file, the line (1-based, as a text editor shows it) or row, and the
@@ -27,13 +40,8 @@ class TrajectoryFormatError(LmdkError, ValueError):
     """
 
     def __init__(self, reason: str, *, source: str | None = None, line: int | None = None):
-        self.reason = reason
-        self.source = source
         self.line = line
-        where = source or "<input>"
-        if line is not None:
-            where = f"{where} line {line}"
-        super().__init__(f"{where}: {reason}")
+        super().__init__(reason, source=source, position=line, unit="line")
 
 
 class LmdkWarning(UserWarning):

@@ -29,7 +29,7 @@ import plotly.io as pio
 
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
-from .validation import check_epsilon, check_same_length
+from .validation import as_numeric_array, check_epsilon, check_same_length
 
 __all__ = [
     "LOG_AXIS_RATIO",
@@ -142,12 +142,7 @@ def _time_axis(time: Any, n: int) -> tuple[np.ndarray, str, str]:
 
 def _series(values: Any, name: str, n: int | None = None) -> np.ndarray:
     """1-D float array (NaN allowed for gaps); length checked against ``n``."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be numeric") from None
-    if arr.ndim != 1:
-        raise ParameterError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    arr = as_numeric_array(values, name)
     if n is not None:
         check_same_length(n, arr.size, name)
     return arr

@@ -17,19 +17,14 @@ import numpy as np
 
 from .errors import ParameterError
 from .geo import haversine_m
-from .validation import as_finite_array, check_nonnegative, check_same_length
+from .validation import as_finite_array, as_numeric_array, check_nonnegative, check_same_length
 
 __all__ = ["abs_error", "error_metres", "mae", "mae_metres", "mre"]
 
 
 def _float_array(values: Any, name: str) -> np.ndarray:
     """1-D float array; NaN allowed (unreleased), inf is not."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be numeric") from None
-    if arr.ndim != 1:
-        raise ParameterError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    arr = as_numeric_array(values, name)
     if np.any(np.isinf(arr)):
         raise ParameterError(f"{name} contains infinite values")
     return arr

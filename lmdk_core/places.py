@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import LmdkError, ParameterError
+from .errors import ParameterError, SourceFormatError
 
 __all__ = [
     "DEFAULT_RADIUS_M",
@@ -44,17 +44,13 @@ PLACES_FORMAT_VERSION = 1
 _COLUMNS = ["name", "lat", "lon", "radius_m"]
 
 
-class PlacesFormatError(LmdkError, ValueError):
+class PlacesFormatError(SourceFormatError):
     """A places file (GeoJSON) cannot be read; the message names the source, feature and reason."""
 
     def __init__(self, reason: str, *, source: str | None = None, feature: int | None = None):
-        self.reason = reason
-        self.source = source
         self.feature = feature
-        where = source or "<places>"
-        if feature is not None:
-            where = f"{where} feature {feature}"
-        super().__init__(f"{where}: {reason}")
+        super().__init__(reason, source=source, position=feature, unit="feature",
+                         default_source="<places>")
 
 
 def _coordinate(value: Any, name: str, low: float, high: float) -> float:

@@ -59,14 +59,20 @@ def check_probability(value: Any, name: str) -> float:
     return x
 
 
-def as_finite_array(values: Any, name: str, ndim: int = 1) -> np.ndarray:
-    """Return ``values`` as a float64 array of the given ndim with no NaN or inf."""
+def as_numeric_array(values: Any, name: str, ndim: int = 1) -> np.ndarray:
+    """Return ``values`` as a float64 array of the given ndim (NaN and inf allowed)."""
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         raise ParameterError(f"{name} must be numeric") from None
     if arr.ndim != ndim:
         raise ParameterError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def as_finite_array(values: Any, name: str, ndim: int = 1) -> np.ndarray:
+    """Return ``values`` as a float64 array of the given ndim with no NaN or inf."""
+    arr = as_numeric_array(values, name, ndim)
     if not np.all(np.isfinite(arr)):
         bad = int(np.flatnonzero(~np.isfinite(arr.ravel()))[0])
         raise ParameterError(f"{name} contains NaN or infinite values (first at index {bad})")

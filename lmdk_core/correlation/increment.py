@@ -358,19 +358,6 @@ def _backward_recursion(hd, hq, eps):
     return out
 
 
-@nb.njit(cache=True)
-def _forward_recursion(hd, hq, eps):
-    """FPL_T = ε_T, FPL_t = L(FPL_{t+1}) + ε_t."""
-    T = eps.size
-    out = np.empty(T)
-    if T == 0:
-        return out
-    out[T - 1] = eps[T - 1]
-    for t in range(T - 2, -1, -1):
-        out[t] = _eval_one(hd, hq, out[t + 1]) + eps[t]
-    return out
-
-
 def _parallel_hull(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """_build_hull over interleaved row subsets in threads (n ≥ 64), hulls merged at the end."""
     n = P.shape[0]
@@ -444,7 +431,9 @@ class EnvelopeLoss:
 
     def forward(self, eps: np.ndarray) -> np.ndarray:
         """FPL_t for budgets ``eps`` with this matrix as P^F."""
-        return _forward_recursion(self._d, self._q, np.ascontiguousarray(eps, dtype=np.float64))
+        # FPL_T = ε_T, FPL_t = L(FPL_{t+1}) + ε_t: the backward recursion on the reversed budgets
+        rev = np.ascontiguousarray(np.asarray(eps, dtype=np.float64)[::-1])
+        return _backward_recursion(self._d, self._q, rev)[::-1]
 
     def __repr__(self) -> str:
         return f"EnvelopeLoss(n_states={self._n}, n_candidates={self.n_candidates})"
