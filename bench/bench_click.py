@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-import test_browser as tb  # noqa: E402  (server/browser helpers shared with the browser test)
+import browser_driver as tb  # noqa: E402  (server and browser helpers shared with the browser test)
 
 OBSERVE = """() => {
   const app = document.querySelector("[data-testid='stApp']");

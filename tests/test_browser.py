@@ -9,23 +9,24 @@ Skipped only when /usr/bin/chromium is missing (`make chromium` installs it).
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-MAP_FRAME = 'iframe[title*="streamlit_folium"]'
+from browser_driver import (  # server and browser helpers, shared with bench/ and docs/
+    CHROMIUM,
+    MAP_FRAME,
+    chart_signature,
+    click_map,
+    free_port,
+    home_of_first_user,
+    launch,
+    metrics_text,
+    selected_value,
+    start_server,
+    stop_server,
+    wait_chart_change,
+    wait_idle,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -33,121 +34,6 @@ pytestmark = [
         not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
     ),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, log: Path) -> subprocess.Popen:
-    """`streamlit run dashboard/app.py` headless on 127.0.0.1:port; returns once healthy."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {log.read_text()[-2000:]}")
-            time.sleep(0.2)
-    stop_server(proc)
-    raise RuntimeError("streamlit did not become healthy within 60 s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    """Stop the server we started, by its PID (its own process group)."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-
-
-def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000) -> None:
-    """Wait until the script has finished running (and stays finished for ``settle_ms``)."""
-    page.wait_for_timeout(settle_ms)
-    page.wait_for_selector(IDLE, timeout=timeout_ms)
-    page.wait_for_timeout(settle_ms)
-    page.wait_for_selector(IDLE, timeout=timeout_ms)
-
-
-def map_point(page, lat: float, lon: float) -> dict:
-    """Pixel position of (lat, lon) inside the map's Leaflet container."""
-    frame = page.frame_locator(MAP_FRAME)
-    frame.locator(".leaflet-container").wait_for(timeout=30_000)
-    pt = frame.locator(".leaflet-container").evaluate(
-        "(el, ll) => { const p = window.map.latLngToContainerPoint(L.latLng(ll[0], ll[1]));"
-        " return {x: p.x, y: p.y}; }",
-        [lat, lon],
-    )
-    return pt
-
-
-def click_map(page, lat: float, lon: float) -> None:
-    frame = page.frame_locator(MAP_FRAME)
-    frame.locator(".leaflet-container").click(position=map_point(page, lat, lon))
-
-
-def chart_signature(page, index: int = 0) -> str:
-    """The data of the index-th Plotly chart on the page, as JSON (changes when the chart does)."""
-    return page.evaluate(
-        "(i) => { const d = document.querySelectorAll('.js-plotly-plot')[i];"
-        " return d && d.data ? JSON.stringify(d.data.map(t => t.y)) : null; }",
-        index,
-    )
-
-
-def wait_chart_change(page, before: str, index: int = 0, timeout_ms: int = 30_000) -> None:
-    """Wait until the index-th Plotly chart's data differs from ``before``."""
-    page.wait_for_function(
-        "([i, b]) => { const d = document.querySelectorAll('.js-plotly-plot')[i];"
-        " return d && d.data && JSON.stringify(d.data.map(t => t.y)) !== b; }",
-        arg=[index, before],
-        timeout=timeout_ms,
-    )
-
-
-def selected_value(selectbox, expect: str | None = None, timeout_s: float = 10.0) -> str:
-    """Text shown by a selectbox; with ``expect``, poll until it appears (the widget is briefly
-    re-rendered after a rerun) and return the last text read."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        inputs = selectbox.locator("input")
-        value = inputs.first.input_value() if inputs.count() else ""
-        text = value + " " + selectbox.inner_text()
-        if expect is None or expect in text or time.monotonic() > deadline:
-            return text
-        time.sleep(0.1)
-
-
-def metrics_text(page) -> dict[str, str]:
-    out = {}
-    for m in page.locator("[data-testid='stMetric']").all():
-        label = m.locator("[data-testid='stMetricLabel']").inner_text().strip()
-        out[label] = m.locator("[data-testid='stMetricValue']").inner_text().strip()
-    return out
-
-
-def home_of_first_user() -> tuple[float, float]:
-    """Median location of the first user's points labelled home in the sample."""
-    from lmdk_core.sample import load_sample
-
-    s = load_sample()
-    h = s[(s.uid == s.uid.iloc[0]) & (s.place == "home")]
-    return float(h.lat.median()), float(h.lon.median())
-
-
-def launch(p):
-    return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
 """Regenerate docs/dashboard.png: the dashboard on the bundled sample with Home and Clinic marked.
 
-Drives the real app in headless Chromium (same helpers as tests/test_browser.py), clicks the
+Drives the real app in headless Chromium (helpers in tests/browser_driver.py), clicks the
 first user's home and clinic (the sample's ground-truth labels) on the map, picks a scheme and
 saves a full-page screenshot at laptop width, palette-quantised to stay small.
 
-Usage: python dashboard/make_screenshot.py [--out docs/dashboard.png] [--scheme skip]
+Usage: python docs/make_screenshot.py [--out docs/dashboard.png] [--scheme skip]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-import test_browser as tb  # noqa: E402
+import browser_driver as tb  # noqa: E402  (server and browser helpers shared with the browser test)
 
 SCHEME_OPTION = {
     "skip": "Skip (landmarks are not released)",
