@@ -23,7 +23,7 @@ $(TEST_STAMP): pyproject.toml | $(PY)
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
-	@echo "lmdk dashboard: http://localhost:$(PORT)  (Ctrl+C to stop)"
+	@echo "lmdk dashboard: http://127.0.0.1:$(PORT)  (Ctrl+C to stop)"
 	$(PY) -m streamlit run dashboard/app.py --server.port $(PORT)
 
 # Browser tests drive Debian's chromium (Playwright cannot download a browser here).
