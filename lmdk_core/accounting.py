@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .validation import as_finite_array, check_epsilon, check_int, check_nonnegative
+from .validation import as_budget_array, check_epsilon, check_int, check_nonnegative
 
 __all__ = [
     "as_landmark_mask",
@@ -66,21 +66,13 @@ def as_landmark_mask(landmarks: Any, n: int) -> np.ndarray:
     return mask
 
 
-def _budgets(eps: Any) -> np.ndarray:
-    """ε_t as a 1-D float array, finite and ≥ 0."""
-    arr = as_finite_array(eps, "eps")
-    if np.any(arr < 0):
-        bad = int(np.flatnonzero(arr < 0)[0])
-        raise ParameterError(f"eps must be >= 0, got {arr[bad]} at index {bad}")
-    return arr
-
 
 def landmark_guarantee(eps: Any, landmarks: Any) -> np.ndarray:
     """Per-timestamp privacy loss G_t = Σ_{i ∈ L ∪ {t}} ε_i (same length as ``eps``).
 
     L = ∅ gives G_t = ε_t (event level); L = all timestamps gives G_t = Σ ε (user level).
     """
-    e = _budgets(eps)
+    e = as_budget_array(eps)
     mask = as_landmark_mask(landmarks, e.size)
     return e[mask].sum() + np.where(mask, 0.0, e)
 
@@ -90,7 +82,7 @@ def window_sums(eps: Any, w: int) -> np.ndarray:
 
     Computed from cumulative sums. If T < w there is one (partial) window: the total.
     """
-    e = _budgets(eps)
+    e = as_budget_array(eps)
     w = check_int(w, "w", minimum=1)
     if e.size < w:
         return np.array([e.sum()])

@@ -35,7 +35,7 @@ from .schemes import SCHEME_INFO, SCHEME_PARAMS, SCHEMES, check_scheme, resolve_
 from .schemes._space import Space
 from .schemes.vectorised import run_budget
 from .errors import ParameterError
-from .validation import as_finite_array, check_epsilon, check_positive
+from .validation import as_budget_array, as_finite_array, check_epsilon, check_positive
 
 __all__ = [
     "Release",
@@ -197,12 +197,9 @@ def release_with_budget(
         extra = {"radius_m": scale}
         time = (data["time"].to_numpy(copy=True)
                 if isinstance(data, pd.DataFrame) and "time" in data.columns else None)
-    budget = as_finite_array(eps, "eps")
+    budget = as_budget_array(eps)
     if budget.size != space.n:
         raise ParameterError(f"length mismatch: eps has length {budget.size}, data has {space.n}")
-    if np.any(budget < 0):
-        raise ParameterError(f"eps must be >= 0 everywhere (first negative at index "
-                             f"{int(np.flatnonzero(budget < 0)[0])})")
     mask = as_landmark_mask(landmarks, space.n)
     out = run_budget(space, budget, as_rng(seed))
     achieved = float(landmark_guarantee(budget, mask).max()) if space.n else 0.0

@@ -79,6 +79,15 @@ def as_finite_array(values: Any, name: str, ndim: int = 1) -> np.ndarray:
     return arr
 
 
+def as_budget_array(values: Any, name: str = "eps") -> np.ndarray:
+    """Return per-timestamp budgets ε_t as a finite 1-D float64 array, every entry ≥ 0."""
+    arr = as_finite_array(values, name)
+    if np.any(arr < 0):
+        bad = int(np.flatnonzero(arr < 0)[0])
+        raise ParameterError(f"{name} must be >= 0, got {arr[bad]} at index {bad}")
+    return arr
+
+
 def check_same_length(n: int, other: int, what: str) -> None:
     """Raise ParameterError when two lengths that must agree differ."""
     if n != other:

@@ -30,7 +30,6 @@ import numba as nb
 import numpy as np
 
 from ..errors import ParameterError
-from ..validation import as_finite_array
 from .matrices import check_transition_matrix
 
 __all__ = ["EnvelopeLoss", "envelope", "loss_increment", "loss_increment_fixed_point"]
@@ -525,10 +524,3 @@ def loss_increment_fixed_point(P: Any, alpha: Any, block: int = 64) -> Any:
     return float(out[0]) if scalar else out.reshape(np.shape(alpha))
 
 
-def _as_budgets(eps: Any) -> np.ndarray:
-    """ε_t as a finite 1-D float array ≥ 0 (shared by the loss modules)."""
-    arr = as_finite_array(eps, "eps")
-    if np.any(arr < 0):
-        bad = int(np.flatnonzero(arr < 0)[0])
-        raise ParameterError(f"eps must be >= 0, got {arr[bad]} at index {bad}")
-    return arr

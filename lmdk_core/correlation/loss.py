@@ -22,7 +22,8 @@ import pandas as pd
 
 from ..accounting import as_landmark_mask, landmark_guarantee
 from ..errors import MatrixError, ParameterError
-from .increment import EnvelopeLoss, _as_budgets, envelope
+from ..validation import as_budget_array
+from .increment import EnvelopeLoss, envelope
 from .matrices import check_transition_matrix, reverse_chain
 
 __all__ = ["LandmarkTemporalLoss", "TemporalLoss", "landmark_temporal_loss", "temporal_loss"]
@@ -86,7 +87,7 @@ def temporal_loss(
     Bayes' rule with ``marginal`` (the distribution of x_t) when given, else taken equal to
     ``P_backward``. Raises MatrixError / ParameterError on invalid input.
     """
-    e = _as_budgets(eps)
+    e = as_budget_array(eps)
     env_b, env_f = _resolve(P_backward, P_forward, marginal)
     bpl = env_b.backward(e)
     fpl = env_f.forward(e)
