@@ -43,10 +43,8 @@ _LARGE_ALPHA = 1.0  # above this, L is evaluated in the e^{-α} form (no overflo
 # Hull construction (numba)
 # --------------------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _boundary(hd, hq, h, x):
-    """Height of the relevant region's boundary at abscissa x ≥ 0 (hull, then slope-1 ray)."""
-    if x >= hd[h - 1]:
-        return hq[h - 1] + (x - hd[h - 1])
+def _segment(hd, h, x):
+    """Index lo of the hull segment with hd[lo] <= x < hd[lo + 1] (needs x < hd[h − 1])."""
     lo = 0
     hi = h - 1  # invariant hd[lo] <= x < hd[hi]
     while hi - lo > 1:
@@ -55,7 +53,16 @@ def _boundary(hd, hq, h, x):
             lo = mid
         else:
             hi = mid
-    return hq[lo] + (hq[hi] - hq[lo]) * (x - hd[lo]) / (hd[hi] - hd[lo])
+    return lo
+
+
+@nb.njit(cache=True)
+def _boundary(hd, hq, h, x):
+    """Height of the relevant region's boundary at abscissa x ≥ 0 (hull, then slope-1 ray)."""
+    if x >= hd[h - 1]:
+        return hq[h - 1] + (x - hd[h - 1])
+    lo = _segment(hd, h, x)
+    return hq[lo] + (hq[lo + 1] - hq[lo]) * (x - hd[lo]) / (hd[lo + 1] - hd[lo])
 
 
 @nb.njit(cache=True)
@@ -144,15 +151,8 @@ def _hull_slope(hd, hq, h, x):
     """Slope of the region's boundary at abscissa x (1 on the final ray)."""
     if x >= hd[h - 1]:
         return 1.0
-    lo = 0
-    hi = h - 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if hd[mid] <= x:
-            lo = mid
-        else:
-            hi = mid
-    return (hq[hi] - hq[lo]) / (hd[hi] - hd[lo])
+    lo = _segment(hd, h, x)
+    return (hq[lo + 1] - hq[lo]) / (hd[lo + 1] - hd[lo])
 
 
 @nb.njit(cache=True, fastmath=True)
