@@ -78,8 +78,19 @@ from .figures import (
     trajectory_figure,
 )
 
-# App helper: Folium maps with locally served Leaflet (offline-capable).
-from .maps import LocalMap, local_leaflet, trajectory_map
+# Folium maps with locally served Leaflet (offline-capable). Imported on first use: folium
+# alone costs ~0.2 s, which library users who never draw a map should not pay at import.
+_LAZY = {"LocalMap": "maps", "local_leaflet": "maps", "trajectory_map": "maps"}
+
+
+def __getattr__(name: str):
+    from importlib import import_module
+
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _LAZY.values():  # the submodule itself, e.g. lmdk_core.maps.trajectory_map
+        return import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Temporal privacy loss under Markov correlation (BPL/FPL/TPL, bounded-TPL budgets).
 from . import correlation
