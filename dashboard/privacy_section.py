@@ -144,6 +144,12 @@ def render(
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the allocation and the release.")
         return
+    if release.scheme == "budget":
+        st.info(
+            "The release uses the TPL-bounded allocation of section 5, not the sidebar scheme "
+            f"(its landmark guarantee: max G_t = {release.epsilon:.3g}). Switch it off there.",
+            icon="ℹ️",
+        )
     guarantee = accounting.landmark_guarantee(release.eps, mask)
     st.caption(
         "Top: the budget ε_t spent at each timestamp (landmarks marked). Bottom: the landmark "

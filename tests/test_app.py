@@ -388,10 +388,12 @@ def test_release_switches_to_the_bounded_allocation_and_back(app, fake_map, home
     # every view now uses the bounded budgets: the page's TPL is the bounded one (<= alpha)
     assert float(metric(app, "Max TPL").value) <= 0.5 * 1.001
     assert metric(app, "Budget spent Σε_t").value != spent_scheme
+    assert any("TPL-bounded allocation of section 5" in i.value for i in app.info)
     assert not app.exception
     app.toggle(key="release_bounded").set_value(False)
     run(app)
     assert metric(app, "Budget spent Σε_t").value == spent_scheme
+    assert not any("TPL-bounded allocation of section 5" in i.value for i in app.info)
 
 
 def test_comparison_says_when_it_is_stale(app, fake_map, home):
