@@ -1,4 +1,5 @@
-"""Read trajectories (CSV, GeoLife ``.plt``, T-Drive ``.txt``, GPX, Parquet) as one frame.
+"""Read trajectories (CSV, GeoLife ``.plt``, T-Drive ``.txt``, GPX, Parquet, Google location
+history JSON; also inside zip archives) as one frame.
 
 ``read_trajectories(source)`` returns columns ``uid`` (str), ``time`` (datetime64[ns, UTC]),
 ``lat``, ``lon`` (float64, degrees), then every extra input column, sorted by ``(uid, time)`` with a
@@ -45,6 +46,7 @@ from .geolife import read_geolife_batch, read_geolife_source
 from .gpx import read_gpx_source
 from .parquet import read_parquet_source
 from .source import Source, resolve
+from .takeout import read_takeout_source
 from .tdrive import read_tdrive_batch, read_tdrive_source
 from .csv import read_csv_source
 
@@ -54,10 +56,12 @@ READERS = {
     "tdrive": read_tdrive_source,
     "gpx": read_gpx_source,
     "parquet": read_parquet_source,
+    "takeout": read_takeout_source,
 }
 BATCH_READERS = {"geolife": read_geolife_batch, "tdrive": read_tdrive_batch}
 """Directory readers for formats that come as thousands of small files (one parse per directory)."""
-_SUPPORTED = ".csv/.tsv/.txt (optionally .gz), .plt (GeoLife), .txt (T-Drive), .gpx, .parquet"
+_SUPPORTED = (".csv/.tsv/.txt (optionally .gz), .plt (GeoLife), .txt (T-Drive), .gpx, .parquet, "
+              ".json (Google location history), or a .zip of these")
 
 __all__ = ["FORMATS", "read_trajectories"]
 
@@ -74,7 +78,8 @@ def _is_blank(src: Source) -> bool:
 def read_trajectories(
     source: Any, format: str = "auto", *, max_bytes: int | None = None
 ) -> pd.DataFrame:
-    """Load trajectories from a file path, a directory (recursively) or an open/uploaded file.
+    """Load trajectories from a file path, a directory (recursively), a zip archive (read like a
+    directory, see :mod:`lmdk_core.readers.source` for its safety limits) or an open/uploaded file.
 
     ``format``: ``"auto"`` (by extension, then content) or one of :data:`FORMATS` (aliases ``plt``,
     ``t-drive``); on a directory it keeps only files of that format. ``max_bytes`` bounds the

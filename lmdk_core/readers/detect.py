@@ -1,10 +1,12 @@
 """Format detection: by file extension first, then by content for unnamed or unknown inputs.
 
 Recognised formats (names accepted by ``read_trajectories(format=...)``): ``csv``, ``geolife``
-(alias ``plt``), ``tdrive`` (alias ``t-drive``), ``gpx``, ``parquet``. A ``.txt`` file is T-Drive
+(alias ``plt``), ``tdrive`` (alias ``t-drive``), ``gpx``, ``parquet``, ``takeout`` (Google location
+history JSON, alias ``json``). A ``.txt`` file is T-Drive
 when its first line looks like ``id,YYYY-MM-DD HH:MM:SS,lon,lat``, otherwise delimited text with a
 header. Content sniffing recognises Parquet magic bytes, GPX XML, the GeoLife header line, T-Drive
-lines, and delimited text whose header names latitude and longitude columns.
+lines, Google location-history JSON, and delimited text whose header names latitude and longitude
+columns.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import re
 from ..errors import ParameterError
 from .canonical import header_has_coordinates
 from .source import Source, inner_name
+from .takeout import looks_like_takeout
 
-FORMATS = ("csv", "geolife", "tdrive", "gpx", "parquet")
-_ALIASES = {"plt": "geolife", "t-drive": "tdrive", "pq": "parquet", "tsv": "csv", "txt": "csv"}
+FORMATS = ("csv", "geolife", "tdrive", "gpx", "parquet", "takeout")
+_ALIASES = {"plt": "geolife", "t-drive": "tdrive", "pq": "parquet", "tsv": "csv", "txt": "csv",
+            "json": "takeout"}
 _EXTENSIONS = {
     ".csv": "csv",
     ".tsv": "csv",
@@ -25,6 +29,7 @@ _EXTENSIONS = {
     ".parquet": "parquet",
     ".pq": "parquet",
     ".parq": "parquet",
+    ".json": "takeout",
 }
 SUPPORTED_EXTENSIONS = (*_EXTENSIONS, ".txt")
 """Extensions read from directories (each also accepted with a trailing ``.gz``)."""
@@ -88,6 +93,8 @@ def sniff_content(head: bytes) -> str | None:
         return "geolife"
     if TDRIVE_LINE.match(line):
         return "tdrive"
+    if looks_like_takeout(head):
+        return "takeout"
     return "csv" if _looks_like_text(head) else None
 
 

@@ -1,9 +1,17 @@
 """Input sources: a path, a directory, or an open/uploaded file, turned into named byte sources.
 
 Guarantees: every source has a display name used in messages (the file name, or the path inside
-the given directory); gzip input (by magic bytes) is decompressed transparently; ``max_bytes``
-bounds both the bytes read and the decompressed size, so an oversized upload fails early with a
-clear error instead of exhausting memory.
+the given directory or zip archive); gzip input (by magic bytes) is decompressed transparently;
+``max_bytes`` bounds both the bytes read and the decompressed size, so an oversized upload fails
+early with a clear error instead of exhausting memory.
+
+A zip archive (recognised by its magic bytes, whatever its name) is read like a directory: its
+members become sources named ``<archive>/<member path>``, so a GeoLife ``Data/<user>/Trajectory``
+tree keeps its user folders. Members are decompressed in memory, one at a time, only when read;
+nothing is written to disk. An archive is refused with a clear error when it has more than
+``ZIP_MAX_MEMBERS`` files, a member path that is absolute or climbs out with ``..``, encrypted
+members, a member whose declared size exceeds the budget or whose compression ratio exceeds
+``ZIP_MAX_RATIO`` (a zip bomb), or more decompressed bytes than it declares.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +28,13 @@ from typing import Any
 from ..errors import ParameterError, TrajectoryFormatError
 
 GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK\x03\x04"
+ZIP_MAX_MEMBERS = 100_000
+"""Most files read from one zip archive (the whole GeoLife data set has 18,670)."""
+ZIP_MAX_BYTES = 4 * 1024**3
+"""Decompressed bytes read from one zip archive when no ``max_bytes`` is given (4 GiB)."""
+ZIP_MAX_RATIO = 250
+"""Largest decompressed/compressed size ratio of a member over 1 MiB (GPS text: about 5–15)."""
 
 
 def _too_large(name: str, size: int | str, max_bytes: int) -> TrajectoryFormatError:
@@ -47,17 +63,22 @@ class Source:
     path: Path | None = None
     raw: bytes | None = None
     max_bytes: int | None = None
+    member: tuple[zipfile.ZipFile, zipfile.ZipInfo] | None = field(default=None, repr=False)
     _data: bytes | None = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
         """Size in bytes as stored (before decompression)."""
+        if self.member is not None:
+            return self.member[1].compress_size
         return self.path.stat().st_size if self.raw is None else len(self.raw)
 
     def head(self, n: int = 4096) -> bytes:
         """The first ``n`` bytes after decompression (cheap: reads only the start of a file)."""
         if self._data is not None:
             return self._data[:n]
+        if self.member is not None:
+            return self.read()[:n]
         if self.raw is not None:
             start = self.raw[:2]
         else:
@@ -73,7 +94,7 @@ class Source:
     def read(self) -> bytes:
         """All bytes, decompressed if gzip; raises TrajectoryFormatError over ``max_bytes``."""
         if self._data is None:
-            raw = self.raw
+            raw = self.raw if self.member is None else _unzip_member(self.name, *self.member)
             if raw is None:
                 if self.max_bytes is not None and self.size > self.max_bytes:
                     raise _too_large(self.name, self.size, self.max_bytes)
@@ -94,6 +115,63 @@ class Source:
             shown = f"more than {self.max_bytes:,} (decompressed)"
             raise _too_large(self.name, shown, self.max_bytes)
         return data
+
+
+def _member_path(info: zipfile.ZipInfo) -> str:
+    """Member path with ``/`` separators (some Windows tools store backslashes)."""
+    return info.filename.replace("\\", "/")
+
+
+def _unzip_member(name: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The member's bytes; refuses more than its declared size (a forged header) or a bad CRC."""
+    try:
+        with archive.open(info) as fh:
+            data = fh.read(info.file_size + 1)
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as exc:
+        raise TrajectoryFormatError(f"corrupt zip member ({exc})", source=name) from None
+    if len(data) > info.file_size:
+        raise TrajectoryFormatError(
+            "zip member decompresses to more bytes than its header declares", source=name
+        )
+    return data
+
+
+def _zip_sources(name: str, archive: zipfile.ZipFile, max_bytes: int | None) -> list[Source]:
+    """One Source per file of ``archive``, after the safety checks of the module docstring."""
+    infos = [i for i in archive.infolist() if not i.is_dir()]
+    if len(infos) > ZIP_MAX_MEMBERS:
+        raise TrajectoryFormatError(
+            f"zip archive has {len(infos):,} files, over the limit of {ZIP_MAX_MEMBERS:,}",
+            source=name,
+        )
+    budget = ZIP_MAX_BYTES if max_bytes is None else max_bytes
+    total = 0
+    for info in infos:
+        member = _member_path(info)
+        if member.startswith("/") or ".." in member.split("/") or ":" in member.split("/")[0]:
+            raise TrajectoryFormatError(f"unsafe path in zip archive: {info.filename!r}",
+                                        source=name)
+        if info.flag_bits & 0x1:
+            raise TrajectoryFormatError(f"{member} is encrypted; unzip it first", source=name)
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > 1024**2 and ratio > ZIP_MAX_RATIO:
+            raise TrajectoryFormatError(
+                f"{member} would expand {ratio:,.0f}-fold (limit {ZIP_MAX_RATIO}): "
+                "refused as a possible zip bomb",
+                source=name,
+            )
+        total += info.file_size
+        if total > budget:
+            raise _too_large(name, f"more than {budget:,} (decompressed)", budget)
+    return [Source(f"{name}/{_member_path(i)}", member=(archive, i))
+            for i in sorted(infos, key=_member_path)]
+
+
+def _open_zip(name: str, data: bytes | None = None, path: Path | None = None) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(io.BytesIO(data) if data is not None else path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise TrajectoryFormatError(f"corrupt zip archive ({exc})", source=name) from None
 
 
 def _read_filelike(obj: Any, max_bytes: int | None) -> tuple[str | None, bytes]:
@@ -130,6 +208,8 @@ def resolve(source: Any, max_bytes: int | None = None) -> tuple[str, list[Source
     if hasattr(source, "read"):
         name, data = _read_filelike(source, max_bytes)
         name = name or "<upload>"
+        if data[:4] == ZIP_MAGIC:
+            return name, _zip_sources(name, _open_zip(name, data=data), max_bytes), True
         return name, [Source(name, raw=data, max_bytes=max_bytes)], False
     if not isinstance(source, (str, os.PathLike)):
         raise ParameterError(
@@ -146,4 +226,10 @@ def resolve(source: Any, max_bytes: int | None = None) -> tuple[str, list[Source
         return path.name or str(path), srcs, True
     if not path.exists():
         raise TrajectoryFormatError("no such file or directory", source=str(path))
+    with open(path, "rb") as fh:
+        is_zip = fh.read(4) == ZIP_MAGIC
+    if is_zip:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise _too_large(path.name, path.stat().st_size, max_bytes)
+        return path.name, _zip_sources(path.name, _open_zip(path.name, path=path), max_bytes), True
     return path.name, [Source(path.name, path=path, max_bytes=max_bytes)], False
