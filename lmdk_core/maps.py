@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ __all__ = [
     "OSM_TILES",
     "LocalMap",
     "base_map",
+    "context_layer",
     "landmark_layer",
     "local_leaflet",
     "place_layer",
@@ -48,6 +49,7 @@ RELEASE_COLOUR = "#D55E00"
 LANDMARK_COLOUR = "#CC79A7"
 PLACE_COLOUR = "#009E73"
 SELECTED_COLOUR = "#E69F00"
+CONTEXT_COLOUR = "#8C8C8C"
 
 
 def _data_uri(data: bytes, mime: str) -> str:
@@ -138,6 +140,24 @@ def _polyline(lat: np.ndarray, lon: np.ndarray, **style: Any) -> folium.PolyLine
     return folium.PolyLine(coords, **style)
 
 
+def context_layer(context: Mapping[str, Any]) -> folium.GeoJson:
+    """Offline orientation layer from a GeoJSON FeatureCollection (e.g. the sample's context).
+
+    Lines (roads) are drawn thin and grey, points (named places) as small grey circles; every
+    feature's ``name`` property is its tooltip. Nothing is fetched: it is plain Leaflet GeoJSON.
+    """
+    if not isinstance(context, Mapping) or context.get("type") != "FeatureCollection":
+        raise ParameterError("context must be a GeoJSON FeatureCollection (a dict)")
+    return folium.GeoJson(
+        dict(context),
+        name="context",
+        style_function=lambda _f: {"color": CONTEXT_COLOUR, "weight": 1.5, "opacity": 0.6,
+                                   "fillOpacity": 0.6, "fillColor": CONTEXT_COLOUR},
+        marker=folium.CircleMarker(radius=3),
+        tooltip=folium.GeoJsonTooltip(fields=["name"], labels=False),
+    )
+
+
 def base_map(
     traj: Any,
     *,
@@ -145,6 +165,7 @@ def base_map(
     max_points: int = 300,
     max_line_points: int = 2000,
     height: str | int = "100%",
+    context: Mapping[str, Any] | None = None,
 ) -> LocalMap:
     """Deterministic base map: tiles, the true trajectory as one PolyLine plus downsampled points.
 
@@ -153,7 +174,9 @@ def base_map(
     render and send). The content depends only on ``traj``, ``tiles`` and the two limits
     (streamlit-folium keys the map's identity on its content, so the base map must not change
     when places change).
-    With ``tiles="none"`` the map shows a plain background and makes no outside request.
+    With ``tiles="none"`` the map shows a plain background and makes no outside request;
+    ``context`` (a GeoJSON FeatureCollection, see :func:`context_layer`) draws offline bearings
+    under the trajectory.
     """
     lat, lon = _latlon(traj)
     ok = np.isfinite(lat) & np.isfinite(lon)
@@ -174,6 +197,8 @@ def base_map(
         height=height,
     )
     _tile_layer(m, tiles)
+    if context is not None:
+        context_layer(context).add_to(m)
     keep = _display_index(len(lat), max_line_points)
     line = _polyline(lat[keep], lon[keep], color=TRUE_COLOUR, weight=2, opacity=0.7)
     if line is not None:

@@ -6,15 +6,18 @@ The file lives in ``data/sample_trajectories.csv`` at the repository root (``lmd
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from .errors import LmdkError
 
-__all__ = ["sample_path", "load_sample"]
+__all__ = ["load_sample", "load_sample_context", "sample_path"]
 
 SAMPLE_NAME = "sample_trajectories.csv"
+CONTEXT_NAME = "sample_context.geojson"
 
 
 def sample_path() -> Path:
@@ -27,6 +30,19 @@ def sample_path() -> Path:
             "regenerate it with `python data/generate_sample.py`"
         )
     return path
+
+
+def load_sample_context() -> dict[str, Any]:
+    """Offline map context of the sample's area (schematic ring roads and the sample's places).
+
+    A GeoJSON FeatureCollection built by ``data/generate_context.py``; draw it with
+    :func:`lmdk_core.maps.context_layer` or ``base_map(..., context=...)``.
+    """
+    path = sample_path().with_name(CONTEXT_NAME)
+    if not path.is_file():
+        raise LmdkError(f"sample map context not found at {path}: regenerate it with "
+                        "`python data/generate_context.py`")
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def load_sample() -> pd.DataFrame:

@@ -151,3 +151,28 @@ def test_release_layer_skips_unreleased_and_landmark_layer_only_landmarks():
 def test_bad_input_raises_parameter_error():
     with pytest.raises(ParameterError):
         maps.base_map("not a trajectory")
+
+
+def test_sample_context_layer_is_offline_and_reproducible(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from lmdk_core.maps import base_map, context_layer
+    from lmdk_core.sample import load_sample_context, sample_path
+
+    ctx = load_sample_context()
+    kinds = [f["properties"]["kind"] for f in ctx["features"]]
+    assert kinds.count("road") == 6 and kinds.count("place") >= 20
+    html = base_map(pd.DataFrame({"lat": [39.99, 39.98], "lon": [116.33, 116.35]}),
+                    context=ctx).get_root().render()
+    assert "5th Ring Road (schematic)" in html and "pku third hospital" in html
+    assert "tile.openstreetmap" not in html
+    # the checked-in file is exactly what the generator writes
+    data_dir = Path(sample_path()).parent
+    out = subprocess.run([sys.executable, "-c",
+                          "import generate_context as g, json; print(json.dumps(g.context()))"],
+                         cwd=data_dir, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == ctx
+    with pytest.raises(ParameterError, match="FeatureCollection"):
+        context_layer({"type": "Feature"})
