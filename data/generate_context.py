@@ -18,7 +18,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from generate_sample import ORIGIN, PLACES
 
 OUTPUT = Path(__file__).resolve().parent / "sample_context.geojson"
