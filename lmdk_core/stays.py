@@ -29,11 +29,11 @@ import pandas as pd
 
 from .errors import ParameterError
 from .geo import haversine_m
+from .trajectory import check_frame, time_order
 from .validation import check_int, check_nonnegative, check_positive
 
 __all__ = ["detect_stays", "suggest_places"]
 
-STAY_COLUMNS = ["lat", "lon", "start", "end", "duration_s", "n_points"]
 PLACE_COLUMNS = ["lat", "lon", "total_duration_s", "visits", "suggested_radius_m"]
 
 
@@ -41,31 +41,15 @@ def _prepare(
     traj: pd.DataFrame,
 ) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray]:
     """Sort by (uid, time); return (frame, UTC times in ns, lat, lon, user group starts)."""
-    if not isinstance(traj, pd.DataFrame):
-        raise ParameterError(f"traj must be a pandas DataFrame, got {type(traj).__name__}")
-    missing = [c for c in ("time", "lat", "lon") if c not in traj.columns]
-    if missing:
-        raise ParameterError(
-            f"traj is missing column(s) {', '.join(missing)} (needs time, lat, lon)"
-        )
-    keys = ["uid", "time"] if "uid" in traj.columns else ["time"]
-    try:
-        times = pd.to_datetime(traj["time"], utc=True)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"traj['time'] must hold datetimes: {exc}") from None
-    frame = traj.assign(time=times).sort_values(keys, kind="stable").reset_index(drop=True)
-    when = pd.DatetimeIndex(frame["time"]).as_unit("ns")
-    if when.hasnans:
-        raise ParameterError("traj['time'] contains missing timestamps (NaT)")
+    check_frame(traj, ("time", "lat", "lon"), name="traj")
+    order, codes, t = time_order(traj)
+    frame = traj.take(order).reset_index(drop=True)
+    when = pd.DatetimeIndex(t.view("datetime64[ns]"), tz="UTC")
     lat = frame["lat"].to_numpy(dtype=np.float64)
     lon = frame["lon"].to_numpy(dtype=np.float64)
     if not (np.isfinite(lat).all() and np.isfinite(lon).all()):
         raise ParameterError("traj lat/lon must be finite numbers (found NaN or inf)")
-    if "uid" in frame.columns and len(frame):
-        uid = frame["uid"].to_numpy()
-        starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]])
-    else:
-        starts = np.zeros(min(len(frame), 1), dtype=np.intp)
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(frame) else codes[:0]
     return frame, when, lat, lon, starts
 
 
@@ -109,7 +93,9 @@ def _runs_one(
     return runs
 
 
-def _all_runs(traj: pd.DataFrame, radius_m: float, min_duration_s: float):
+def _all_runs(
+    traj: pd.DataFrame, radius_m: float, min_duration_s: float
+) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validate, then (frame, times, lat, lon, first, last): runs as indices into sorted frame."""
     radius_m = check_positive(radius_m, "radius_m")
     min_duration_s = check_nonnegative(min_duration_s, "min_duration_s")

@@ -27,7 +27,7 @@ def expected_frame() -> pd.DataFrame:
     return pd.DataFrame(
         {
             "uid": [r[0] for r in rows],
-            "time": pd.to_datetime([r[1] for r in rows], utc=True).as_unit("ns"),
+            "time": pd.to_datetime([r[1] for r in rows], utc=True),
             "lat": [r[2] for r in rows],
             "lon": [r[3] for r in rows],
             "place": [r[4] for r in rows],
@@ -204,7 +204,7 @@ def test_large_csv_uses_fast_path_and_matches_reference(tmp_path):
     uid = rng.choice(["001", "002", "003"], n)
     secs = rng.integers(1_500_000_000, 1_500_100_000, n)
     lat, lon = rng.uniform(-90, 90, n).round(6), rng.uniform(-180, 180, n).round(6)
-    time = pd.to_datetime(secs, unit="s", utc=True).as_unit("ns")
+    time = pd.to_datetime(secs, unit="s", utc=True)
     ref = pd.DataFrame({"uid": uid, "time": time, "lat": lat, "lon": lon})
     path = tmp_path / "big.csv"
     ref.to_csv(path, index=False)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmdk_core import ParameterError
+from lmdk_core import ParameterError, detect_stays
 from lmdk_core.trajectory import (
     downsample,
     path_length_m,
@@ -29,7 +29,7 @@ def make(n_per_user=(5, 3), seed=0) -> pd.DataFrame:
         secs = np.sort(rng.choice(np.arange(0, 3600), size=n, replace=False))
         parts.append(pd.DataFrame({
             "uid": f"u{k}",
-            "time": pd.to_datetime(1_600_000_000 + secs, unit="s", utc=True).as_unit("ns"),
+            "time": pd.to_datetime(1_600_000_000 + secs, unit="s", utc=True),
             "lat": rng.uniform(39, 40, n), "lon": rng.uniform(116, 117, n), "tag": np.arange(n),
         }))
     return pd.concat(parts, ignore_index=True)
@@ -134,3 +134,61 @@ def test_summary_of_empty_and_single_point():
     assert s["n_points"] == 1 and s["duration_s"] == 0.0 and math.isnan(s["median_interval_s"])
     e = summary(df.iloc[:0])
     assert e["n_points"] == 0 and e["start"] is None and e["bbox"] is None
+
+
+# --- time units: pandas 3 gives datetime64 in s/ms/us as often as ns --------------------------
+
+UNITS = ["s", "ms", "us", "ns"]
+ZONES = [None, "UTC", "Asia/Shanghai"]
+
+
+def four_fixes(unit: str, tz: str | None) -> pd.DataFrame:
+    """One user at 00:00, 00:10, 00:20, 00:30 UTC (600 s apart), time column in ``unit``/``tz``."""
+    t = np.datetime64("2024-03-07T00:00:00", "s") + np.arange(4) * np.timedelta64(600, "s")
+    time = pd.DatetimeIndex(t.astype(f"datetime64[{unit}]"))
+    time = time.tz_localize("UTC") if tz is not None else time
+    time = time.tz_convert(tz) if tz not in (None, "UTC") else time
+    df = pd.DataFrame({"uid": "u", "time": time, "lat": 39.9 + np.arange(4) * 1e-3, "lon": 116.3})
+    assert np.datetime_data(df["time"].dt.tz_localize(None).to_numpy().dtype)[0] == unit
+    return df
+
+
+@pytest.mark.parametrize("tz", ZONES)
+@pytest.mark.parametrize("unit", UNITS)
+def test_every_operation_is_unit_and_zone_independent(unit, tz):
+    df = four_fixes(unit, tz)
+    s = summary(df)
+    assert s["duration_s"] == 1800.0 and s["median_interval_s"] == 600.0
+    assert s["start"] == pd.Timestamp("2024-03-07T00:00:00Z")
+    assert s["end"] == pd.Timestamp("2024-03-07T00:30:00Z")
+    assert resample(df, 600)["lat"].tolist() == df["lat"].tolist()
+    assert len(resample(df, 1200)) == 2
+    got = time_slice(df, "2024-03-07T00:05:00", pd.Timestamp("2024-03-07T08:20:00+08:00"))
+    assert got["lat"].tolist() == df["lat"].tolist()[1:3]
+    # the same answers as the nanosecond frame, row for row
+    ref = four_fixes("ns", "UTC")
+    assert summary(ref) == s
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_stays_are_unit_independent(unit):
+    df = four_fixes(unit, None).assign(lat=39.9)  # not moving: one 30-minute stay
+    stays = detect_stays(df, radius_m=50, min_duration_s=600)
+    assert stays["duration_s"].tolist() == [1800.0]
+    assert stays["start"].tolist() == [pd.Timestamp("2024-03-07T00:00:00Z")]
+    assert str(stays["start"].dtype) == "datetime64[ns, UTC]"
+
+
+def test_times_outside_the_nanosecond_range_are_refused_clearly():
+    df = four_fixes("s", None)
+    far = np.array(["1500-01-01", "2024-03-07", "2024-03-08", "3000-01-01"], "datetime64[s]")
+    with pytest.raises(ParameterError, match="row 0: date outside the supported range"):
+        summary(df.assign(time=far))
+    with pytest.raises(ParameterError, match="must hold datetimes"):
+        summary(df.assign(time=np.arange(4)))
+    with pytest.raises(ParameterError, match="NaT"):
+        resample(df.assign(time=pd.to_datetime(["2024-03-07", None, None, None])), 60)
+    with pytest.raises(ParameterError, match="outside the supported range"):
+        time_slice(df, "3000-01-01")
+    with pytest.raises(ParameterError, match="date/time"):
+        time_slice(df, 1_700_000_000)
