@@ -24,11 +24,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-import plotly.io as pio
 
+from ._optional import missing_extra
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
+
+try:
+    import plotly.graph_objects as go
+    import plotly.io as pio
+except ImportError as exc:  # the core does not depend on plotly
+    raise missing_extra("plotly", "plot", __name__) from exc
 from .validation import as_numeric_array, check_epsilon, check_same_length
 
 __all__ = [

@@ -21,11 +21,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import folium
 import numpy as np
 import pandas as pd
 
+from ._optional import missing_extra
 from .errors import ParameterError
+
+try:
+    import folium
+except ImportError as exc:  # the core does not depend on folium
+    raise missing_extra("folium", "app", __name__) from exc
 
 __all__ = [
     "OSM_TILES",
@@ -59,9 +64,12 @@ def local_leaflet() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """``(default_js, default_css)`` for folium: Leaflet from ``xstatic-leaflet`` as ``data:`` URIs.
 
     The CSS's image references (layer control, default marker icons) are inlined as well, so
-    nothing is fetched from anywhere. Raises ImportError if xstatic-leaflet is not installed.
+    nothing is fetched from anywhere. Raises MissingExtraError if xstatic-leaflet is missing.
     """
-    from xstatic.pkg import leaflet as xleaflet
+    try:
+        from xstatic.pkg import leaflet as xleaflet
+    except ImportError as exc:
+        raise missing_extra("xstatic-leaflet", "app", __name__) from exc
 
     base = Path(xleaflet.BASE_DIR)
     js = (base / "leaflet.js").read_bytes()
