@@ -22,6 +22,7 @@ total dwell time: the long stays of a trajectory are its candidate landmarks (ho
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -104,7 +105,7 @@ def _all_runs(
     min_ns = math.ceil(min_duration_s * 1e9)
     first, last = [], []
     bounds = np.r_[starts, len(frame)]
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         for i, k in _runs_one(t[a:b], lat[a:b], lon[a:b], radius_m, min_ns):
             first.append(a + i)
             last.append(a + k)
@@ -135,7 +136,7 @@ def detect_stays(
     columns.
     """
     frame, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
-    cent = [_mean_lat_lon(lat[i : k + 1], lon[i : k + 1]) for i, k in zip(first, last)]
+    cent = [_mean_lat_lon(lat[i : k + 1], lon[i : k + 1]) for i, k in zip(first, last, strict=True)]
     out = pd.DataFrame(
         {
             "lat": np.array([c[0] for c in cent], dtype=np.float64),
@@ -174,14 +175,14 @@ def suggest_places(
     """
     merge_m = check_nonnegative(merge_m, "merge_m")
     top = check_int(top, "top", minimum=1)
-    frame, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
+    _, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
     if first.size == 0:
         return pd.DataFrame({c: pd.Series(dtype=np.float64) for c in PLACE_COLUMNS}).astype(
             {"visits": np.int64}
         )
     s_lat = np.empty(first.size)
     s_lon = np.empty(first.size)
-    for s, (i, k) in enumerate(zip(first, last)):
+    for s, (i, k) in enumerate(zip(first, last, strict=True)):
         s_lat[s], s_lon[s] = _mean_lat_lon(lat[i : k + 1], lon[i : k + 1])
     dur = (when.asi8[last] - when.asi8[first]) / 1e9
 

@@ -63,7 +63,7 @@ def ticks_ns(values: Any, name: str = "time") -> tuple[np.ndarray, np.ndarray, n
     nat = ticks == NAT
     if unit == "ns" and count == 1:
         return ticks.copy(), nat, np.zeros(ticks.shape, dtype=bool)
-    per_ns = int(np.timedelta64(count, unit) // np.timedelta64(1, "ns"))
+    per_ns = int(pd.Timedelta(count, unit=unit).value)
     lo = pd.Timestamp.min.value // per_ns + 1
     hi = pd.Timestamp.max.value // per_ns
     out = ~nat & ((ticks < lo) | (ticks > hi))

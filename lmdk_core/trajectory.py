@@ -24,7 +24,13 @@ from .validation import check_int, check_positive
 REQUIRED = ("uid", "time", "lat", "lon")
 
 __all__ = [
-    "users", "select_user", "downsample", "resample", "summary", "time_slice", "path_length_m"
+    "downsample",
+    "path_length_m",
+    "resample",
+    "select_user",
+    "summary",
+    "time_slice",
+    "users"
 ]
 
 
@@ -156,7 +162,7 @@ def summary(df: pd.DataFrame) -> dict[str, Any]:
             "n_points": 0, "n_users": 0, "start": None, "end": None, "duration_s": 0.0,
             "median_interval_s": float("nan"), "length_m": 0.0, "bbox": None,
         }
-    order, codes, t = time_order(df)
+    _, codes, t = time_order(df)
     gaps = np.diff(t)[codes[1:] == codes[:-1]] / 1e9
     lat, lon = df["lat"].to_numpy(np.float64), df["lon"].to_numpy(np.float64)
     start, end = int(t.min()), int(t.max())

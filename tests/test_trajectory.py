@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -80,7 +81,7 @@ def brute_resample(df: pd.DataFrame, step_s: float) -> list[tuple]:
 def test_resample_first_point_per_interval(step):
     df = make((40, 25, 1), seed=3)
     out = resample(df, step)
-    got = sorted(zip(out["uid"], out["time"], out["tag"]))
+    got = sorted(zip(out["uid"], out["time"], out["tag"], strict=True))
     assert got == brute_resample(df, step)
     assert out.columns.tolist() == df.columns.tolist()
     with pytest.raises(ParameterError):
@@ -91,8 +92,8 @@ def test_time_slice_inclusive_bounds_and_naive_is_utc():
     df = make((30, 30), seed=1)
     lo, hi = df["time"].iloc[5], df["time"].iloc[20]
     out = time_slice(df, lo.tz_convert(None).isoformat(), hi.tz_convert("Asia/Shanghai"))
-    ref = [(u, t) for u, t in zip(df["uid"], df["time"]) if lo <= t <= hi]
-    assert list(zip(out["uid"], out["time"])) == ref
+    ref = [(u, t) for u, t in zip(df["uid"], df["time"], strict=True) if lo <= t <= hi]
+    assert list(zip(out["uid"], out["time"], strict=True)) == ref
     assert len(time_slice(df)) == len(df)
     assert (time_slice(df, start=hi)["time"] >= hi).all()
     with pytest.raises(ParameterError, match="after"):
@@ -116,9 +117,9 @@ def test_summary_matches_brute_force():
     for _, g in df.groupby("uid"):
         g = g.sort_values("time")
         ts = [t.value / 1e9 for t in g["time"]]
-        gaps += [b - a for a, b in zip(ts, ts[1:])]
-        pts = list(zip(g["lat"], g["lon"]))
-        length += sum(haversine_ref(*a, *b) for a, b in zip(pts, pts[1:]))
+        gaps += [b - a for a, b in itertools.pairwise(ts)]
+        pts = list(zip(g["lat"], g["lon"], strict=True))
+        length += sum(haversine_ref(*a, *b) for a, b in itertools.pairwise(pts))
     assert s["n_points"] == 11 and s["n_users"] == 3
     assert s["start"] == df["time"].min() and s["end"] == df["time"].max()
     assert s["duration_s"] == (df["time"].max() - df["time"].min()).total_seconds()

@@ -60,7 +60,7 @@ def map_columns(columns: Iterable, loc: Locator) -> ColumnMap:
     date = low.get("date") if time is not None and time == low.get("time") else None
     uid = next((low[n] for n in UID_NAMES if n in low), None)
     missing = [w for w, c in (("latitude", lat), ("longitude", lon), ("time", time)) if c is None]
-    if missing:
+    if lat is None or lon is None or time is None:
         found = ", ".join(str(c) for c in columns[:20]) + (", …" if len(columns) > 20 else "")
         raise loc.error(
             f"missing {', '.join(missing)} column{'s' if len(missing) > 1 else ''} "

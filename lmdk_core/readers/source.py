@@ -8,6 +8,7 @@ clear error instead of exhausting memory.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
@@ -49,10 +50,16 @@ class Source:
     max_bytes: int | None = None
     _data: bytes | None = field(default=None, repr=False)
 
+    def _file(self) -> Path:
+        """The filesystem path of a source that is not in memory."""
+        if self.path is None:
+            raise ValueError(f"source {self.name!r} has neither bytes nor a path")
+        return self.path
+
     @property
     def size(self) -> int:
         """Size in bytes as stored (before decompression)."""
-        return self.path.stat().st_size if self.raw is None else len(self.raw)
+        return self._file().stat().st_size if self.raw is None else len(self.raw)
 
     def head(self, n: int = 4096) -> bytes:
         """The first ``n`` bytes after decompression (cheap: reads only the start of a file)."""
@@ -61,13 +68,13 @@ class Source:
         if self.raw is not None:
             start = self.raw[:2]
         else:
-            with open(self.path, "rb") as fh:
+            with open(self._file(), "rb") as fh:
                 start = fh.read(2)
         if start == GZIP_MAGIC:
             return self.read()[:n]
         if self.raw is not None:
             return self.raw[:n]
-        with open(self.path, "rb") as fh:
+        with open(self._file(), "rb") as fh:
             return fh.read(n)
 
     def read(self) -> bytes:
@@ -77,7 +84,7 @@ class Source:
             if raw is None:
                 if self.max_bytes is not None and self.size > self.max_bytes:
                     raise _too_large(self.name, self.size, self.max_bytes)
-                raw = self.path.read_bytes()
+                raw = self._file().read_bytes()
             if raw[:2] == GZIP_MAGIC:
                 raw = self._gunzip(raw)
             self._data = raw
@@ -101,10 +108,8 @@ def _read_filelike(obj: Any, max_bytes: int | None) -> tuple[str | None, bytes]:
     ok = isinstance(name, (str, os.PathLike)) and str(name)
     name = os.path.basename(str(name)) if ok else None
     if hasattr(obj, "seek"):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # unseekable streams are read from here
             obj.seek(0)
-        except (OSError, ValueError):
-            pass
     data = obj.read() if max_bytes is None else obj.read(max_bytes + 1)
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -122,9 +127,10 @@ def resolve(source: Any, max_bytes: int | None = None) -> tuple[str, list[Source
     Directories are walked recursively in sorted order; hidden files and folders are included in
     the listing (the caller decides what to skip and reports it).
     """
-    if max_bytes is not None:
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-            raise ParameterError(f"max_bytes must be a positive integer or None, got {max_bytes!r}")
+    if max_bytes is not None and (
+        isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1
+    ):
+        raise ParameterError(f"max_bytes must be a positive integer or None, got {max_bytes!r}")
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = io.BytesIO(bytes(source))
     if hasattr(source, "read"):
