@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ import pandas as pd
 
 from ._optional import missing_extra
 from .errors import ParameterError
+from .trajectory import even_positions, lat_lon
 
 try:
     import folium
@@ -98,27 +99,9 @@ class LocalMap(folium.Map):
         self.default_js, self.default_css = local_leaflet()
 
 
-def _latlon(obj: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Latitude/longitude arrays from a DataFrame (lat, lon columns), a Release or a pair."""
-    if isinstance(obj, pd.DataFrame):
-        return obj["lat"].to_numpy(float), obj["lon"].to_numpy(float)
-    lat = getattr(obj, "lat", None)
-    lon = getattr(obj, "lon", None)
-    if lat is not None and lon is not None:
-        return np.asarray(lat, float), np.asarray(lon, float)
-    if isinstance(obj, Sequence) and len(obj) == 2:
-        return np.asarray(obj[0], float), np.asarray(obj[1], float)
-    raise ParameterError(
-        "expected a DataFrame with lat/lon columns, a Release or a (lat, lon) pair, "
-        f"got {type(obj).__name__}"
-    )
-
-
 def _display_index(n: int, max_points: int) -> np.ndarray:
     """Evenly spaced indices into ``n`` points, at most ``max_points``, first and last kept."""
-    if n <= max_points:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, max(max_points, 2)).round().astype(int))
+    return even_positions(n, max(max_points, 2))
 
 
 def _tile_layer(m: folium.Map, tiles: str | None) -> None:
@@ -163,7 +146,7 @@ def base_map(
     when places change).
     With ``tiles="none"`` the map shows a plain background and makes no outside request.
     """
-    lat, lon = _latlon(traj)
+    lat, lon = lat_lon(traj, "traj")
     ok = np.isfinite(lat) & np.isfinite(lon)
     if ok.any():
         bounds = [
@@ -248,7 +231,7 @@ def landmark_layer(
 ) -> folium.FeatureGroup:
     """The true locations at landmark timestamps, downsampled to ``max_points`` markers."""
     fg = folium.FeatureGroup(name=name)
-    lat, lon = _latlon(traj)
+    lat, lon = lat_lon(traj, "traj")
     where = np.flatnonzero(np.asarray(landmarks, bool))
     for i in where[_display_index(len(where), max_points)]:
         if np.isfinite(lat[i]) and np.isfinite(lon[i]):
@@ -271,7 +254,7 @@ def release_layer(
     No connecting line: noisy points joined in time order hide the map under a scribble.
     """
     fg = folium.FeatureGroup(name=name)
-    lat, lon = _latlon(release)
+    lat, lon = lat_lon(release, "release")
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
     for i in ok[_display_index(len(ok), max_points)]:
         folium.CircleMarker(

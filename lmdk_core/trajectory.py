@@ -19,7 +19,7 @@ import pandas as pd
 from .errors import ParameterError
 from .geo import haversine_m
 from .times import epoch_ns, utc_timestamp
-from .validation import check_int, check_positive
+from .validation import as_numeric_array, check_int, check_positive
 
 REQUIRED = ("uid", "time", "lat", "lon")
 
@@ -68,6 +68,54 @@ def time_order(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return order, codes[order], t[order]
 
 
+def lat_lon(obj: Any, name: str = "trajectory") -> tuple[np.ndarray, np.ndarray]:
+    """(lat, lon) float64 arrays in degrees, the one extractor every module uses.
+
+    ``obj``: a DataFrame with ``lat``/``lon`` columns, an object with ``.lat``/``.lon`` (e.g. a
+    Release), a mapping with ``lat``/``lon`` keys, a 2 × n array or a ``(lat, lon)`` pair. Values
+    are only converted (NaN and inf pass: callers decide, e.g. NaN = not released yet); raises
+    ParameterError for anything else, non-numeric values or unequal lengths.
+    """
+    if isinstance(obj, pd.DataFrame):
+        missing = [c for c in ("lat", "lon") if c not in obj.columns]
+        if missing:
+            raise ParameterError(f"{name} is missing column(s) {missing}; it needs lat and lon")
+        lat, lon = obj["lat"], obj["lon"]
+    elif hasattr(obj, "lat") and hasattr(obj, "lon"):
+        lat, lon = obj.lat, obj.lon
+        if lat is None or lon is None:
+            raise ParameterError(f"{name} has no locations (a values release?)")
+    elif isinstance(obj, np.ndarray) and obj.ndim == 2 and obj.shape[0] == 2:
+        lat, lon = obj[0], obj[1]
+    elif isinstance(obj, (tuple, list)) and len(obj) == 2:
+        lat, lon = obj
+    elif hasattr(obj, "keys") and "lat" in obj and "lon" in obj:
+        lat, lon = obj["lat"], obj["lon"]
+    else:
+        raise ParameterError(
+            f"{name} must have lat/lon (a DataFrame with lat/lon columns, a Release or a "
+            f"(lat, lon) pair), got {type(obj).__name__}"
+        )
+    lat = as_numeric_array(lat, f"{name} lat")
+    lon = as_numeric_array(lon, f"{name} lon")
+    if lat.size != lon.size:
+        raise ParameterError(
+            f"length mismatch: {name} lat has length {lat.size}, lon has length {lon.size}"
+        )
+    return lat, lon
+
+
+def even_positions(n: int, max_points: int) -> np.ndarray:
+    """At most ``max_points`` (≥ 2) increasing positions in ``range(n)``, evenly spaced, always
+    including the first and the last: the one display downsampler (frames, maps, markers)."""
+    if n <= max_points:
+        return np.arange(n)
+    if max_points < 2:
+        raise ParameterError(f"max_points must be >= 2, got {max_points}")
+    # spacing (n-1)/(m-1) > 1, so floor(x + 0.5) gives m distinct, increasing positions
+    return np.floor(np.linspace(0.0, n - 1, max_points) + 0.5).astype(np.int64)
+
+
 def users(df: pd.DataFrame) -> list[str]:
     """Distinct user ids, sorted."""
     return sorted(map(str, pd.unique(_check(df)["uid"])))
@@ -92,12 +140,7 @@ def downsample(df: pd.DataFrame, max_points: int) -> pd.DataFrame:
     """
     _check(df)
     m = check_int(max_points, "max_points", minimum=2)
-    n = len(df)
-    if n <= m:
-        return df.reset_index(drop=True)
-    # spacing (n-1)/(m-1) > 1, so floor(x + 0.5) gives m distinct, increasing positions
-    idx = np.floor(np.linspace(0.0, n - 1, m) + 0.5).astype(np.int64)
-    return df.iloc[idx].reset_index(drop=True)
+    return df.iloc[even_positions(len(df), m)].reset_index(drop=True)
 
 
 def resample(df: pd.DataFrame, interval_s: float) -> pd.DataFrame:

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from lmdk_core import ParameterError, detect_stays
 from lmdk_core.trajectory import (
     downsample,
+    even_positions,
+    lat_lon,
     path_length_m,
     resample,
     select_user,
@@ -193,3 +195,52 @@ def test_times_outside_the_nanosecond_range_are_refused_clearly():
         time_slice(df, "3000-01-01")
     with pytest.raises(ParameterError, match="date/time"):
         time_slice(df, 1_700_000_000)
+
+
+# --- the one lat/lon extractor and the one display downsampler ---------------------------------
+
+
+class _Release:
+    def __init__(self, lat, lon):
+        self.lat, self.lon = lat, lon
+
+
+def test_lat_lon_takes_every_documented_form_and_refuses_the_rest():
+    lat, lon = [39.9, 40.0, np.nan], [116.3, 116.4, 116.5]
+    forms = [
+        pd.DataFrame({"lat": lat, "lon": lon, "x": 1}),
+        _Release(np.array(lat), np.array(lon)),
+        {"lat": lat, "lon": lon},
+        np.array([lat, lon]),
+        (lat, lon),
+        [pd.Series(lat), pd.Series(lon)],
+    ]
+    for obj in forms:
+        got = lat_lon(obj)
+        assert all(a.dtype == np.float64 for a in got)
+        np.testing.assert_array_equal(got[0], lat)  # NaN passes through: callers decide
+        np.testing.assert_array_equal(got[1], lon)
+    with pytest.raises(ParameterError, match=r"missing column\(s\) \['lon'\]"):
+        lat_lon(pd.DataFrame({"lat": lat}))
+    with pytest.raises(ParameterError, match="no locations"):
+        lat_lon(_Release(None, None))
+    with pytest.raises(ParameterError, match="length mismatch"):
+        lat_lon((lat, lon[:2]))
+    with pytest.raises(ParameterError, match="must be numeric"):
+        lat_lon((["a"], [1.0]))
+    with pytest.raises(ParameterError, match="must have lat/lon"):
+        lat_lon(3.0)
+
+
+@given(n=st.integers(0, 500), m=st.integers(2, 300))
+def test_even_positions_keep_ends_count_and_even_gaps(n, m):
+    pos = even_positions(n, m)
+    assert pos.size == min(n, m)
+    if n:
+        assert pos[0] == 0 and pos[-1] == n - 1
+    assert np.all(np.diff(pos) > 0)
+    if n > m:
+        gaps = np.diff(pos)
+        assert gaps.max() - gaps.min() <= 1
+    with pytest.raises(ParameterError):
+        even_positions(5, 1)
