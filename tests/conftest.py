@@ -13,6 +13,8 @@ their own number in every profile.
 
 import os
 
+import pandas as pd
+import pytest
 from hypothesis import HealthCheck, settings
 
 _DETERMINISTIC = {
@@ -27,3 +29,16 @@ settings.register_profile("dev", max_examples=20, **_DETERMINISTIC)
 settings.register_profile("explore", deadline=None, max_examples=1000)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 settings.load_profile(PROFILE)
+
+
+@pytest.fixture(scope="session")
+def _sample_once() -> pd.DataFrame:
+    import lmdk_core
+
+    return lmdk_core.load_sample()
+
+
+@pytest.fixture
+def sample(_sample_once: pd.DataFrame) -> pd.DataFrame:
+    """The bundled sample (``load_sample()``), parsed once per session; each test gets a copy."""
+    return _sample_once.copy()

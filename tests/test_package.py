@@ -147,7 +147,7 @@ def wheel(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel, tmp_path):
+def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel, tmp_path, sample):
     import lmdk_core
 
     with zipfile.ZipFile(wheel) as zf:
@@ -175,5 +175,5 @@ def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel,
     done = run_python(code, cwd=tmp_path, PYTHONPATH=str(site))
     assert done.returncode == 0, done.stderr
     n, users = done.stdout.split(" ", 1)
-    assert int(n) == len(lmdk_core.load_sample())
+    assert int(n) == len(sample)
     assert users.strip() == "['alice', 'bob', 'carol', 'dave']"

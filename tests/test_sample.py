@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import lmdk_core
 from lmdk_core import LmdkError, detect_stays, sample_path
 from lmdk_core.geo import haversine_m
 
@@ -129,8 +128,8 @@ def test_generator_is_deterministic_and_seeded() -> None:
         gen.generate(11, n_days=6)
 
 
-def test_load_sample_with_read_trajectories(raw: pd.DataFrame) -> None:
-    df = lmdk_core.load_sample()
+def test_load_sample_with_read_trajectories(raw: pd.DataFrame, sample: pd.DataFrame) -> None:
+    df = sample
     assert list(df.columns[:4]) == ["uid", "time", "lat", "lon"]
     assert str(df["time"].dtype) == "datetime64[ns, UTC]"
     assert len(df) == len(raw)
