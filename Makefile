@@ -1,13 +1,17 @@
 # Two commands: `make run` (dashboard on the bundled sample) and `make test` (whole suite).
 # Both create .venv on first use and reinstall only when pyproject.toml changes.
+# Also: `make test-fast` (no slow or browser tests), `make lint` (ruff + mypy), `make test-min`
+# (the fast tests against the oldest declared dependency versions, in .venv-min).
 PYTHON ?= python3
 PORT ?= 8501
 VENV := .venv
 PY := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
+MIN_VENV := .venv-min
+FAST := -m "not slow and not browser"
 
-.PHONY: run test bench chromium clean
+.PHONY: run test test-fast test-min lint bench chromium clean
 
 $(PY):
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "lmdk needs Python >= 3.11"'
@@ -15,7 +19,7 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(RUN_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[app]'
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(PY)
@@ -40,8 +44,23 @@ chromium:
 test: $(TEST_STAMP) chromium
 	$(PY) -m pytest
 
+test-fast: $(TEST_STAMP)
+	$(PY) -m pytest $(FAST) -q
+
+lint: $(TEST_STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+# The declared floors, tested: a fresh venv with exactly constraints/minimum.txt, fast subset.
+test-min:
+	rm -rf $(MIN_VENV)
+	$(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install --quiet -c constraints/minimum.txt -e '.[test]'
+	$(MIN_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(numpy|pandas|pyarrow|numba|streamlit|plotly)=='
+	$(MIN_VENV)/bin/python -m pytest $(FAST) -q -p no:cacheprovider
+
 bench: $(TEST_STAMP)
 	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(MIN_VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""Generate ``data/sample_context.geojson``: offline map context for the bundled sample.
+"""Generate ``lmdk_core/data/sample_context.geojson``: offline map context for the bundled sample.
 
 Without base-map tiles (the private default: tiles tell a tile server where you look) a trace is
 a line on a blank background. This file gives the map some bearings with no outside request:
@@ -9,7 +9,7 @@ homes, offices, hospitals, parks — invented stays at real-looking locations).
 
 Deterministic (no randomness); CC0 like the sample. Run from the repo root::
 
-    .venv/bin/python data/generate_context.py           # writes data/sample_context.geojson
+    .venv/bin/python data/generate_context.py   # writes lmdk_core/data/sample_context.geojson
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from generate_sample import ORIGIN, PLACES
 
-OUTPUT = Path(__file__).resolve().parent / "sample_context.geojson"
+OUTPUT = Path(__file__).resolve().parent.parent / "lmdk_core" / "data" / "sample_context.geojson"
 
 # (name, south, west, north, east) in degrees: approximate extents of each ring road.
 RINGS = (

@@ -1,4 +1,5 @@
-"""Generate ``data/sample_trajectories.csv``: synthetic multi-user, multi-day GPS data in Beijing.
+"""Generate ``lmdk_core/data/sample_trajectories.csv``: synthetic multi-user, multi-day GPS data
+in Beijing.
 
 Nothing here comes from a real person: four invented users (alice, bob, carol, dave) live five days
 (Thu 2024-03-07 .. Mon 2024-03-11, local time) between real-looking Beijing places — homes in
@@ -25,7 +26,7 @@ Model, per user:
 Deterministic: each user draws from ``numpy.random.default_rng([seed, crc32(uid)])`` so the same
 seed gives byte-identical CSV output. Run from the repo root::
 
-    .venv/bin/python data/generate_sample.py            # writes data/sample_trajectories.csv
+    .venv/bin/python data/generate_sample.py   # writes lmdk_core/data/sample_trajectories.csv
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ BEIJING_BBOX = (39.80, 116.25, 40.05, 116.55)
 ORIGIN = (39.9087, 116.3975)
 """Tiananmen: origin of the local metric frame used for paths."""
 
-OUTPUT = Path(__file__).resolve().parent / "sample_trajectories.csv"
+# the packaged copy: shipped inside the wheel so that load_sample() works from an install
+OUTPUT = Path(__file__).resolve().parent.parent / "lmdk_core" / "data" / "sample_trajectories.csv"
 
 # (label, lat, lon) — approximate real locations.
 PLACES: dict[str, tuple[str, float, float]] = {
@@ -369,7 +371,9 @@ def to_csv(cols: dict[str, np.ndarray]) -> str:
     lines = ["uid,time,lat,lon,place"]
     lines += [
         f"{u},{t}Z,{la:.6f},{lo:.6f},{p}"
-        for u, t, la, lo, p in zip(cols["uid"], times, cols["lat"], cols["lon"], cols["place"])
+        for u, t, la, lo, p in zip(
+            cols["uid"], times, cols["lat"], cols["lon"], cols["place"], strict=True
+        )
     ]
     return "\n".join(lines) + "\n"
 

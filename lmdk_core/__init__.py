@@ -16,7 +16,7 @@ from .errors import (
 )
 from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degrees, offset_points
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # Each capability adds its public names below, one block per module.
 
@@ -69,18 +69,21 @@ from .places import (
 )
 from .export import privacy_report, release_to_csv, release_to_geojson, report_to_json
 from .comparison import compare_schemes
-from .figures import (
-    PALETTE,
-    allocation_figure,
-    comparison_figure,
-    error_figure,
-    loss_figure,
-    trajectory_figure,
-)
 
-# Folium maps with locally served Leaflet (offline-capable). Imported on first use: folium
-# alone costs ~0.2 s, which library users who never draw a map should not pay at import.
-_LAZY = {"LocalMap": "maps", "local_leaflet": "maps", "trajectory_map": "maps"}
+# Plotly figures (extra "plot") and Folium maps with locally served Leaflet (extra "app") load on
+# first use: the core installs without them, and users who never draw pay nothing at import.
+# Without the extra, using one of these names raises MissingExtraError naming it.
+_LAZY = {
+    "PALETTE": "figures",
+    "allocation_figure": "figures",
+    "comparison_figure": "figures",
+    "error_figure": "figures",
+    "loss_figure": "figures",
+    "trajectory_figure": "figures",
+    "LocalMap": "maps",
+    "local_leaflet": "maps",
+    "trajectory_map": "maps",
+}
 
 
 def __getattr__(name: str):

@@ -39,6 +39,9 @@ class TrajectoryFormatError(SourceFormatError):
     reason, e.g. ``trip.csv line 14: latitude 123.4 outside [-90, 90]``.
     """
 
+    row: int | None = None
+    """1-based data row, for formats without text lines (Parquet); None otherwise."""
+
     def __init__(self, reason: str, *, source: str | None = None, line: int | None = None):
         self.line = line
         super().__init__(reason, source=source, position=line, unit="line")

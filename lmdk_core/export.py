@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._version import __version__
 from .errors import ParameterError
-from .figures import landmark_loss_array
 from .validation import check_same_length
 
 __all__ = [
@@ -200,8 +200,6 @@ def privacy_report(
     how many timestamps exceed ε) and ``metrics``. Every array has one entry per timestamp;
     non-finite numbers are null.
     """
-    from . import __version__
-
     eps = np.asarray(release.eps, dtype=np.float64)
     n = eps.size
     g = np.asarray(guarantee, dtype=np.float64)
@@ -215,7 +213,7 @@ def privacy_report(
         for k, v in temp.items():
             check_same_length(n, v.size, f"temporal {k}")
     lloss = None if landmark_loss is None else np.asarray(
-        landmark_loss_array(landmark_loss), dtype=np.float64)
+        getattr(landmark_loss, "composed", landmark_loss), dtype=np.float64)
     if lloss is not None:
         check_same_length(n, lloss.size, "landmark_loss")
 

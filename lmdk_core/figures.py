@@ -24,11 +24,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-import plotly.io as pio
 
+from ._optional import missing_extra
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
+from .trajectory import even_positions, lat_lon
+
+try:
+    import plotly.graph_objects as go
+    import plotly.io as pio
+except ImportError as exc:  # the core does not depend on plotly
+    raise missing_extra("plotly", "plot", __name__) from exc
 from .validation import as_numeric_array, check_epsilon, check_same_length
 
 __all__ = [
@@ -123,7 +129,7 @@ def _thin(idx: np.ndarray, max_points: int | None) -> np.ndarray:
     """Stride-thin an index array of markers to at most ``max_points`` entries."""
     if max_points is None or idx.size <= max_points:
         return idx
-    return idx[:: math.ceil(idx.size / max_points)]
+    return idx[even_positions(idx.size, max(max_points, 2))]
 
 
 def _time_axis(time: Any, n: int) -> tuple[np.ndarray, str, str]:
@@ -473,20 +479,6 @@ def comparison_figure(
     return _figure(traces, layout, title=title, height=height, uirevision="lmdk-comparison")
 
 
-def _latlon_of(obj: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(obj, pd.DataFrame):
-        if not {"lat", "lon"} <= set(obj.columns):
-            raise ParameterError(f"{name} lacks lat/lon columns")
-        return obj["lat"].to_numpy(dtype=float), obj["lon"].to_numpy(dtype=float)
-    if hasattr(obj, "lat") and hasattr(obj, "lon"):
-        if obj.lat is None or obj.lon is None:
-            raise ParameterError(f"{name} has no locations (a values release?)")
-        return np.asarray(obj.lat, dtype=float), np.asarray(obj.lon, dtype=float)
-    if isinstance(obj, (tuple, list)) and len(obj) == 2:
-        return _series(obj[0], f"{name} lat"), _series(obj[1], f"{name} lon")
-    raise ParameterError(f"{name} must be a DataFrame with lat/lon, a Release or a (lat, lon) pair")
-
-
 def trajectory_figure(
     traj: Any,
     release: Any = None,
@@ -505,7 +497,7 @@ def trajectory_figure(
     Release (or anything with .lat/.lon; NaN points skipped). ``landmarks``: mask or indices over
     ``traj``. ``places``: Place list or DataFrame with name/lat/lon(/radius_m), drawn as markers.
     """
-    lat, lon = _latlon_of(traj, "traj")
+    lat, lon = lat_lon(traj, "traj")
     n = lat.size
     check_same_length(n, lon.size, "traj lon")
     stride = np.arange(n) if max_points is None or n <= max_points else np.unique(
@@ -517,7 +509,7 @@ def trajectory_figure(
                    hovertemplate="true path<br>" + hov + "<extra></extra>")
     ]
     if release is not None:
-        rlat, rlon = _latlon_of(release, "release")
+        rlat, rlon = lat_lon(release, "release")
         check_same_length(n, rlat.size, "release")
         ok = np.flatnonzero(np.isfinite(rlat) & np.isfinite(rlon))
         ok = _thin(ok, max_points)

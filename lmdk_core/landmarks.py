@@ -15,6 +15,7 @@ import pandas as pd
 from .accounting import as_landmark_mask
 from .errors import ParameterError
 from .geo import haversine_m
+from .trajectory import lat_lon
 from .validation import as_finite_array
 
 __all__ = ["landmark_mask", "landmarks_from_indices"]
@@ -24,24 +25,10 @@ _CHUNK_CELLS = 2_000_000
 
 
 def trajectory_points(traj: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Validated (lat, lon) float arrays of a DataFrame (columns lat, lon) or a (lat, lon) pair."""
-    if isinstance(traj, pd.DataFrame):
-        missing = [c for c in ("lat", "lon") if c not in traj.columns]
-        if missing:
-            raise ParameterError(f"trajectory is missing column(s) {missing}; it needs lat and lon")
-        lat, lon = traj["lat"].to_numpy(), traj["lon"].to_numpy()
-    elif isinstance(traj, (tuple, list)) and len(traj) == 2:
-        lat, lon = traj
-    else:
-        raise ParameterError(
-            "trajectory must be a DataFrame with lat/lon columns or a (lat, lon) pair"
-        )
+    """Validated (lat, lon) float arrays (finite, |lat| ≤ 90) of anything :func:`lat_lon` takes."""
+    lat, lon = lat_lon(traj, "trajectory")
     lat = as_finite_array(lat, "lat")
     lon = as_finite_array(lon, "lon")
-    if lat.size != lon.size:
-        raise ParameterError(
-            f"length mismatch: lat has length {lat.size}, lon has length {lon.size}"
-        )
     if np.any(np.abs(lat) > 90):
         raise ParameterError("lat must lie in [-90, 90]")
     return lat, lon

@@ -17,15 +17,21 @@ from __future__ import annotations
 import base64
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import folium
 import numpy as np
 import pandas as pd
 
+from ._optional import missing_extra
 from .errors import ParameterError
+from .trajectory import even_positions, lat_lon
+
+try:
+    import folium
+except ImportError as exc:  # the core does not depend on folium
+    raise missing_extra("folium", "app", __name__) from exc
 
 __all__ = [
     "OSM_TILES",
@@ -61,9 +67,12 @@ def local_leaflet() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """``(default_js, default_css)`` for folium: Leaflet from ``xstatic-leaflet`` as ``data:`` URIs.
 
     The CSS's image references (layer control, default marker icons) are inlined as well, so
-    nothing is fetched from anywhere. Raises ImportError if xstatic-leaflet is not installed.
+    nothing is fetched from anywhere. Raises MissingExtraError if xstatic-leaflet is missing.
     """
-    from xstatic.pkg import leaflet as xleaflet
+    try:
+        from xstatic.pkg import leaflet as xleaflet
+    except ImportError as exc:
+        raise missing_extra("xstatic-leaflet", "app", __name__) from exc
 
     base = Path(xleaflet.BASE_DIR)
     js = (base / "leaflet.js").read_bytes()
@@ -92,27 +101,9 @@ class LocalMap(folium.Map):
         self.default_js, self.default_css = local_leaflet()
 
 
-def _latlon(obj: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Latitude/longitude arrays from a DataFrame (lat, lon columns), a Release or a pair."""
-    if isinstance(obj, pd.DataFrame):
-        return obj["lat"].to_numpy(float), obj["lon"].to_numpy(float)
-    lat = getattr(obj, "lat", None)
-    lon = getattr(obj, "lon", None)
-    if lat is not None and lon is not None:
-        return np.asarray(lat, float), np.asarray(lon, float)
-    if isinstance(obj, Sequence) and len(obj) == 2:
-        return np.asarray(obj[0], float), np.asarray(obj[1], float)
-    raise ParameterError(
-        "expected a DataFrame with lat/lon columns, a Release or a (lat, lon) pair, "
-        f"got {type(obj).__name__}"
-    )
-
-
 def _display_index(n: int, max_points: int) -> np.ndarray:
     """Evenly spaced indices into ``n`` points, at most ``max_points``, first and last kept."""
-    if n <= max_points:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, max(max_points, 2)).round().astype(int))
+    return even_positions(n, max(max_points, 2))
 
 
 def _tile_layer(m: folium.Map, tiles: str | None) -> None:
@@ -178,7 +169,7 @@ def base_map(
     ``context`` (a GeoJSON FeatureCollection, see :func:`context_layer`) draws offline bearings
     under the trajectory.
     """
-    lat, lon = _latlon(traj)
+    lat, lon = lat_lon(traj, "traj")
     ok = np.isfinite(lat) & np.isfinite(lon)
     if ok.any():
         bounds = [
@@ -265,7 +256,7 @@ def landmark_layer(
 ) -> folium.FeatureGroup:
     """The true locations at landmark timestamps, downsampled to ``max_points`` markers."""
     fg = folium.FeatureGroup(name=name)
-    lat, lon = _latlon(traj)
+    lat, lon = lat_lon(traj, "traj")
     where = np.flatnonzero(np.asarray(landmarks, bool))
     for i in where[_display_index(len(where), max_points)]:
         if np.isfinite(lat[i]) and np.isfinite(lon[i]):
@@ -288,7 +279,7 @@ def release_layer(
     No connecting line: noisy points joined in time order hide the map under a scribble.
     """
     fg = folium.FeatureGroup(name=name)
-    lat, lon = _latlon(release)
+    lat, lon = lat_lon(release, "release")
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
     for i in ok[_display_index(len(ok), max_points)]:
         folium.CircleMarker(

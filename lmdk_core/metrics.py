@@ -17,6 +17,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .geo import haversine_m
+from .trajectory import lat_lon
 from .validation import as_finite_array, as_numeric_array, check_nonnegative, check_same_length
 
 __all__ = ["abs_error", "error_metres", "mae", "mae_metres", "mre"]
@@ -28,19 +29,6 @@ def _float_array(values: Any, name: str) -> np.ndarray:
     if np.any(np.isinf(arr)):
         raise ParameterError(f"{name} contains infinite values")
     return arr
-
-
-def _latlon(obj: Any, name: str) -> tuple[Any, Any]:
-    """(lat, lon) from an object with .lat/.lon, a DataFrame with lat/lon columns, or a pair."""
-    if hasattr(obj, "lat") and hasattr(obj, "lon"):
-        return obj.lat, obj.lon
-    if isinstance(obj, np.ndarray) and obj.ndim == 2 and obj.shape[0] == 2:
-        return obj[0], obj[1]
-    if isinstance(obj, (tuple, list)) and len(obj) == 2:
-        return obj[0], obj[1]
-    if hasattr(obj, "keys") and "lat" in obj.keys() and "lon" in obj.keys():
-        return obj["lat"], obj["lon"]
-    raise ParameterError(f"{name} must have lat/lon (a DataFrame, a Release or a (lat, lon) pair)")
 
 
 def _values(obj: Any, name: str) -> Any:
@@ -58,8 +46,8 @@ def error_metres(true: Any, release: Any) -> np.ndarray:
     ``release``: an object with ``.lat``/``.lon`` (e.g. a Release) or a ``(lat, lon)`` pair; NaN
     where the release is NaN (nothing released yet).
     """
-    tlat, tlon = _latlon(true, "true")
-    rlat, rlon = _latlon(release, "release")
+    tlat, tlon = lat_lon(true, "true")
+    rlat, rlon = lat_lon(release, "release")
     tlat, tlon = as_finite_array(tlat, "true lat"), as_finite_array(tlon, "true lon")
     rlat, rlon = _float_array(rlat, "release lat"), _float_array(rlon, "release lon")
     check_same_length(tlat.size, tlon.size, "true lon")

@@ -1,7 +1,8 @@
 """The bundled synthetic sample: four invented users in Beijing over five days (CC0).
 
-The file lives in ``data/sample_trajectories.csv`` at the repository root (``lmdk_core/`` and
-``data/`` are siblings); ``data/README.md`` documents it, ``data/generate_sample.py`` rebuilds it.
+The file ships inside the package (``lmdk_core/data/sample_trajectories.csv``, so it is in every
+wheel); its documented source is ``data/`` at the repository root: ``data/README.md`` describes
+it and ``data/generate_sample.py`` regenerates it byte for byte.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ CONTEXT_NAME = "sample_context.geojson"
 
 
 def sample_path() -> Path:
-    """Absolute path of ``data/sample_trajectories.csv``; raises LmdkError if it is not there."""
-    path = Path(__file__).resolve().parent.parent / "data" / SAMPLE_NAME
+    """Absolute path of the packaged sample CSV; raises LmdkError if it is not there."""
+    path = Path(__file__).resolve().parent / "data" / SAMPLE_NAME
     if not path.is_file():
         raise LmdkError(
-            f"bundled sample not found at {path}: it ships with the lmdk source tree (data/ "
-            "next to lmdk_core/); install from a checkout with `pip install -e .`, or "
-            "regenerate it with `python data/generate_sample.py`"
+            f"bundled sample not found at {path}: the lmdk installation is incomplete; "
+            "reinstall it, or regenerate the file with `python data/generate_sample.py` "
+            "in a source checkout"
         )
     return path
 
@@ -35,7 +36,8 @@ def sample_path() -> Path:
 def load_sample_context() -> dict[str, Any]:
     """Offline map context of the sample's area (schematic ring roads and the sample's places).
 
-    A GeoJSON FeatureCollection built by ``data/generate_context.py``; draw it with
+    A GeoJSON FeatureCollection built by ``data/generate_context.py`` and shipped in the package
+    next to the sample; draw it with
     :func:`lmdk_core.maps.context_layer` or ``base_map(..., context=...)``.
     """
     path = sample_path().with_name(CONTEXT_NAME)
@@ -47,6 +49,6 @@ def load_sample_context() -> dict[str, Any]:
 
 def load_sample() -> pd.DataFrame:
     """The sample as a trajectory frame: ``uid, time`` (UTC), ``lat, lon`` and ``place`` labels."""
-    from . import read_trajectories  # imported lazily: the readers package loads on first use
+    from .readers import read_trajectories  # imported lazily: the readers load on first use
 
     return read_trajectories(sample_path())

@@ -22,6 +22,7 @@ total dwell time: the long stays of a trajectory are its candidate landmarks (ho
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -29,11 +30,11 @@ import pandas as pd
 
 from .errors import ParameterError
 from .geo import haversine_m
+from .trajectory import check_frame, time_order
 from .validation import check_int, check_nonnegative, check_positive
 
 __all__ = ["detect_stays", "suggest_places"]
 
-STAY_COLUMNS = ["lat", "lon", "start", "end", "duration_s", "n_points"]
 PLACE_COLUMNS = ["lat", "lon", "total_duration_s", "visits", "suggested_radius_m"]
 
 
@@ -41,31 +42,15 @@ def _prepare(
     traj: pd.DataFrame,
 ) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray]:
     """Sort by (uid, time); return (frame, UTC times in ns, lat, lon, user group starts)."""
-    if not isinstance(traj, pd.DataFrame):
-        raise ParameterError(f"traj must be a pandas DataFrame, got {type(traj).__name__}")
-    missing = [c for c in ("time", "lat", "lon") if c not in traj.columns]
-    if missing:
-        raise ParameterError(
-            f"traj is missing column(s) {', '.join(missing)} (needs time, lat, lon)"
-        )
-    keys = ["uid", "time"] if "uid" in traj.columns else ["time"]
-    try:
-        times = pd.to_datetime(traj["time"], utc=True)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"traj['time'] must hold datetimes: {exc}") from None
-    frame = traj.assign(time=times).sort_values(keys, kind="stable").reset_index(drop=True)
-    when = pd.DatetimeIndex(frame["time"]).as_unit("ns")
-    if when.hasnans:
-        raise ParameterError("traj['time'] contains missing timestamps (NaT)")
+    check_frame(traj, ("time", "lat", "lon"), name="traj")
+    order, codes, t = time_order(traj)
+    frame = traj.take(order).reset_index(drop=True)
+    when = pd.DatetimeIndex(t.view("datetime64[ns]"), tz="UTC")
     lat = frame["lat"].to_numpy(dtype=np.float64)
     lon = frame["lon"].to_numpy(dtype=np.float64)
     if not (np.isfinite(lat).all() and np.isfinite(lon).all()):
         raise ParameterError("traj lat/lon must be finite numbers (found NaN or inf)")
-    if "uid" in frame.columns and len(frame):
-        uid = frame["uid"].to_numpy()
-        starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]])
-    else:
-        starts = np.zeros(min(len(frame), 1), dtype=np.intp)
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(frame) else codes[:0]
     return frame, when, lat, lon, starts
 
 
@@ -109,7 +94,9 @@ def _runs_one(
     return runs
 
 
-def _all_runs(traj: pd.DataFrame, radius_m: float, min_duration_s: float):
+def _all_runs(
+    traj: pd.DataFrame, radius_m: float, min_duration_s: float
+) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validate, then (frame, times, lat, lon, first, last): runs as indices into sorted frame."""
     radius_m = check_positive(radius_m, "radius_m")
     min_duration_s = check_nonnegative(min_duration_s, "min_duration_s")
@@ -118,7 +105,7 @@ def _all_runs(traj: pd.DataFrame, radius_m: float, min_duration_s: float):
     min_ns = math.ceil(min_duration_s * 1e9)
     first, last = [], []
     bounds = np.r_[starts, len(frame)]
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         for i, k in _runs_one(t[a:b], lat[a:b], lon[a:b], radius_m, min_ns):
             first.append(a + i)
             last.append(a + k)
@@ -149,7 +136,7 @@ def detect_stays(
     columns.
     """
     frame, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
-    cent = [_mean_lat_lon(lat[i : k + 1], lon[i : k + 1]) for i, k in zip(first, last)]
+    cent = [_mean_lat_lon(lat[i : k + 1], lon[i : k + 1]) for i, k in zip(first, last, strict=True)]
     out = pd.DataFrame(
         {
             "lat": np.array([c[0] for c in cent], dtype=np.float64),
@@ -188,14 +175,14 @@ def suggest_places(
     """
     merge_m = check_nonnegative(merge_m, "merge_m")
     top = check_int(top, "top", minimum=1)
-    frame, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
+    _, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
     if first.size == 0:
         return pd.DataFrame({c: pd.Series(dtype=np.float64) for c in PLACE_COLUMNS}).astype(
             {"visits": np.int64}
         )
     s_lat = np.empty(first.size)
     s_lon = np.empty(first.size)
-    for s, (i, k) in enumerate(zip(first, last)):
+    for s, (i, k) in enumerate(zip(first, last, strict=True)):
         s_lat[s], s_lon[s] = _mean_lat_lon(lat[i : k + 1], lon[i : k + 1])
     dur = (when.asi8[last] - when.asi8[first]) / 1e9
 

@@ -1,21 +1,44 @@
 """Shared test configuration.
 
 Hypothesis runs derandomised (a fixed seed per test) so the suite is deterministic on every
-machine; set HYPOTHESIS_PROFILE=explore locally to search with fresh random examples.
+machine. Profiles:
+
+* ``dev`` (default): 20 examples per property test, for a quick local loop;
+* ``ci`` (selected when the ``CI`` environment variable is set, as CI services do): 100 examples;
+* ``explore``: 1000 fresh random examples, saving failures to ``.hypothesis/``.
+
+``HYPOTHESIS_PROFILE=<name>`` overrides the choice. Tests that set ``max_examples`` themselves keep
+their own number in every profile.
 """
 
 import os
 
+import pandas as pd
+import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    database=None,  # no replay of examples saved by earlier runs: every run sees the same cases
-    deadline=None,
-    max_examples=100,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile("explore", deadline=None, max_examples=1000)  # saves failures to .hypothesis/
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+_DETERMINISTIC = {
+    "derandomize": True,
+    "database": None,  # no replay of examples saved by earlier runs: every run sees the same cases
+    "deadline": None,
+    "print_blob": True,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+settings.register_profile("ci", max_examples=100, **_DETERMINISTIC)
+settings.register_profile("dev", max_examples=20, **_DETERMINISTIC)
+settings.register_profile("explore", deadline=None, max_examples=1000)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+settings.load_profile(PROFILE)
+
+
+@pytest.fixture(scope="session")
+def _sample_once() -> pd.DataFrame:
+    import lmdk_core
+
+    return lmdk_core.load_sample()
+
+
+@pytest.fixture
+def sample(_sample_once: pd.DataFrame) -> pd.DataFrame:
+    """The bundled sample (``load_sample()``), parsed once per session; each test gets a copy."""
+    return _sample_once.copy()

@@ -158,8 +158,9 @@ def test_sample_context_layer_is_offline_and_reproducible(tmp_path):
     import subprocess
     import sys
 
+    import lmdk_core
     from lmdk_core.maps import base_map, context_layer
-    from lmdk_core.sample import load_sample_context, sample_path
+    from lmdk_core.sample import load_sample_context
 
     ctx = load_sample_context()
     kinds = [f["properties"]["kind"] for f in ctx["features"]]
@@ -169,7 +170,7 @@ def test_sample_context_layer_is_offline_and_reproducible(tmp_path):
     assert "5th Ring Road (schematic)" in html and "pku third hospital" in html
     assert "tile.openstreetmap" not in html
     # the checked-in file is exactly what the generator writes
-    data_dir = Path(sample_path()).parent
+    data_dir = Path(lmdk_core.__file__).resolve().parent.parent / "data"  # the generators
     out = subprocess.run([sys.executable, "-c",
                           "import generate_context as g, json; print(json.dumps(g.context()))"],
                          cwd=data_dir, capture_output=True, text=True, check=True)

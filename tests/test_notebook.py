@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pathlib
 
+import nbclient
+import nbformat
 import pytest
 
 NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "explore.ipynb"
@@ -11,8 +13,6 @@ NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "explore.
 
 @pytest.mark.slow
 def test_explore_notebook_executes_without_errors():
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
     nb = nbformat.read(NOTEBOOK, as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
         "commit the notebook with outputs stripped"

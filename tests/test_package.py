@@ -1,16 +1,179 @@
-"""Importing lmdk_core stays light; the map helpers load on first use."""
+"""Packaging: a light core import, optional extras that fail clearly, a wheel that carries the
+sample, and declared dependency floors kept in step with the tested constraints file."""
 
+from __future__ import annotations
+
+import os
+import re
+import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+# Any import of these packages fails, as if only the core dependencies were installed.
+BLOCK_EXTRAS = """
+import importlib.abc, sys
+BLOCKED = {"plotly", "folium", "branca", "streamlit", "streamlit_folium", "xstatic"}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked by the test)")
+        return None
+sys.meta_path.insert(0, Block())
+"""
 
 
-def test_import_does_not_load_folium_until_a_map_is_asked_for():
+def run_python(code: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd,
+        env={**os.environ, **env},
+    )
+
+
+def test_import_does_not_load_plotly_or_folium_until_asked_for():
     code = (
         "import sys, lmdk_core as lk\n"
-        "assert 'folium' not in sys.modules, 'folium imported eagerly'\n"
-        "assert lk.trajectory_map is lk.maps.trajectory_map\n"
-        "assert 'folium' in sys.modules\n"
+        "assert not {'folium', 'plotly'} & set(sys.modules), 'imported eagerly'\n"
+        "assert lk.trajectory_map is lk.maps.trajectory_map and 'folium' in sys.modules\n"
+        "assert lk.allocation_figure is lk.figures.allocation_figure and 'plotly' in sys.modules\n"
+        "from lmdk_core import error_figure, PALETTE\n"
         "try:\n    lk.no_such_name\nexcept AttributeError as e:\n    print(e)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_python(code, PYTHONPATH=str(REPO))
+    assert out.returncode == 0, out.stderr
     assert "has no attribute 'no_such_name'" in out.stdout
+
+
+@pytest.mark.slow
+def test_core_works_without_any_extra_and_extras_fail_naming_the_extra():
+    code = BLOCK_EXTRAS + (
+        "import lmdk_core as lm\n"
+        "traj = lm.select_user(lm.load_sample(), 'alice').iloc[:2000]\n"
+        "L = lm.landmark_mask(traj, [lm.Place('Home', 39.9925, 116.3395, 100)])\n"
+        "rel = lm.release_locations(traj, L, epsilon=1.0, scheme='skip', radius_m=200, seed=1)\n"
+        "assert lm.landmark_guarantee(rel.eps, L).max() <= 1.0 + 1e-9\n"
+        "assert 'lat' in lm.release_to_csv(rel).splitlines()[0]\n"
+        "model = lm.transition_matrix(traj, cell_m=500)\n"
+        "lm.temporal_loss(rel.eps[:50], model.P_backward, model.P_forward)\n"
+        "for name, extra in [('allocation_figure', 'plot'), ('PALETTE', 'plot'),\n"
+        "                    ('trajectory_map', 'app'), ('figures', 'plot'), ('maps', 'app')]:\n"
+        "    try:\n"
+        "        getattr(lm, name)\n"
+        "    except lm.LmdkError as e:\n"
+        "        assert isinstance(e, ImportError), type(e)\n"
+        "        assert f\"pip install 'lmdk[{extra}]'\" in str(e), str(e)\n"
+        "        print(e)\n"
+        "    else:\n"
+        "        raise AssertionError(name + ' loaded without its extra')\n"
+        "import sys\n"
+        "assert not {'plotly', 'folium', 'streamlit'} & set(sys.modules)\n"
+    )
+    out = run_python(code, PYTHONPATH=str(REPO))
+    assert out.returncode == 0, out.stderr
+    assert "lmdk_core.figures needs plotly, which is not installed" in out.stdout
+    assert "lmdk_core.maps needs folium, which is not installed" in out.stdout
+
+
+def test_the_block_really_blocks():
+    """Control for the test above: the same harness makes a plain `import plotly` fail."""
+    out = run_python(BLOCK_EXTRAS + "import plotly\n", PYTHONPATH=str(REPO))
+    assert out.returncode != 0 and "blocked by the test" in out.stderr
+
+
+def _requirements() -> list[str]:
+    project = PYPROJECT["project"]
+    reqs = list(project["dependencies"])
+    for group in project["optional-dependencies"].values():
+        reqs += [r for r in group if not r.startswith("lmdk[")]
+    return reqs
+
+
+def _floors() -> dict[str, str]:
+    floors = {}
+    for req in _requirements():
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", req.split(";")[0].strip())
+        assert m, f"every dependency needs a plain '>=' floor: {req!r}"
+        floors[m.group(1).lower()] = m.group(2)
+    return floors
+
+
+def test_constraints_file_pins_exactly_the_declared_floors():
+    pins = {}
+    for line in (REPO / "constraints" / "minimum.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, version = line.split("==")
+            pins[name.strip().lower()] = version.strip()
+    floors = _floors()
+    assert set(pins) == set(floors)
+    for name, floor in floors.items():
+        pinned = tuple(int(x) for x in pins[name].split("."))
+        want = tuple(int(x) for x in floor.split("."))
+        # the oldest release of the declared floor series, e.g. >=1.9 -> 1.9.3.0, >=1.53 -> 1.53.0
+        assert pinned[: len(want)] == want, f"{name}: pinned {pins[name]}, floor {floor}"
+
+
+def test_core_dependencies_are_only_the_library_essentials():
+    core = {re.split(r"[<>=]", r)[0].lower() for r in PYPROJECT["project"]["dependencies"]}
+    assert core == {"numpy", "pandas", "pyarrow", "numba"}
+    app = " ".join(PYPROJECT["project"]["optional-dependencies"]["app"])
+    assert "streamlit>=1.53" in app  # cache_resource(scope="session") first appears in 1.53.0
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """A wheel built offline from a copy of the source (the checkout stays clean)."""
+    pytest.importorskip("setuptools", minversion="77")
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, src / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for pkg in ("lmdk_core", "dashboard"):
+        shutil.copytree(REPO / pkg, src / pkg, ignore=ignore)
+    out = tmp_path_factory.mktemp("dist")
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+           "--no-index", "-q", "-w", str(out), str(src)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (whl,) = out.glob("lmdk-*.whl")
+    return whl
+
+
+@pytest.mark.slow
+def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel, tmp_path, sample):
+    import lmdk_core
+
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = zf.read(meta).decode()
+        zf.extractall(tmp_path / "site")
+    assert wheel.name.startswith(f"lmdk-{lmdk_core.__version__}-")
+    assert "lmdk_core/data/sample_trajectories.csv" in names and "lmdk_core/py.typed" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert not any(n.startswith(("tests/", "data/", "bench/")) for n in names)
+    assert "License-Expression: MIT" in metadata
+    requires = [ln for ln in metadata.splitlines() if ln.startswith("Requires-Dist:")]
+    core = [ln for ln in requires if "extra ==" not in ln]
+    assert sorted(ln.split()[1].split(">")[0] for ln in core) == [
+        "numba", "numpy", "pandas", "pyarrow"]
+    # the installed copy, not the checkout: run from elsewhere with only the unpacked wheel
+    site = tmp_path / "site"
+    code = (
+        "import lmdk_core, pathlib\n"
+        f"assert pathlib.Path(lmdk_core.__file__).is_relative_to({str(site)!r})\n"
+        "df = lmdk_core.load_sample()\n"
+        "print(len(df), sorted(df['uid'].unique()))\n"
+    )
+    done = run_python(code, cwd=tmp_path, PYTHONPATH=str(site))
+    assert done.returncode == 0, done.stderr
+    n, users = done.stdout.split(" ", 1)
+    assert int(n) == len(sample)
+    assert users.strip() == "['alice', 'bob', 'carol', 'dave']"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gzip
 import io
-from decimal import Decimal
 import warnings
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,7 @@ def expected_frame() -> pd.DataFrame:
     return pd.DataFrame(
         {
             "uid": [r[0] for r in rows],
-            "time": pd.to_datetime([r[1] for r in rows], utc=True).as_unit("ns"),
+            "time": pd.to_datetime([r[1] for r in rows], utc=True),
             "lat": [r[2] for r in rows],
             "lon": [r[3] for r in rows],
             "place": [r[4] for r in rows],
@@ -204,7 +204,7 @@ def test_large_csv_uses_fast_path_and_matches_reference(tmp_path):
     uid = rng.choice(["001", "002", "003"], n)
     secs = rng.integers(1_500_000_000, 1_500_100_000, n)
     lat, lon = rng.uniform(-90, 90, n).round(6), rng.uniform(-180, 180, n).round(6)
-    time = pd.to_datetime(secs, unit="s", utc=True).as_unit("ns")
+    time = pd.to_datetime(secs, unit="s", utc=True)
     ref = pd.DataFrame({"uid": uid, "time": time, "lat": lat, "lon": lon})
     path = tmp_path / "big.csv"
     ref.to_csv(path, index=False)
@@ -220,7 +220,9 @@ def test_large_csv_uses_fast_path_and_matches_reference(tmp_path):
 TIME_FORMS = {
     "date-only": lambda i: f"2020-{1 + i % 12:02d}-{1 + i % 28:02d}",
     "iso-millis": lambda i: f"2020-01-01T{i % 24:02d}:{i % 60:02d}:{i % 59:02d}.{i % 1000:03d}",
-    "mixed-offsets": lambda i: f"2020-01-01T{i % 24:02d}:{i % 60:02d}:00{'+01:00' if i % 2 else 'Z'}",
+    "mixed-offsets": lambda i: (
+        f"2020-01-01T{i % 24:02d}:{i % 60:02d}:00{'+01:00' if i % 2 else 'Z'}"
+    ),
     "epoch-float": lambda i: f"{1.6e9 + i * 0.25:.2f}",
 }
 
@@ -237,5 +239,5 @@ def test_time_forms_on_the_fast_path(tmp_path, form):
     else:
         ref = pd.to_datetime(pd.Series(times), utc=True, format="ISO8601")
     df = read_trajectories(path)
-    got = dict(zip(df["uid"], df["time"]))
+    got = dict(zip(df["uid"], df["time"], strict=True))
     assert [got[f"u{i}"] for i in range(len(times))] == ref.tolist()

@@ -281,7 +281,7 @@ def test_errors_in_a_batched_tree_name_the_right_file_and_line(tmp_path):
     assert err.source == "Data/004/Trajectory/b.plt" and err.line == 8
     assert "expected 7 fields, found 8" in str(err)
     other_day = [r.replace("2008-10-23", "2008-10-24") for r in rows]
-    dup = other_day + [other_day[2]]
+    dup = [*other_day, other_day[2]]
     (traj / "b.plt").write_text(head + "\n".join(dup) + "\n")
     pattern = r"dropped 1 row .*first at Data/004/Trajectory/b.plt line 12"
     with pytest.warns(UserWarning, match=pattern):

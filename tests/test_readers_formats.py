@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmdk_core import DataWarning, ParameterError, read_trajectories
+from lmdk_core import DataWarning, ParameterError, TrajectoryFormatError, read_trajectories
 
 PLT_HEADER = (
     "Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n"
@@ -284,3 +284,24 @@ def test_extra_column_dtypes_survive(tmp_path):
     got = read_trajectories(tmp_path / "x.parquet")
     assert str(got["count"].dtype) == "Int64" and isinstance(got["mode"].dtype, pd.CategoricalDtype)
     assert got["mode"].tolist() == ["bus", "walk"] and got["count"].isna().tolist() == [True, False]
+
+
+@pytest.mark.parametrize("tz", [None, "Asia/Shanghai"])
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_parquet_time_column_of_any_unit_reads_as_utc_nanoseconds(tmp_path, unit, tz):
+    t = np.array(["2024-03-07T00:00:00", "2024-03-07T00:30:00", "1600-01-01"], "datetime64[s]")
+    time = pd.DatetimeIndex(t[:2].astype(f"datetime64[{unit}]"))
+    time = time.tz_localize(tz) if tz else time
+    pd.DataFrame({"time": time, "lat": [1.0, 2.0], "lon": [3.0, 4.0]}).to_parquet(tmp_path / "p.pq")
+    got = read_trajectories(tmp_path / "p.pq")["time"]
+    assert str(got.dtype) == "datetime64[ns, UTC]"
+    first = pd.Timestamp("2024-03-07T00:00:00", tz=tz or "UTC")
+    assert got.tolist() == [first, first + pd.Timedelta(minutes=30)]
+    assert (got.iloc[1] - got.iloc[0]).total_seconds() == 1800.0
+    if unit != "ns":  # a coarse unit holds dates the nanosecond range cannot: named, not wrapped
+        old = pd.DatetimeIndex(t[1:].astype(f"datetime64[{unit}]"))
+        pd.DataFrame({"time": old, "lat": [1.0, 2.0], "lon": [3.0, 4.0]}).to_parquet(
+            tmp_path / "o.pq"
+        )
+        with pytest.raises(TrajectoryFormatError, match=r"row 2: time '1600-01-01.*supported"):
+            read_trajectories(tmp_path / "o.pq")

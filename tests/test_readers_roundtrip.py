@@ -43,7 +43,7 @@ def to_trajectory(raw: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(
         {
             "uid": raw["uid"].astype(str),
-            "time": pd.to_datetime(raw["t"].astype(np.int64), unit="ns", utc=True).dt.as_unit("ns"),
+            "time": pd.to_datetime(raw["t"].astype(np.int64), unit="ns", utc=True),
             "lat": raw["lat"].astype(np.float64),
             "lon": raw["lon"].astype(np.float64),
             "note": raw["note"].astype(str),

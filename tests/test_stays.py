@@ -90,7 +90,7 @@ def test_matches_brute_force(seed: int, radius: float, t_min: float) -> None:
     ref = brute_force(ts, df["lat"].tolist(), df["lon"].tolist(), radius, t_min)
     got = detect_stays(df, radius_m=radius, min_duration_s=t_min)
     assert len(got) == len(ref)
-    for row, (i, k) in zip(got.itertuples(), ref):
+    for row, (i, k) in zip(got.itertuples(), ref, strict=True):
         assert row.start == df["time"].iloc[i] and row.end == df["time"].iloc[k]
         assert row.n_points == k - i + 1
         assert row.duration_s == pytest.approx(ts[k] - ts[i])
@@ -111,9 +111,11 @@ def test_matches_brute_force_property(steps: list, t_min: float) -> None:
     """Arbitrary small trajectories, repeated timestamps included, on a ~100 m scale."""
     sec = np.cumsum([dt for dt, _, _ in steps]).astype(np.int64)
     df = frame(sec, [x for _, x, _ in steps], [y for _, _, y in steps])
-    ref = brute_force(sec.astype(float).tolist(), df["lat"].tolist(), df["lon"].tolist(), 100.0, t_min)
+    ref = brute_force(
+        sec.astype(float).tolist(), df["lat"].tolist(), df["lon"].tolist(), 100.0, t_min
+    )
     got = detect_stays(df, radius_m=100.0, min_duration_s=t_min)
-    assert list(zip(got["start"], got["end"], got["n_points"])) == [
+    assert list(zip(got["start"], got["end"], got["n_points"], strict=True)) == [
         (df["time"].iloc[i], df["time"].iloc[k], k - i + 1) for i, k in ref
     ]
 
@@ -147,12 +149,13 @@ def test_known_stays_found_exactly() -> None:
     stop(2000, 1500, 5)
     drive(2000, 1500, 0, 1500)
     d = stop(0, 1500, 30)
-    sec, e, n = (np.concatenate(x) for x in zip(*parts))
+    sec, e, n = (np.concatenate(x) for x in zip(*parts, strict=True))
     got = detect_stays(frame(sec, e, n, uid="u"))
 
     assert list(got.columns) == ["uid", "lat", "lon", "start", "end", "duration_s", "n_points"]
     assert len(got) == 3
-    for row, (s0, s1), (x, y) in zip(got.itertuples(), [a, b, d], [(0, 0), (2000, 0), (0, 1500)]):
+    for row, (s0, s1), (x, y) in zip(got.itertuples(), [a, b, d], [(0, 0), (2000, 0), (0, 1500)],
+                                          strict=True):
         assert row.start == T0 + pd.Timedelta(seconds=s0)
         assert row.end == T0 + pd.Timedelta(seconds=s1)
         assert row.duration_s == s1 - s0
@@ -248,7 +251,7 @@ def test_suggest_places_ranks_by_dwell_and_merges_visits() -> None:
     assert len(got) == 3
     assert list(got["visits"]) == [3, 1, 2]  # home, park (45 min), shop (35 min in total)
     assert got["total_duration_s"].tolist() == [expected[k] for k in ("home", "park", "shop")]
-    for row, name in zip(got.itertuples(), ["home", "park", "shop"]):
+    for row, name in zip(got.itertuples(), ["home", "park", "shop"], strict=True):
         x, y = places[name]
         assert hav(row.lat, row.lon, LAT0 + y / M_PER_DEG,
                    LON0 + x / (M_PER_DEG * math.cos(math.radians(LAT0)))) < 30.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -10,9 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmdk_core import ParameterError
+from lmdk_core import ParameterError, detect_stays
 from lmdk_core.trajectory import (
     downsample,
+    even_positions,
+    lat_lon,
     path_length_m,
     resample,
     select_user,
@@ -29,7 +32,7 @@ def make(n_per_user=(5, 3), seed=0) -> pd.DataFrame:
         secs = np.sort(rng.choice(np.arange(0, 3600), size=n, replace=False))
         parts.append(pd.DataFrame({
             "uid": f"u{k}",
-            "time": pd.to_datetime(1_600_000_000 + secs, unit="s", utc=True).as_unit("ns"),
+            "time": pd.to_datetime(1_600_000_000 + secs, unit="s", utc=True),
             "lat": rng.uniform(39, 40, n), "lon": rng.uniform(116, 117, n), "tag": np.arange(n),
         }))
     return pd.concat(parts, ignore_index=True)
@@ -80,7 +83,7 @@ def brute_resample(df: pd.DataFrame, step_s: float) -> list[tuple]:
 def test_resample_first_point_per_interval(step):
     df = make((40, 25, 1), seed=3)
     out = resample(df, step)
-    got = sorted(zip(out["uid"], out["time"], out["tag"]))
+    got = sorted(zip(out["uid"], out["time"], out["tag"], strict=True))
     assert got == brute_resample(df, step)
     assert out.columns.tolist() == df.columns.tolist()
     with pytest.raises(ParameterError):
@@ -91,8 +94,8 @@ def test_time_slice_inclusive_bounds_and_naive_is_utc():
     df = make((30, 30), seed=1)
     lo, hi = df["time"].iloc[5], df["time"].iloc[20]
     out = time_slice(df, lo.tz_convert(None).isoformat(), hi.tz_convert("Asia/Shanghai"))
-    ref = [(u, t) for u, t in zip(df["uid"], df["time"]) if lo <= t <= hi]
-    assert list(zip(out["uid"], out["time"])) == ref
+    ref = [(u, t) for u, t in zip(df["uid"], df["time"], strict=True) if lo <= t <= hi]
+    assert list(zip(out["uid"], out["time"], strict=True)) == ref
     assert len(time_slice(df)) == len(df)
     assert (time_slice(df, start=hi)["time"] >= hi).all()
     with pytest.raises(ParameterError, match="after"):
@@ -116,9 +119,9 @@ def test_summary_matches_brute_force():
     for _, g in df.groupby("uid"):
         g = g.sort_values("time")
         ts = [t.value / 1e9 for t in g["time"]]
-        gaps += [b - a for a, b in zip(ts, ts[1:])]
-        pts = list(zip(g["lat"], g["lon"]))
-        length += sum(haversine_ref(*a, *b) for a, b in zip(pts, pts[1:]))
+        gaps += [b - a for a, b in itertools.pairwise(ts)]
+        pts = list(zip(g["lat"], g["lon"], strict=True))
+        length += sum(haversine_ref(*a, *b) for a, b in itertools.pairwise(pts))
     assert s["n_points"] == 11 and s["n_users"] == 3
     assert s["start"] == df["time"].min() and s["end"] == df["time"].max()
     assert s["duration_s"] == (df["time"].max() - df["time"].min()).total_seconds()
@@ -134,3 +137,110 @@ def test_summary_of_empty_and_single_point():
     assert s["n_points"] == 1 and s["duration_s"] == 0.0 and math.isnan(s["median_interval_s"])
     e = summary(df.iloc[:0])
     assert e["n_points"] == 0 and e["start"] is None and e["bbox"] is None
+
+
+# --- time units: pandas 3 gives datetime64 in s/ms/us as often as ns --------------------------
+
+UNITS = ["s", "ms", "us", "ns"]
+ZONES = [None, "UTC", "Asia/Shanghai"]
+
+
+def four_fixes(unit: str, tz: str | None) -> pd.DataFrame:
+    """One user at 00:00, 00:10, 00:20, 00:30 UTC (600 s apart), time column in ``unit``/``tz``."""
+    t = np.datetime64("2024-03-07T00:00:00", "s") + np.arange(4) * np.timedelta64(600, "s")
+    time = pd.DatetimeIndex(t.astype(f"datetime64[{unit}]"))
+    time = time.tz_localize("UTC") if tz is not None else time
+    time = time.tz_convert(tz) if tz not in (None, "UTC") else time
+    df = pd.DataFrame({"uid": "u", "time": time, "lat": 39.9 + np.arange(4) * 1e-3, "lon": 116.3})
+    assert np.datetime_data(df["time"].dt.tz_localize(None).to_numpy().dtype)[0] == unit
+    return df
+
+
+@pytest.mark.parametrize("tz", ZONES)
+@pytest.mark.parametrize("unit", UNITS)
+def test_every_operation_is_unit_and_zone_independent(unit, tz):
+    df = four_fixes(unit, tz)
+    s = summary(df)
+    assert s["duration_s"] == 1800.0 and s["median_interval_s"] == 600.0
+    assert s["start"] == pd.Timestamp("2024-03-07T00:00:00Z")
+    assert s["end"] == pd.Timestamp("2024-03-07T00:30:00Z")
+    assert resample(df, 600)["lat"].tolist() == df["lat"].tolist()
+    assert len(resample(df, 1200)) == 2
+    got = time_slice(df, "2024-03-07T00:05:00", pd.Timestamp("2024-03-07T08:20:00+08:00"))
+    assert got["lat"].tolist() == df["lat"].tolist()[1:3]
+    # the same answers as the nanosecond frame, row for row
+    ref = four_fixes("ns", "UTC")
+    assert summary(ref) == s
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_stays_are_unit_independent(unit):
+    df = four_fixes(unit, None).assign(lat=39.9)  # not moving: one 30-minute stay
+    stays = detect_stays(df, radius_m=50, min_duration_s=600)
+    assert stays["duration_s"].tolist() == [1800.0]
+    assert stays["start"].tolist() == [pd.Timestamp("2024-03-07T00:00:00Z")]
+    assert str(stays["start"].dtype) == "datetime64[ns, UTC]"
+
+
+def test_times_outside_the_nanosecond_range_are_refused_clearly():
+    df = four_fixes("s", None)
+    far = np.array(["1500-01-01", "2024-03-07", "2024-03-08", "3000-01-01"], "datetime64[s]")
+    with pytest.raises(ParameterError, match="row 0: date outside the supported range"):
+        summary(df.assign(time=far))
+    with pytest.raises(ParameterError, match="must hold datetimes"):
+        summary(df.assign(time=np.arange(4)))
+    with pytest.raises(ParameterError, match="NaT"):
+        resample(df.assign(time=pd.to_datetime(["2024-03-07", None, None, None])), 60)
+    with pytest.raises(ParameterError, match="outside the supported range"):
+        time_slice(df, "3000-01-01")
+    with pytest.raises(ParameterError, match="date/time"):
+        time_slice(df, 1_700_000_000)
+
+
+# --- the one lat/lon extractor and the one display downsampler ---------------------------------
+
+
+class _Release:
+    def __init__(self, lat, lon):
+        self.lat, self.lon = lat, lon
+
+
+def test_lat_lon_takes_every_documented_form_and_refuses_the_rest():
+    lat, lon = [39.9, 40.0, np.nan], [116.3, 116.4, 116.5]
+    forms = [
+        pd.DataFrame({"lat": lat, "lon": lon, "x": 1}),
+        _Release(np.array(lat), np.array(lon)),
+        {"lat": lat, "lon": lon},
+        np.array([lat, lon]),
+        (lat, lon),
+        [pd.Series(lat), pd.Series(lon)],
+    ]
+    for obj in forms:
+        got = lat_lon(obj)
+        assert all(a.dtype == np.float64 for a in got)
+        np.testing.assert_array_equal(got[0], lat)  # NaN passes through: callers decide
+        np.testing.assert_array_equal(got[1], lon)
+    with pytest.raises(ParameterError, match=r"missing column\(s\) \['lon'\]"):
+        lat_lon(pd.DataFrame({"lat": lat}))
+    with pytest.raises(ParameterError, match="no locations"):
+        lat_lon(_Release(None, None))
+    with pytest.raises(ParameterError, match="length mismatch"):
+        lat_lon((lat, lon[:2]))
+    with pytest.raises(ParameterError, match="must be numeric"):
+        lat_lon((["a"], [1.0]))
+    with pytest.raises(ParameterError, match="must have lat/lon"):
+        lat_lon(3.0)
+
+
+@given(n=st.integers(0, 500), m=st.integers(2, 300))
+def test_even_positions_keep_ends_count_and_even_gaps(n, m):
+    pos = even_positions(n, m)
+    assert pos.size == min(n, m)
+    if n:
+        assert pos[0] == 0 and pos[-1] == n - 1
+    assert np.all(np.diff(pos) > 0)
+    if n > m:
+        gaps = np.diff(pos)
+        assert gaps.max() - gaps.min() <= 1
+    with pytest.raises(ParameterError):
+        even_positions(5, 1)

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..errors import DataWarning, TrajectoryFormatError
 from .canonical import CANONICAL, finalize
+from .csv import read_csv_source
 from .detect import FORMATS, detect_format, extension_format, normalise_format
 from .geolife import read_geolife_batch, read_geolife_source
 from .gpx import read_gpx_source
@@ -48,7 +49,6 @@ from .parquet import read_parquet_source
 from .source import Source, resolve
 from .takeout import read_takeout_source
 from .tdrive import read_tdrive_batch, read_tdrive_source
-from .csv import read_csv_source
 
 READERS = {
     "csv": read_csv_source,

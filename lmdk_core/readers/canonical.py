@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..times import NAT, RANGE_TEXT, epoch_ns, ticks_ns
 from .locate import Locator
 from .text import sniff_separator, split_header
 
@@ -29,7 +30,6 @@ _DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
 _CLOCK = re.compile(r"^\s*\d{1,2}:\d{2}")
 # datetime64[ns] bounds, in seconds since the epoch
 _MIN_S, _MAX_S = pd.Timestamp.min.value / 1e9, pd.Timestamp.max.value / 1e9
-_RANGE_TEXT = "outside the supported range 1677-09-22 .. 2262-04-11"
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def map_columns(columns: Iterable, loc: Locator) -> ColumnMap:
     date = low.get("date") if time is not None and time == low.get("time") else None
     uid = next((low[n] for n in UID_NAMES if n in low), None)
     missing = [w for w, c in (("latitude", lat), ("longitude", lon), ("time", time)) if c is None]
-    if missing:
+    if lat is None or lon is None or time is None:
         found = ", ".join(str(c) for c in columns[:20]) + (", …" if len(columns) > 20 else "")
         raise loc.error(
             f"missing {', '.join(missing)} column{'s' if len(missing) > 1 else ''} "
@@ -153,34 +153,22 @@ def _epoch_ns(values: np.ndarray, problems: _Problems) -> np.ndarray:
     seconds = values * (unit_ns / 1e9)
     with np.errstate(invalid="ignore"):
         out = ~np.isnan(values) & ~((seconds > _MIN_S) & (seconds < _MAX_S))
-    problems.add(out, lambda r: f"time {_fmt(values[r])} {_RANGE_TEXT}")
+    problems.add(out, lambda r: f"time {_fmt(values[r])} {RANGE_TEXT}")
     ok = finite & ~out
     v = np.where(ok, values, 0.0)
     whole = np.floor(v)  # exact integer part in the file's unit, then the fraction to ns
     ns = whole.astype(np.int64) * unit_ns + np.round((v - whole) * unit_ns).astype(np.int64)
-    return np.where(ok, ns, np.iinfo(np.int64).min)
+    return np.where(ok, ns, NAT)
 
 
 def _datetimes_ns(t: pd.Series, problems: _Problems, shown: pd.Series | None = None) -> np.ndarray:
-    """Naive-UTC or tz-aware datetime Series to int64 ns; values outside the ns range reported."""
-    if isinstance(t.dtype, pd.DatetimeTZDtype):
-        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
-    elif not pd.api.types.is_datetime64_dtype(t.dtype):
+    """Naive-UTC or tz-aware datetime Series (any unit) to int64 ns; out-of-range rows reported."""
+    if not pd.api.types.is_datetime64_any_dtype(t.dtype):
         t = pd.to_datetime(t, errors="coerce")  # e.g. datetime.date objects
-    arr = t.to_numpy()
-    unit, _ = np.datetime_data(arr.dtype)
-    if unit == "ns":
-        return arr.view(np.int64)
-    # coarser units (s, ms, us) can hold dates the ns range cannot: compare as integers first
-    ticks = arr.view(np.int64)
-    per_ns = np.timedelta64(1, unit) // np.timedelta64(1, "ns")
-    nat = ticks == np.iinfo(np.int64).min
-    lo, hi = pd.Timestamp.min.value // per_ns + 1, pd.Timestamp.max.value // per_ns
-    out = ~nat & ((ticks < lo) | (ticks > hi))
+    ns, _, out = ticks_ns(t)
     label = shown if shown is not None else t
-    problems.add(out, lambda r: f"time {str(label.iloc[r]).strip()!r} {_RANGE_TEXT}")
-    ok = ~nat & ~out
-    return np.where(ok, np.where(ok, ticks, 0) * per_ns, np.iinfo(np.int64).min)
+    problems.add(out, lambda r: f"time {str(label.iloc[r]).strip()!r} {RANGE_TEXT}")
+    return ns
 
 
 def _parse_time(col: pd.Series, problems: _Problems) -> np.ndarray:
@@ -293,7 +281,7 @@ def finalize(
     (with the line of the first dropped row when ``loc`` is given), never dropped silently.
     """
     codes, _ = pd.factorize(df["uid"], sort=True)
-    t = pd.DatetimeIndex(df["time"]).asi8
+    t = epoch_ns(df["time"])
     dc, dt = np.diff(codes), np.diff(t)
     order = None
     if not np.all((dc > 0) | ((dc == 0) & (dt >= 0))):

@@ -7,6 +7,8 @@ first lines. The user-id and coordinate columns are parsed with fixed types (ids
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from .canonical import finalize, map_columns, to_canonical
@@ -23,7 +25,7 @@ def read_csv_source(src: Source, report: list[str]) -> pd.DataFrame:
     sep = sniff_separator(lines)
     header = split_header(lines[0], sep)
     cmap = map_columns(header, loc)
-    dtype = {cmap.lat: "float64", cmap.lon: "float64"}
+    dtype: dict[str, Any] = {cmap.lat: "float64", cmap.lon: "float64"}
     for col in (cmap.uid, cmap.date):
         if col is not None:
             dtype[col] = str

@@ -31,9 +31,6 @@ _EXTENSIONS = {
     ".parq": "parquet",
     ".json": "takeout",
 }
-SUPPORTED_EXTENSIONS = (*_EXTENSIONS, ".txt")
-"""Extensions read from directories (each also accepted with a trailing ``.gz``)."""
-
 TDRIVE_LINE = re.compile(
     rb"^\s*[^,\s]+\s*,\s*\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}\s*,"
     rb"\s*[-+]?\d+(\.\d*)?\s*,\s*[-+]?\d+(\.\d*)?\s*$"

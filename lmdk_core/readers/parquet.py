@@ -23,7 +23,7 @@ def read_parquet_source(src: Source, report: list[str]) -> pd.DataFrame:
         raise loc.error("file is empty")
     try:
         raw = pd.read_parquet(io.BytesIO(data))
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types for corrupt files
+    except Exception as exc:
         msg = " ".join(str(exc).split())[:120]
         raise loc.error(f"not a readable Parquet file ({msg})") from None
     # a named index (e.g. saved after set_index("uid")) is data: turn it back into columns

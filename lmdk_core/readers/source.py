@@ -16,6 +16,7 @@ members, a member whose declared size exceeds the budget or whose compression ra
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
@@ -66,12 +67,18 @@ class Source:
     member: tuple[zipfile.ZipFile, zipfile.ZipInfo] | None = field(default=None, repr=False)
     _data: bytes | None = field(default=None, repr=False)
 
+    def _file(self) -> Path:
+        """The filesystem path of a source that is not in memory."""
+        if self.path is None:
+            raise ValueError(f"source {self.name!r} has neither bytes nor a path")
+        return self.path
+
     @property
     def size(self) -> int:
         """Size in bytes as stored (before decompression)."""
         if self.member is not None:
             return self.member[1].compress_size
-        return self.path.stat().st_size if self.raw is None else len(self.raw)
+        return self._file().stat().st_size if self.raw is None else len(self.raw)
 
     def head(self, n: int = 4096) -> bytes:
         """The first ``n`` bytes after decompression (cheap: reads only the start of a file)."""
@@ -82,13 +89,13 @@ class Source:
         if self.raw is not None:
             start = self.raw[:2]
         else:
-            with open(self.path, "rb") as fh:
+            with open(self._file(), "rb") as fh:
                 start = fh.read(2)
         if start == GZIP_MAGIC:
             return self.read()[:n]
         if self.raw is not None:
             return self.raw[:n]
-        with open(self.path, "rb") as fh:
+        with open(self._file(), "rb") as fh:
             return fh.read(n)
 
     def read(self) -> bytes:
@@ -98,7 +105,7 @@ class Source:
             if raw is None:
                 if self.max_bytes is not None and self.size > self.max_bytes:
                     raise _too_large(self.name, self.size, self.max_bytes)
-                raw = self.path.read_bytes()
+                raw = self._file().read_bytes()
             if raw[:2] == GZIP_MAGIC:
                 raw = self._gunzip(raw)
             self._data = raw
@@ -167,9 +174,10 @@ def _zip_sources(name: str, archive: zipfile.ZipFile, max_bytes: int | None) -> 
             for i in sorted(infos, key=_member_path)]
 
 
-def _open_zip(name: str, data: bytes | None = None, path: Path | None = None) -> zipfile.ZipFile:
+def _open_zip(name: str, source: bytes | Path) -> zipfile.ZipFile:
+    """Open an archive from its bytes or its path; a damaged one is a TrajectoryFormatError."""
     try:
-        return zipfile.ZipFile(io.BytesIO(data) if data is not None else path)
+        return zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
     except (zipfile.BadZipFile, OSError) as exc:
         raise TrajectoryFormatError(f"corrupt zip archive ({exc})", source=name) from None
 
@@ -179,10 +187,8 @@ def _read_filelike(obj: Any, max_bytes: int | None) -> tuple[str | None, bytes]:
     ok = isinstance(name, (str, os.PathLike)) and str(name)
     name = os.path.basename(str(name)) if ok else None
     if hasattr(obj, "seek"):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # unseekable streams are read from here
             obj.seek(0)
-        except (OSError, ValueError):
-            pass
     data = obj.read() if max_bytes is None else obj.read(max_bytes + 1)
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -200,16 +206,17 @@ def resolve(source: Any, max_bytes: int | None = None) -> tuple[str, list[Source
     Directories are walked recursively in sorted order; hidden files and folders are included in
     the listing (the caller decides what to skip and reports it).
     """
-    if max_bytes is not None:
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-            raise ParameterError(f"max_bytes must be a positive integer or None, got {max_bytes!r}")
+    if max_bytes is not None and (
+        isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1
+    ):
+        raise ParameterError(f"max_bytes must be a positive integer or None, got {max_bytes!r}")
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = io.BytesIO(bytes(source))
     if hasattr(source, "read"):
         name, data = _read_filelike(source, max_bytes)
         name = name or "<upload>"
         if data[:4] == ZIP_MAGIC:
-            return name, _zip_sources(name, _open_zip(name, data=data), max_bytes), True
+            return name, _zip_sources(name, _open_zip(name, data), max_bytes), True
         return name, [Source(name, raw=data, max_bytes=max_bytes)], False
     if not isinstance(source, (str, os.PathLike)):
         raise ParameterError(
@@ -231,5 +238,5 @@ def resolve(source: Any, max_bytes: int | None = None) -> tuple[str, list[Source
     if is_zip:
         if max_bytes is not None and path.stat().st_size > max_bytes:
             raise _too_large(path.name, path.stat().st_size, max_bytes)
-        return path.name, _zip_sources(path.name, _open_zip(path.name, path=path), max_bytes), True
+        return path.name, _zip_sources(path.name, _open_zip(path.name, path), max_bytes), True
     return path.name, [Source(path.name, path=path, max_bytes=max_bytes)], False

@@ -174,6 +174,7 @@ def _segment_points(seg: dict, i: int, name: str, out: _Points, prefix: str) -> 
 
 
 def _timeline(doc: Any, name: str, out: _Points) -> None:
+    signals: list[Any]
     if isinstance(doc, list):
         segments, prefix, signals = doc, "", []
     else:

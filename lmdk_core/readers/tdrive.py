@@ -6,6 +6,8 @@ set but carry no zone; like every naive time here they are read as UTC (document
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from .batch import read_text_batch
@@ -15,8 +17,10 @@ from .source import Source, stem
 from .text import check_text, read_delimited
 
 TDRIVE_COLUMNS = ["uid", "time", "lon", "lat"]
-_READ = dict(sep=",", header=None, names=TDRIVE_COLUMNS,
-             dtype={"uid": str, "time": str, "lon": "float64", "lat": "float64"})
+_READ: dict[str, Any] = dict(
+    sep=",", header=None, names=TDRIVE_COLUMNS,
+    dtype={"uid": str, "time": str, "lon": "float64", "lat": "float64"},
+)
 _CMAP = ColumnMap(lat="lat", lon="lon", time="time", uid="uid")
 
 

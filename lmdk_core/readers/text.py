@@ -78,7 +78,7 @@ def read_delimited(data: bytes, loc: Locator, **kwargs) -> pd.DataFrame:
     engine = "pyarrow" if len(data) >= _PYARROW_MIN_BYTES else "c"
     try:
         return pd.read_csv(io.BytesIO(data), engine=engine, **kwargs)
-    except Exception:  # noqa: BLE001 - any fast-path failure is diagnosed by the strict parse below
+    except Exception:
         pass
     kwargs["dtype"] = str
     try:
