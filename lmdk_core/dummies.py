@@ -36,7 +36,9 @@ import numpy as np
 
 from .accounting import as_landmark_mask
 from .errors import ParameterError
+from .landmarks import trajectory_points
 from .mechanisms import as_rng
+from .release import Release, release_locations, release_values
 from .validation import check_epsilon, check_int, check_positive
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "GENERATORS",
     "UTILITY_SENSITIVITY",
     "HiddenLandmarks",
+    "HiddenRelease",
     "OptionFamily",
     "exhaustive_options",
     "exponential_probabilities",
@@ -55,6 +58,7 @@ __all__ = [
     "hide_landmarks",
     "landmark_histogram",
     "option_utilities",
+    "release_hidden",
     "split_budget",
 ]
 
@@ -115,33 +119,40 @@ def _mask(landmarks: Any, n: int | None) -> np.ndarray:
 class OptionFamily:
     """Candidate landmark sets L'_1, …, L'_K, each a strict superset of ``landmarks``.
 
-    ``added[k-1]``: the regular timestamps option k adds to L (sorted). ``nested``: whether each
-    option contains the previous one (greedy) or is the best set of its size on its own
-    (exhaustive). ``generator`` names the generator.
+    Nested families (greedy) store ``order``: option k adds ``order[:k]`` to L. Non-nested ones
+    (exhaustive: the best set of each size on its own) store ``sets``: option k adds
+    ``sets[k-1]``. ``generator`` names the generator.
     """
 
     landmarks: np.ndarray
-    added: tuple[np.ndarray, ...]
-    nested: bool
     generator: str
+    order: np.ndarray | None = None
+    sets: tuple[np.ndarray, ...] | None = None
+
+    @property
+    def nested(self) -> bool:
+        return self.order is not None
 
     def __len__(self) -> int:
-        return len(self.added)
+        return int(self.order.size) if self.order is not None else len(self.sets or ())
 
     @property
     def sizes(self) -> np.ndarray:
-        """|L'_k| for k = 1..K."""
-        base = int(self.landmarks.sum())
-        return np.array([base + a.size for a in self.added], dtype=np.int64)
+        """|L'_k| for k = 1..K (every generator adds k timestamps to option k)."""
+        return int(self.landmarks.sum()) + np.arange(1, len(self) + 1, dtype=np.int64)
+
+    def added(self, k: int) -> np.ndarray:
+        """The regular timestamps option k (1-based) adds to L, sorted."""
+        k = check_int(k, "k", minimum=1)
+        if k > len(self):
+            raise ParameterError(f"option {k} does not exist; there are {len(self)} options")
+        return np.sort(self.order[:k] if self.order is not None else self.sets[k - 1])
 
     def mask(self, k: int) -> np.ndarray:
         """Bool mask of option k (1-based; k = 0 is L itself)."""
-        k = check_int(k, "k", minimum=0)
-        if k > len(self):
-            raise ParameterError(f"option {k} does not exist; there are {len(self)} options")
         out = self.landmarks.copy()
-        if k:
-            out[self.added[k - 1]] = True
+        if check_int(k, "k", minimum=0):
+            out[self.added(k)] = True
         return out
 
 
@@ -178,11 +189,7 @@ def greedy_options(landmarks: Any, *, max_dummies: int | None = None) -> OptionF
         order = np.zeros(0, dtype=np.int64)
     k_max = order.size if max_dummies is None else min(
         order.size, check_int(max_dummies, "max_dummies", minimum=1))
-    order = order[:k_max]
-    order.setflags(write=False)
-    # option k adds order[:k]; views share one buffer (sorted per option only on demand)
-    added = tuple(order[:k] for k in range(1, k_max + 1))
-    return OptionFamily(_ro(mask), added, nested=True, generator="greedy")
+    return OptionFamily(_ro(mask), "greedy", order=_ro(order[:k_max]))
 
 
 def exhaustive_options(landmarks: Any, *, max_dummies: int | None = None) -> OptionFamily:
@@ -210,7 +217,7 @@ def exhaustive_options(landmarks: Any, *, max_dummies: int | None = None) -> Opt
             if best_cost is None or cost < best_cost:
                 best, best_cost = combo, cost
         added.append(_ro(np.array(best, dtype=np.int64)))
-    return OptionFamily(_ro(mask), tuple(added), nested=False, generator="exhaustive")
+    return OptionFamily(_ro(mask), "exhaustive", sets=tuple(added))
 
 
 def _ro(arr: np.ndarray) -> np.ndarray:
@@ -251,14 +258,14 @@ def option_utilities(options: OptionFamily, *, landmarks: Any = None, bins: int 
     if not len(options):
         return np.zeros(0)
     base = np.bincount(_bin_of(np.flatnonzero(options.landmarks), n, bins), minlength=bins)
-    if options.nested:
-        order = options.added[-1]
+    if options.order is not None:
+        order = options.order
         onehot = np.zeros((order.size, bins), dtype=np.int64)
         onehot[np.arange(order.size), _bin_of(order, n, bins)] = 1
         counts = base + np.cumsum(onehot, axis=0)
     else:
         counts = np.stack([base + np.bincount(_bin_of(a, n, bins), minlength=bins)
-                           for a in options.added])
+                           for a in options.sets])
     h = counts / counts.sum(axis=1, keepdims=True)
     return -np.sqrt(np.sum((h - h_ref) ** 2, axis=1))
 
@@ -424,7 +431,50 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "g
     w = np.exp(eps * (u - u.max()) / (2.0 * UTILITY_SENSITIVITY))
     chosen = family.mask(k + 1)
     return HiddenLandmarks(
-        mask=chosen, landmarks=mask, dummies=np.sort(family.added[k]), epsilon_select=eps,
+        mask=chosen, landmarks=mask, dummies=family.added(k + 1), epsilon_select=eps,
         option_sizes=family.sizes, option_utilities=u, probabilities=probs, chosen=k + 1,
         params={**params, "fp_slack": _fp_slack(w)},
     )
+
+
+@dataclass(frozen=True, eq=False)
+class HiddenRelease:
+    """A release on dummy-augmented landmarks: ``release`` ran its scheme on ``hidden.mask`` with
+    ``release.epsilon`` = ε_scheme; ``epsilon_total`` = ε_scheme + ε_sel ≤ the requested ε."""
+
+    hidden: HiddenLandmarks
+    release: Release
+    epsilon_total: float
+
+
+def release_hidden(data: Any, landmarks: Any, *, epsilon: float, epsilon_select: float,
+                   scheme: str, radius_m: float | None = None, sensitivity: float | None = None,
+                   rng: Any = None, generator: str = "greedy", max_dummies: int | None = None,
+                   bins: int = DEFAULT_BINS, **params: Any) -> HiddenRelease:
+    """Hide ``landmarks`` with :func:`hide_landmarks` (ε_sel), then release ``data`` under
+    ``scheme`` on L' with ε_scheme = :func:`split_budget` (ε, ε_sel).
+
+    ``data``: a trajectory (planar Laplace, ``radius_m``, default 200 m) or, with
+    ``sensitivity``, a numeric series (Laplace). ``landmarks``: bool mask or indices. ``rng``:
+    None = OS entropy for both steps; a seed or Generator (tests, simulations) feeds both, the
+    selection first. ``params``: the scheme's parameters.
+    """
+    if radius_m is not None and sensitivity is not None:
+        raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
+    e_scheme = split_budget(epsilon, epsilon_select)
+    if sensitivity is None:
+        n = trajectory_points(data)[0].size
+    else:
+        n = np.asarray(data).shape[0] if np.ndim(data) else 0
+    mask = as_landmark_mask(landmarks, n)
+    gen = None if rng is None else as_rng(rng)
+    hidden = hide_landmarks(mask, epsilon_select=epsilon_select, generator=generator,
+                            max_dummies=max_dummies, bins=bins, rng=gen)
+    if sensitivity is None:
+        rel = release_locations(data, hidden.mask, epsilon=e_scheme, scheme=scheme,
+                                radius_m=200.0 if radius_m is None else radius_m, seed=gen,
+                                **params)
+    else:
+        rel = release_values(data, hidden.mask, epsilon=e_scheme, scheme=scheme,
+                             sensitivity=sensitivity, seed=gen, **params)
+    return HiddenRelease(hidden, rel, e_scheme + hidden.epsilon_select)

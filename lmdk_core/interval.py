@@ -26,6 +26,14 @@ __all__ = ["IntervalResult", "release_interval"]
 _ROW = "__lmdk_row__"
 
 
+def _as_ns_utc(time: pd.Series) -> pd.Series:
+    try:
+        t = pd.to_datetime(time, utc=True)
+    except (TypeError, ValueError):
+        raise ParameterError("trajectory column 'time' must hold dates/times") from None
+    return t.astype("datetime64[ns, UTC]")
+
+
 @dataclass(frozen=True, eq=False)
 class IntervalResult:
     """A trajectory resampled to one fix per ``interval_s`` seconds, with its landmark mask.
@@ -70,11 +78,16 @@ def release_interval(traj: pd.DataFrame, landmarks: Any, *, interval_s: float) -
     mask = as_landmark_mask(landmarks, len(traj))
     if _ROW in traj.columns:
         raise ParameterError(f"trajectory has a reserved column {_ROW!r}")
-    tagged = traj.assign(**{_ROW: np.arange(len(traj), dtype=np.int64)})
-    out = resample(tagged, step)
-    kept = out[_ROW].to_numpy(dtype=np.int64)
+    # resample's grid arithmetic reads nanoseconds: hand it a ns copy of the times (a frame read
+    # with second or microsecond resolution would otherwise be binned on the wrong scale)
+    missing = [c for c in ("uid", "time") if c not in traj.columns]
+    if missing:
+        raise ParameterError(f"trajectory frame is missing column(s) {', '.join(missing)}")
+    tagged = traj[["uid", "time"]].assign(lat=0.0, lon=0.0, **{_ROW: np.arange(len(traj))})
+    tagged["time"] = _as_ns_utc(tagged["time"])
+    kept = resample(tagged, step)[_ROW].to_numpy(dtype=np.int64)
     kept.setflags(write=False)
     lm = mask[kept]
     lm.setflags(write=False)
-    return IntervalResult(trajectory=out.drop(columns=_ROW), landmarks=lm, kept=kept,
+    return IntervalResult(trajectory=traj.iloc[kept].reset_index(drop=True), landmarks=lm, kept=kept,
                           interval_s=step, n_before=len(traj), landmarks_before=int(mask.sum()))

@@ -63,7 +63,7 @@ def _naive_greedy(mask: np.ndarray) -> list[int]:
     lambda n: st.lists(st.booleans(), min_size=n, max_size=n).map(lambda b: np.array(b, bool))))
 def test_vectorised_greedy_equals_step_by_step_greedy(mask):
     fam = d.greedy_options(mask)
-    order = fam.added[-1].tolist() if len(fam) else []
+    order = fam.order.tolist()
     assert order == _naive_greedy(mask)
 
 
