@@ -295,10 +295,12 @@ def _utilities(utilities: Any) -> np.ndarray:
     return u
 
 
-def _fp_slack(w: np.ndarray) -> float:
-    """Bound on |p̂_k/p_k − 1| for the inverse-CDF sampler below (docs/dummy-landmarks.md §4)."""
+def _fp_slack(w: np.ndarray, exponent: float) -> float:
+    """Bound δ on |p̂_k/p_k − 1| for the inverse-CDF sampler below (docs/dummy-landmarks.md §4):
+    rounding of the weights (exponent magnitude ``exponent``), of their running sum and of the
+    53-bit uniform. The realised selection is (ε_sel + 2δ/(1−δ))-DP where ε_sel is exact."""
     k = w.size
-    return (2 * k + 2) * 2.0**-53 * float(w.sum() / w.min())
+    return (2 * k + 2) * 2.0**-53 * float(w.sum() / w.min()) + (2 + exponent) * 2.0**-51
 
 
 def _uniform53(rng: Any, size: int) -> np.ndarray:
@@ -323,8 +325,9 @@ def exponential_select(utilities: Any, *, epsilon: float,
     u = _utilities(utilities)
     eps = check_epsilon(epsilon, "epsilon_select")
     delta = check_positive(sensitivity, "sensitivity")
-    w = np.exp(eps * (u - u.max()) / (2.0 * delta))
-    slack = _fp_slack(w) if w.min() > 0 else math.inf
+    a = eps * (u - u.max()) / (2.0 * delta)
+    w = np.exp(a)
+    slack = _fp_slack(w, float(-a.min())) if w.min() > 0 else math.inf
     if slack > _MAX_FP_SLACK:
         raise ParameterError(
             f"epsilon_select={eps} is too large for {u.size} options: the selection "
@@ -428,12 +431,12 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "g
     u = option_utilities(family, bins=bins)
     k = exponential_select(u, epsilon=eps, rng=rng)
     probs = exponential_probabilities(u, epsilon=eps)
-    w = np.exp(eps * (u - u.max()) / (2.0 * UTILITY_SENSITIVITY))
+    a = eps * (u - u.max()) / (2.0 * UTILITY_SENSITIVITY)
     chosen = family.mask(k + 1)
     return HiddenLandmarks(
         mask=chosen, landmarks=mask, dummies=family.added(k + 1), epsilon_select=eps,
         option_sizes=family.sizes, option_utilities=u, probabilities=probs, chosen=k + 1,
-        params={**params, "fp_slack": _fp_slack(w)},
+        params={**params, "fp_slack": _fp_slack(np.exp(a), float(-a.min()))},
     )
 
 
