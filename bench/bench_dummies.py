@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from itertools import pairwise
 
 import numpy as np
 
@@ -16,11 +17,11 @@ from lmdk_core import dummies as d
 
 
 def heap_greedy(mask: np.ndarray) -> np.ndarray:
-    """Baseline: repeatedly split the widest gap (max (t−a)(b−t), earliest t) with a heap."""
+    """Baseline: repeatedly split the widest gap (max (t-a)(b-t), earliest t) with a heap."""
     n = mask.size
     pos = [-1, *np.flatnonzero(mask).tolist(), n]
     heap = []
-    for a, b in zip(pos[:-1], pos[1:], strict=True):
+    for a, b in pairwise(pos):
         if b - a >= 2:
             t = a + (b - a) // 2
             heapq.heappush(heap, (-(t - a) * (b - t), t, a, b))

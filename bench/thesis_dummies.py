@@ -44,8 +44,8 @@ def verdict(df: pd.DataFrame) -> str:
     best = d["mae_ratio"].idxmin()
     ad = d.loc["adaptive"]
     lower_than_user = ad["mae_dummies"] < df.set_index("scheme").loc["user", "mae_dummies"]
-    return (f"smallest MAE increase: {best} (×{d.loc[best, 'mae_ratio']:.2f}); adaptive "
-            f"×{ad['mae_ratio']:.2f}, {'below' if lower_than_user else 'NOT below'} user-level "
+    return (f"smallest MAE increase: {best} (x{d.loc[best, 'mae_ratio']:.2f}); adaptive "
+            f"x{ad['mae_ratio']:.2f}, {'below' if lower_than_user else 'NOT below'} user-level "
             f"with dummies")
 
 

@@ -5,10 +5,10 @@ The landmark schemes treat the landmark set L as public, yet their budgets revea
 "the-last-thing"), :func:`hide_landmarks` adds *dummy* landmarks: it builds nested options
 L ⊂ L'_1 ⊂ L'_2 ⊂ … ⊆ T by adding regular timestamps, scores each by
 
-    u(L') = −‖h(L') − h(L)‖₂       (h = normalised histogram of landmark positions, fixed bins)
+    u(L') = -‖h(L') - h(L)‖₂       (h = normalised histogram of landmark positions, fixed bins)
 
 and picks one with the exponential mechanism, Pr[L'_k] ∝ exp(ε_sel·u(L'_k)/(2Δu)). The scheme then
-runs on L' with ε_scheme = ε − ε_sel (:func:`split_budget`).
+runs on L' with ε_scheme = ε - ε_sel (:func:`split_budget`).
 
 What this protects (proofs in docs/dummy-landmarks.md):
 
@@ -18,7 +18,7 @@ What this protects (proofs in docs/dummy-landmarks.md):
 * NOT covered: the option family itself is built from L (greedy gap filling), and any L' ⊇ L
   reveals L ⊆ L'. No mechanism that always keeps L ⊆ L' can be ε-DP in L (except L' = T).
 
-Timestamps are positions 0..n−1 of the series. Randomness: ``rng=None`` draws the selection's
+Timestamps are positions 0..n-1 of the series. Randomness: ``rng=None`` draws the selection's
 uniform from the OS (``secrets``); a seed or Generator is for tests and simulations only.
 """
 
@@ -63,11 +63,11 @@ __all__ = [
 ]
 
 DEFAULT_BINS = 10
-"""Fixed histogram bins over the timestamp range (h uses ``bins`` equal-width bins of 0..n−1)."""
+"""Fixed histogram bins over the timestamp range (h uses ``bins`` equal-width bins of 0..n-1)."""
 
 UTILITY_SENSITIVITY = 1.0
-"""Δu of u(L') = −‖h(L') − h(L)‖₂ when L and L̃ differ by one timestamp (docs/dummy-landmarks.md):
-‖h(L) − h(L̃)‖₂ ≤ √2/(|L|+1) for |L| ≥ 1 and = 1 from ∅ to one landmark, so Δu = 1."""
+"""Δu of u(L') = -‖h(L') - h(L)‖₂ when L and L̃ differ by one timestamp (docs/dummy-landmarks.md):
+‖h(L) - h(L̃)‖₂ ≤ √2/(|L|+1) for |L| ≥ 1 and = 1 from ∅ to one landmark, so Δu = 1."""
 
 EXHAUSTIVE_MAX_REGULAR = 18
 """The exhaustive generator enumerates 2^(regular timestamps) sets: refused above this."""
@@ -82,13 +82,13 @@ _MAX_FP_SLACK = 1e-6
 
 
 def _gaps(mask: np.ndarray) -> np.ndarray:
-    """Landmark-to-landmark gaps with virtual landmarks at −1 and n (len |L|+1, sum n+1)."""
+    """Landmark-to-landmark gaps with virtual landmarks at -1 and n (len |L|+1, sum n+1)."""
     pos = np.flatnonzero(mask)
     return np.diff(np.concatenate(([-1], pos, [mask.size])))
 
 
 def gap_sum_squares(landmarks: Any, n: int | None = None) -> int:
-    """Σ g² over the landmark-to-landmark gaps g (virtual landmarks at −1 and n), exactly.
+    """Σ g² over the landmark-to-landmark gaps g (virtual landmarks at -1 and n), exactly.
 
     For sets of equal size the gap count and mean are fixed, so this orders them exactly as the
     standard deviation of the gaps does (:func:`gap_spread`), without rounding.
@@ -99,7 +99,7 @@ def gap_sum_squares(landmarks: Any, n: int | None = None) -> int:
 
 
 def gap_spread(landmarks: Any, n: int | None = None) -> float:
-    """Standard deviation of the landmark-to-landmark gaps (timestamps; virtual ends −1 and n)."""
+    """Standard deviation of the landmark-to-landmark gaps (timestamps; virtual ends -1 and n)."""
     return float(np.std(_gaps(_mask(landmarks, n))))
 
 
@@ -161,9 +161,9 @@ def greedy_options(landmarks: Any, *, max_dummies: int | None = None) -> OptionF
     standard deviation of landmark-to-landmark gaps lowest (ties: the earliest timestamp).
 
     Adding t inside a gap (a, b) keeps the number and mean of gaps and changes Σg² by
-    −2(t−a)(b−t); so the greedy step is exactly "split the widest gap at its midpoint", and a gap
+    -2(t-a)(b-t); so the greedy step is exactly "split the widest gap at its midpoint", and a gap
     split this way yields children of strictly lower priority. The whole greedy sequence is
-    therefore the midpoint-bisection nodes of every gap sorted by (−priority, t): computed level by
+    therefore the midpoint-bisection nodes of every gap sorted by (-priority, t): computed level by
     level in numpy, O(n log n), with no per-step loop. ``max_dummies`` caps K (None: all regular
     timestamps).
     """
@@ -235,7 +235,7 @@ def _bin_of(t: np.ndarray, n: int, bins: int) -> np.ndarray:
 
 def landmark_histogram(landmarks: Any, n: int | None = None, *, bins: int = DEFAULT_BINS
                        ) -> np.ndarray:
-    """Normalised histogram h(L) of landmark positions over ``bins`` equal-width bins of 0..n−1.
+    """Normalised histogram h(L) of landmark positions over ``bins`` equal-width bins of 0..n-1.
 
     Bin of t: ⌊t·bins/n⌋ (fixed, data-independent). Sums to 1; h(∅) = 0 (all zeros).
     """
@@ -248,7 +248,7 @@ def landmark_histogram(landmarks: Any, n: int | None = None, *, bins: int = DEFA
 
 def option_utilities(options: OptionFamily, *, landmarks: Any = None, bins: int = DEFAULT_BINS
                      ) -> np.ndarray:
-    """u(L'_k) = −‖h(L'_k) − h(L)‖₂ for every option (vectorised; nested options by cumulative
+    """u(L'_k) = -‖h(L'_k) - h(L)‖₂ for every option (vectorised; nested options by cumulative
     bin counts). ``landmarks``: the L to score against (default: the family's own L; the privacy
     tests score one family against neighbouring sets)."""
     bins = check_int(bins, "bins", minimum=1)
@@ -296,9 +296,9 @@ def _utilities(utilities: Any) -> np.ndarray:
 
 
 def _fp_slack(w: np.ndarray, exponent: float) -> float:
-    """Bound δ on |p̂_k/p_k − 1| for the inverse-CDF sampler below (docs/dummy-landmarks.md §4):
+    """Bound δ on |p̂_k/p_k - 1| for the inverse-CDF sampler below (docs/dummy-landmarks.md §4):
     rounding of the weights (exponent magnitude ``exponent``), of their running sum and of the
-    53-bit uniform. The realised selection is (ε_sel + 2δ/(1−δ))-DP where ε_sel is exact."""
+    53-bit uniform. The realised selection is (ε_sel + 2δ/(1-δ))-DP where ε_sel is exact."""
     k = w.size
     return (2 * k + 2) * 2.0**-53 * float(w.sum() / w.min()) + (2 + exponent) * 2.0**-51
 
@@ -402,7 +402,7 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "g
     """Add dummy landmarks to the bool mask ``landmarks`` (L) and return L' ⊋ L.
 
     Builds the options (``generator``: "greedy", fast, nested; or "exhaustive", ≤ 18 regular
-    timestamps), scores them with u(L') = −‖h(L') − h(L)‖₂ over ``bins`` fixed bins, and picks one
+    timestamps), scores them with u(L') = -‖h(L') - h(L)‖₂ over ``bins`` fixed bins, and picks one
     with the exponential mechanism at ``epsilon_select`` (ε_sel, Δu = 1). ``max_dummies`` caps the
     number of options (fix it independently of the data). ``rng``: None = OS entropy.
 

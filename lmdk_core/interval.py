@@ -89,5 +89,6 @@ def release_interval(traj: pd.DataFrame, landmarks: Any, *, interval_s: float) -
     kept.setflags(write=False)
     lm = mask[kept]
     lm.setflags(write=False)
-    return IntervalResult(trajectory=traj.iloc[kept].reset_index(drop=True), landmarks=lm, kept=kept,
-                          interval_s=step, n_before=len(traj), landmarks_before=int(mask.sum()))
+    return IntervalResult(trajectory=traj.iloc[kept].reset_index(drop=True), landmarks=lm,
+                          kept=kept, interval_s=step, n_before=len(traj),
+                          landmarks_before=int(mask.sum()))

@@ -132,7 +132,7 @@ def _hist(idx, n, bins):
 
 
 def test_utility_sensitivity_by_enumeration():
-    """Every L ⊆ {0..7} and every add-one neighbour, 3 and 4 bins: ‖h(L) − h(L̃)‖ ≤ Δu = 1, the
+    """Every L ⊆ {0..7} and every add-one neighbour, 3 and 4 bins: ‖h(L) - h(L̃)‖ ≤ Δu = 1, the
     bound √2/(|L|+1) for |L| ≥ 1, and Δu is attained (∅ → one landmark)."""
     n = 8
     for bins in (3, 4):
@@ -179,8 +179,8 @@ def test_exponential_select_matches_distribution_chi2():
 
 
 def _pair():
-    """A fixed option family containing both neighbours L = {0}, L̃ = {0, n−1}: the worst case
-    ‖h(L) − h(L̃)‖ = √2/2 with 2 bins."""
+    """A fixed option family containing both neighbours L = {0}, L̃ = {0, n-1}: the worst case
+    ‖h(L) - h(L̃)‖ = √2/2 with 2 bins."""
     n = 40
     L = np.zeros(n, bool)
     L[0] = True
@@ -203,8 +203,8 @@ def _log_ratios_exact(fam, L, Lt, eps, sensitivity):
     st.lists(st.booleans(), min_size=n, max_size=n), st.integers(0, n - 1))),
     st.floats(0.05, 8.0), st.integers(1, 5))
 def test_exact_selection_ratio_bounded_on_neighbours(case, eps, bins):
-    """Exact probabilities over a fixed family (built from L ∪ L̃): ratio ≤ e^ε_sel for L and its
-    add/remove-one neighbour, any bins."""
+    """Exact probabilities over a fixed family (built from the union of L and L̃): ratio
+    ≤ e^ε_sel for L and its add/remove-one neighbour, any bins."""
     bits, j = case
     L = np.array(bits, bool)
     Lt = L.copy()
@@ -238,7 +238,7 @@ def test_empirical_privacy_check_passes_and_broken_sensitivity_fails():
     ok = _empirical_max_log_ratio(fam, L, Lt, eps, d.UTILITY_SENSITIVITY, seed=100)
     assert ok <= eps + 0.05
     assert ok == pytest.approx(exact.max(), abs=0.05)  # the sampler realises the exact ratios
-    # broken: sensitivity underestimated 25× (e.g. a local sensitivity √2/(|L|+1) at |L| ≈ 35
+    # broken: sensitivity underestimated 25x (e.g. a local sensitivity √2/(|L|+1) at |L| ≈ 35
     # used for every input) — the same check must fail
     wrong = d.UTILITY_SENSITIVITY / 25
     assert _log_ratios_exact(fam, L, Lt, eps, wrong).max() > eps

@@ -50,7 +50,7 @@ def test_compare_with_dummies_values_and_locations():
     priv = df.set_index("scheme")["landmark_private_dummies"]
     assert priv.drop("event").all()
     assert (df["dummies_mean"] >= 1).all()
-    # user-level ignores landmarks: only ε − ε_sel instead of ε changes its noise
+    # user-level ignores landmarks: only ε - ε_sel instead of ε changes its noise
     user = df.set_index("scheme").loc["user"]
     assert user["mae_ratio"] == pytest.approx(1.0 / 0.9, rel=0.35)
     again = compare_with_dummies(x, L, 1.0, epsilon_select=0.1, sensitivity=1.0, runs=3, seed=1)
@@ -61,3 +61,22 @@ def test_compare_with_dummies_values_and_locations():
     assert loc["mae_dummies"].gt(0).all()
     with pytest.raises(ParameterError):
         compare_with_dummies(x, L, 1.0, epsilon_select=0.1, sensitivity=1.0, schemes=("nope",))
+
+
+def test_readme_dummy_example_runs_as_printed():
+    import re
+    from pathlib import Path
+
+    import lmdk_core as lm
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Hiding when you were at your places"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    traj = lm.select_user(lm.load_sample(), "alice")
+    L = lm.landmark_mask(traj, [(39.9925, 116.3395, 100), (39.9820, 116.3564, 100)])
+    ns = {"lm": lm, "traj": traj, "L": L}
+    exec(compile(code, "README.md", "exec"), ns)
+    assert ns["iv"].n_after == 1259 and ns["iv"].landmarks_after == 825
+    out = ns["out"]
+    assert out.hidden.n_real == 825 and out.epsilon_total <= 1.0
+    assert out.hidden.params["seeded"] is False
