@@ -81,6 +81,15 @@ def main() -> None:
              f"(|L| = {Lx.sum()}), Δ = 1 kWh",
              compare_with_dummies(x, Lx, EPSILON, epsilon_select=EPSILON_SELECT, runs=args.runs,
                                   sensitivity=1.0), "kWh")
+    print("\nBernoulli dummies (generator='bernoulli', every pair covered, docs §5 Theorem B'), "
+          "ε_sel = 0.5 of ε = 1:")
+    show(f"Sample, alice, one fix per 5 min: T = {iv.n_after:,}, |L| = {iv.landmarks_after:,}",
+         compare_with_dummies(iv.trajectory, iv.landmarks, EPSILON, epsilon_select=0.5,
+                              runs=args.runs, radius_m=RADIUS_M, generator="bernoulli"), "m")
+    Lx = x >= np.quantile(x, 0.6)
+    show(f"HUE-shaped hourly kWh, top 40 % hours (|L| = {Lx.sum()})",
+         compare_with_dummies(x, Lx, EPSILON, epsilon_select=0.5, runs=args.runs,
+                              sensitivity=1.0, generator="bernoulli"), "kWh")
     print(f"\n({time.perf_counter() - t0:.1f} s)")
 
 

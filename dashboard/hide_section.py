@@ -28,6 +28,7 @@ from lmdk_core.interval import IntervalResult, release_interval
 
 GENERATOR_LABELS = {
     "greedy": "Fast (fill the longest gaps first)",
+    "bernoulli": "Random, provable (each ordinary moment with probability e^-ε_sel)",
     "exhaustive": "Exhaustive (best set of every size; short series only)",
 }
 
@@ -84,19 +85,26 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
              "follow your real landmark pattern more closely (less random).",
     )
     n_regular = int((~mask).sum())
-    generators = ["greedy"] + (["exhaustive"] if 0 < n_regular <= EXHAUSTIVE_MAX_REGULAR else [])
+    generators = ["greedy", "bernoulli"] + (
+        ["exhaustive"] if 0 < n_regular <= EXHAUSTIVE_MAX_REGULAR else [])
     generator = c2.selectbox(
         "How candidate sets are built", generators, format_func=GENERATOR_LABELS.get,
         key=f"{key}_gen",
-        help="Candidates add ordinary moments one by one, keeping the landmarks evenly spread. "
+        help="Fast / exhaustive: candidate sets add ordinary moments one by one, keeping the "
+             "landmarks evenly spread (the thesis's method; the candidates depend on your real "
+             "landmarks, which ε_sel does not fully cover). Random: every ordinary moment "
+             "becomes a dummy with probability e^-ε_sel, so any one of the shown landmarks is at "
+             "most e^ε_sel times likelier to be real than before (many more dummies). "
              f"The exhaustive search is offered up to {EXHAUSTIVE_MAX_REGULAR} ordinary moments.",
     )
-    cap = c3.number_input(
-        "Most dummies (0 = no limit)", min_value=0, max_value=max(n_regular, 1), value=0, step=1,
-        key=f"{key}_cap",
-        help="Upper limit on the number of fake landmarks. Choose it without looking at your "
-             "data: a limit derived from your landmarks would itself reveal them.",
-    )
+    cap = 0
+    if generator != "bernoulli":
+        cap = c3.number_input(
+            "Most dummies (0 = no limit)", min_value=0, max_value=max(n_regular, 1), value=0,
+            step=1, key=f"{key}_cap",
+            help="Upper limit on the number of fake landmarks. Choose it without looking at your "
+                 "data: a limit derived from your landmarks would itself reveal them.",
+        )
     try:
         e_scheme = split_budget(epsilon, eps_sel)
         sig = _signature(mask, eps_sel, generator, cap)
@@ -111,8 +119,10 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
         return off
     m1, m2, m3 = st.columns(3)
     m1.metric("Real landmarks", f"{hidden.n_real:,}", help="Private: only you see this split.")
-    m2.metric("Dummy landmarks", f"{hidden.n_dummies:,}",
-              help=f"Chosen at random among {len(hidden.option_sizes):,} candidate sets.")
+    how = (f"Each ordinary moment with probability {hidden.params['dummy_probability']:.3g}."
+           if generator == "bernoulli" else
+           f"Chosen at random among {len(hidden.option_sizes):,} candidate sets.")
+    m2.metric("Dummy landmarks", f"{hidden.n_dummies:,}", help=how)
     m3.metric("Budget ε_scheme + ε_sel", f"{e_scheme:.3g} + {hidden.epsilon_select:.3g}",
               help="ε_scheme for the release + ε_sel for choosing the dummies; together ≤ ε = "
                    f"{float(epsilon):.3g}.")

@@ -49,6 +49,7 @@ __all__ = [
     "HiddenLandmarks",
     "HiddenRelease",
     "OptionFamily",
+    "bernoulli_dummies",
     "exhaustive_options",
     "exponential_probabilities",
     "exponential_select",
@@ -72,7 +73,10 @@ UTILITY_SENSITIVITY = 1.0
 EXHAUSTIVE_MAX_REGULAR = 18
 """The exhaustive generator enumerates 2^(regular timestamps) sets: refused above this."""
 
-GENERATORS = ("greedy", "exhaustive")
+GENERATORS = ("greedy", "exhaustive", "bernoulli")
+"""greedy / exhaustive: the thesis's option families + exponential mechanism; bernoulli: every
+regular timestamp becomes a dummy with probability e^(-ε_sel), independently (no option family,
+so nothing depends on L beyond L ⊆ L'; see :func:`bernoulli_dummies`)."""
 
 _MAX_FP_SLACK = 1e-6
 """Largest accepted bound on the relative error of a realised selection probability."""
@@ -340,6 +344,28 @@ def exponential_select(utilities: Any, *, epsilon: float,
     return int(idx[0]) if size is None else idx
 
 
+def bernoulli_dummies(landmarks: Any, *, epsilon_select: float, rng: Any = None
+                      ) -> tuple[np.ndarray, float]:
+    """Dummy mask: each regular timestamp independently with probability p̂ ≥ e^(-ε_sel).
+
+    Returns ``(dummies, p̂)``. For every released L' and all L ⊂ L̃ = L + {j} ⊆ L':
+    Pr[L' | L̃] / Pr[L' | L] = 1/p̂ ≤ e^(ε_sel) and Pr[L' | L] / Pr[L' | L̃] = p̂ ≤ 1, whatever L is
+    (docs/dummy-landmarks.md §5, Theorem B'). Floating point: p̂ = ⌈p·2^53⌉/2^53 with p one ulp
+    above the float exp(-ε_sel), and a draw is a dummy iff a uniform 53-bit integer is < p̂·2^53,
+    so the realised probability is p̂ exactly and never below e^(-ε_sel) (for exp accurate to
+    within one ulp). ``rng=None``: OS entropy (``secrets``).
+    """
+    mask = _mask(landmarks, None)
+    eps = check_epsilon(epsilon_select, "epsilon_select")
+    p = math.nextafter(math.exp(-eps), 2.0)
+    threshold = min(math.ceil(math.ldexp(p, 53)), 2**53)
+    regular = np.flatnonzero(~mask)
+    draws = _uniform53(rng, max(regular.size, 1))[: regular.size]
+    out = np.zeros(mask.size, dtype=bool)
+    out[regular[draws < np.uint64(threshold)]] = True
+    return out, math.ldexp(threshold, -53)
+
+
 # ----------------------------------------------------------------------------- high level
 
 
@@ -402,9 +428,11 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "g
     """Add dummy landmarks to the bool mask ``landmarks`` (L) and return L' ⊋ L.
 
     Builds the options (``generator``: "greedy", fast, nested; or "exhaustive", ≤ 18 regular
-    timestamps), scores them with u(L') = -‖h(L') - h(L)‖₂ over ``bins`` fixed bins, and picks one
-    with the exponential mechanism at ``epsilon_select`` (ε_sel, Δu = 1). ``max_dummies`` caps the
-    number of options (fix it independently of the data). ``rng``: None = OS entropy.
+    timestamps), scores them with u(L') = -‖h(L') - h(L)‖₂ over ``bins`` fixed bins, and picks
+    one with the exponential mechanism at ``epsilon_select`` (ε_sel, Δu = 1). ``max_dummies`` caps
+    the number of options (fix it independently of the data). ``generator="bernoulli"`` instead
+    adds each regular timestamp with probability e^(-ε_sel) (:func:`bernoulli_dummies`; no
+    options, no cap). ``rng``: None = OS entropy.
 
     Protected (docs/dummy-landmarks.md): running a scheme with budget ε_scheme on L' keeps every
     true landmark (ε_scheme, L)-landmark private, since L ⊆ L'; the choice among a fixed option
@@ -412,6 +440,8 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "g
     ε_scheme + ε_sel (:func:`split_budget`). NOT protected: the released L' still contains L, and
     the greedy family is built from L, so pairs of landmark sets with different families are not
     covered by ε_sel — dummies make L deniable among L' only as far as that family allows.
+    With "bernoulli" there is no family: for ANY two landmark sets L, L̃ ⊆ L' that differ in one
+    timestamp the selection ratio is ≤ e^(ε_sel) (many more dummies at small ε_sel).
     """
     eps = check_epsilon(epsilon_select, "epsilon_select")
     if isinstance(landmarks, np.ndarray) and landmarks.dtype == np.bool_ and landmarks.ndim == 1:
@@ -421,6 +451,15 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "g
     if generator not in GENERATORS:
         raise ParameterError(f"unknown generator {generator!r}; valid: {', '.join(GENERATORS)}")
     bins = check_int(bins, "bins", minimum=1)
+    if generator == "bernoulli":
+        if max_dummies is not None:
+            raise ParameterError("max_dummies applies to the greedy/exhaustive generators only")
+        dmask, p_hat = bernoulli_dummies(mask, epsilon_select=eps, rng=rng)
+        empty = np.zeros(0)
+        return HiddenLandmarks(mask | dmask, mask, np.flatnonzero(dmask), eps,
+                               empty.astype(np.int64), empty, empty, 0,
+                               {"generator": generator, "dummy_probability": p_hat,
+                                "seeded": rng is not None, "fp_slack": 0.0})
     build = greedy_options if generator == "greedy" else exhaustive_options
     family = build(mask, max_dummies=max_dummies)
     params = {"generator": generator, "bins": bins, "sensitivity": UTILITY_SENSITIVITY,

@@ -331,3 +331,121 @@ def test_guarantee_holds_on_L_prime_for_every_scheme(n, share, eps, sel_share, s
         assert g_prime.max() <= e_scheme + 1e-9
         # L ⊆ L': the true landmarks are protected at least as well
         assert np.all(landmark_guarantee(rel.eps, L) <= g_prime + 1e-12)
+
+
+# ----------------------------------------------------------------------------- bernoulli dummies
+
+
+def _bern_prob(S, L, n, p):
+    """Pr[L' = S | L] for independent dummies with probability p (0 unless L ⊆ S)."""
+    if not set(L) <= set(S):
+        return 0.0
+    return p ** (len(S) - len(L)) * (1 - p) ** (n - len(S))
+
+
+def test_bernoulli_ratio_by_enumeration():
+    """n = 6, every L, every add-one neighbour L̃ = L + {j}, every S containing both: the exact
+    ratio is 1/p = e^ε_sel one way and p the other, independent of L."""
+    n, eps = 6, 0.7
+    _, p = d.bernoulli_dummies(np.zeros(n, bool), epsilon_select=eps, rng=0)
+    assert np.exp(-eps) <= p <= np.exp(-eps) * (1 + 1e-15)
+    for r in range(n):
+        for L in combinations(range(n), r):
+            for j in set(range(n)) - set(L):
+                Lt = (*L, j)
+                rest = [t for t in range(n) if t not in Lt]
+                for k in range(len(rest) + 1):
+                    for extra in combinations(rest, k):
+                        S = (*Lt, *extra)
+                        ratio = _bern_prob(S, Lt, n, p) / _bern_prob(S, L, n, p)
+                        assert ratio == pytest.approx(1 / p) and 1 / p <= np.exp(eps) + 1e-12
+
+
+def test_bernoulli_sampler_matches_probability_chi2():
+    mask = np.zeros(40, bool)
+    mask[5:15] = True
+    for eps, seed in ((0.3, 1), (2.0, 2)):
+        draws = 4000
+        counts = np.zeros(40)
+        sizes = np.empty(draws)
+        gen = np.random.default_rng(seed)
+        for i in range(draws):
+            dm, p = d.bernoulli_dummies(mask, epsilon_select=eps, rng=gen)
+            assert not (dm & mask).any()
+            counts += dm
+            sizes[i] = dm.sum()
+        assert counts[mask].sum() == 0
+        # every regular timestamp is a dummy with probability p; the count is Binomial(30, p)
+        z2 = (counts[~mask] - draws * p) ** 2 / (draws * p * (1 - p))  # 30 binomial cells
+        assert stats.chi2.sf(z2.sum(), df=30) > 1e-3
+        obs = np.bincount(sizes.astype(int), minlength=31)
+        exp = stats.binom.pmf(np.arange(31), 30, p) * draws
+        keep = exp > 5
+        obs_k = np.append(obs[keep], obs[~keep].sum())
+        exp_k = np.append(exp[keep], exp[~keep].sum())
+        assert stats.chisquare(obs_k, exp_k * obs_k.sum() / exp_k.sum()).pvalue > 1e-3
+
+
+def _bern_empirical_max_log_ratio(sampler, eps, seed, draws=8_000):
+    """L = {0}, L̃ = {0, 1} on n = 4: empirical Pr[S] for every S ⊇ {0, 1} under both."""
+    n = 4
+    freq = []
+    for k, L in enumerate(((0,), (0, 1))):
+        mask = np.isin(np.arange(n), L)
+        gen = np.random.default_rng(seed + k)
+        codes = np.array([(mask | sampler(mask, eps, gen)) @ (1 << np.arange(n))
+                          for _ in range(draws)])
+        freq.append(np.bincount(codes, minlength=2**n) / draws)
+    both = [c for c in range(2**n) if c & 0b11 == 0b11]
+    return float(np.max(np.abs(np.log(freq[0][both]) - np.log(freq[1][both]))))
+
+
+def _real_sampler(mask, eps, gen):
+    return d.bernoulli_dummies(mask, epsilon_select=eps, rng=gen)[0]
+
+
+def _broken_sampler(mask, eps, gen):
+    """Too few dummies: probability e^(-ε)/2, so a dummy is twice as telling."""
+    return (gen.random(mask.size) < np.exp(-eps) / 2) & ~mask
+
+
+def test_bernoulli_empirical_privacy_check_and_broken_probability_fails():
+    eps = 1.0
+    ok = _bern_empirical_max_log_ratio(_real_sampler, eps, seed=10)
+    assert ok <= eps + 0.12
+    assert ok == pytest.approx(eps, abs=0.12)  # tight: the ratio is exactly e^ε_sel
+    broken = _bern_empirical_max_log_ratio(_broken_sampler, eps, seed=10)
+    assert broken > eps + 0.12
+
+
+def test_hide_landmarks_bernoulli():
+    mask = np.zeros(500, bool)
+    mask[100:200] = True
+    h = d.hide_landmarks(mask, epsilon_select=0.5, generator="bernoulli", rng=4)
+    assert np.all(h.mask[mask]) and h.params["dummy_probability"] >= np.exp(-0.5)
+    assert np.array_equal(np.flatnonzero(h.mask & ~mask), h.dummies)
+    assert abs(h.n_dummies - 400 * np.exp(-0.5)) < 5 * np.sqrt(400 * 0.25)
+    with pytest.raises(ParameterError, match="max_dummies"):
+        d.hide_landmarks(mask, epsilon_select=0.5, generator="bernoulli", max_dummies=3)
+    h_os = d.hide_landmarks(mask, epsilon_select=0.5, generator="bernoulli")
+    assert h_os.params["seeded"] is False and np.all(h_os.mask[mask])
+
+
+def test_greedy_family_leaves_neighbours_uncovered():
+    """The limitation the docs state (§6): with the greedy family, some released L' is possible
+    under L and impossible under a neighbour L̃ ⊆ L' — so ε_sel does not cover that pair (the
+    Bernoulli generator has no such pair, by the enumeration test above)."""
+    n = 12
+    L = np.zeros(n, bool)
+    L[[2, 3]] = True
+    fam = d.greedy_options(L)
+    found = False
+    for k in range(1, len(fam) + 1):
+        S = fam.mask(k)
+        for j in np.flatnonzero(S & ~L):
+            Lt = L.copy()
+            Lt[j] = True
+            fam_t = d.greedy_options(Lt)
+            if not any(np.array_equal(fam_t.mask(i), S) for i in range(1, len(fam_t) + 1)):
+                found = True
+    assert found

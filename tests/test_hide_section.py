@@ -62,8 +62,13 @@ def test_off_by_default_then_hides_with_budget_split():
     at.number_input(key="hide_eps").set_value(0.2).run()
     r2 = at.session_state["result"]
     assert r2["eps_sel"] == 0.2 and set(r2["real"]) < set(r2["mask"])
-    # only the greedy generator is offered for 140 ordinary moments
-    assert at.selectbox(key="hide_gen").options == ["Fast (fill the longest gaps first)"]
+    # the exhaustive generator is not offered for 140 ordinary moments
+    options = at.selectbox(key="hide_gen").options
+    assert len(options) == 2 and options[0] == "Fast (fill the longest gaps first)"
+    at.selectbox(key="hide_gen").set_value("bernoulli").run()
+    r3 = at.session_state["result"]
+    assert set(r3["real"]) <= set(r3["mask"]) and r3["eps_sel"] == 0.2
+    assert "hide_cap" not in [w.key for w in at.number_input]  # no cap for random dummies
 
 
 def test_budget_too_large_shows_the_library_message():
