@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from lmdk_core.dummies import (
@@ -24,6 +25,7 @@ from lmdk_core.dummies import (
     split_budget,
 )
 from lmdk_core.errors import LmdkError
+from lmdk_core.figures import OKABE_ITO
 from lmdk_core.interval import IntervalResult, release_interval
 
 GENERATOR_LABELS = {
@@ -133,7 +135,30 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
         f"release instead of ε/(|L|+1) = {float(epsilon) / (n_l + 1):.3g}."
     )
     st.caption(EXPLAIN)
+    st.plotly_chart(landmark_strip(hidden), key=f"{key}_strip")
     return HideChoice(True, hidden.mask, hidden.epsilon_select, e_scheme, hidden)
+
+
+def landmark_strip(hidden: HiddenLandmarks) -> go.Figure:
+    """PRIVATE view: real and dummy landmarks over the timestamps, in two colours (never export
+    this figure; the release and its public files show neither)."""
+    real = np.flatnonzero(hidden.landmarks)
+    fig = go.Figure([
+        go.Scatter(x=real, y=np.ones(real.size), mode="markers", name="real landmark",
+                     marker={"color": OKABE_ITO["vermillion"], "symbol": "line-ns-open",
+                             "size": 14}),
+        go.Scatter(x=hidden.dummies, y=np.zeros(hidden.dummies.size), mode="markers",
+                     name="dummy landmark",
+                     marker={"color": OKABE_ITO["blue"], "symbol": "line-ns-open", "size": 14}),
+    ])
+    fig.update_layout(
+        title="Private view: where the real and the dummy landmarks are",
+        height=220, margin={"l": 10, "r": 10, "t": 40, "b": 30},
+        xaxis_title="timestamp (position in the released series)",
+        yaxis={"tickvals": [0, 1], "ticktext": ["dummy", "real"], "range": [-0.6, 1.6]},
+        legend={"orientation": "h", "y": 1.25, "x": 1, "xanchor": "right"},
+    )
+    return fig
 
 
 def render_interval(traj: pd.DataFrame, landmarks: np.ndarray, *, key: str = "interval"
