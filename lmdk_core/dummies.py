@@ -417,6 +417,18 @@ class HiddenLandmarks:
     def n_real(self) -> int:
         return int(self.landmarks.sum())
 
+    def private_summary(self) -> dict[str, Any]:
+        """JSON-ready numbers for the PRIVATE report (never a public file): counts of real and
+        dummy landmarks, ε_sel, the generator and its parameters."""
+        return {
+            "private": True,
+            "real_landmarks": self.n_real,
+            "dummy_landmarks": self.n_dummies,
+            "epsilon_select": self.epsilon_select,
+            "options": int(self.option_sizes.size),
+            **{k: v for k, v in self.params.items() if v is not None},
+        }
+
     @property
     def n_dummies(self) -> int:
         return int(self.dummies.size)
