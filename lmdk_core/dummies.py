@@ -359,11 +359,9 @@ def bernoulli_dummies(landmarks: Any, *, epsilon_select: float, rng: Any = None
     eps = check_epsilon(epsilon_select, "epsilon_select")
     p = math.nextafter(math.exp(-eps), 2.0)
     threshold = min(math.ceil(math.ldexp(p, 53)), 2**53)
-    regular = np.flatnonzero(~mask)
-    draws = _uniform53(rng, max(regular.size, 1))[: regular.size]
-    out = np.zeros(mask.size, dtype=bool)
-    out[regular[draws < np.uint64(threshold)]] = True
-    return out, math.ldexp(threshold, -53)
+    # one draw per timestamp, landmark or not: the generator's consumption never depends on L
+    draws = _uniform53(rng, max(mask.size, 1))[: mask.size]
+    return (draws < np.uint64(threshold)) & ~mask, math.ldexp(threshold, -53)
 
 
 # ----------------------------------------------------------------------------- high level

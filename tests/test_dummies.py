@@ -449,3 +449,15 @@ def test_greedy_family_leaves_neighbours_uncovered():
             if not any(np.array_equal(fam_t.mask(i), S) for i in range(1, len(fam_t) + 1)):
                 found = True
     assert found
+
+
+@pytest.mark.parametrize("generator", ["greedy", "bernoulli"])
+def test_generator_consumption_does_not_depend_on_L(generator):
+    """With a seeded Generator (simulations) the release after the selection must not see a
+    stream offset that depends on L: the selection consumes the same number of draws."""
+    after = []
+    for L in (np.arange(50) < 10, np.arange(50) % 3 == 0):
+        gen = np.random.default_rng(9)
+        d.hide_landmarks(L, epsilon_select=0.5, generator=generator, rng=gen)
+        after.append(gen.integers(0, 2**63))
+    assert after[0] == after[1]
