@@ -109,3 +109,16 @@ from .correlation import (
     temporal_loss,
     transition_matrix,
 )
+
+# Dummy landmarks (hide which timestamps are landmarks) and the release interval.
+from .dummies import (
+    HiddenLandmarks,
+    HiddenRelease,
+    exhaustive_options,
+    greedy_options,
+    hide_landmarks,
+    release_hidden,
+    split_budget,
+)
+from .interval import IntervalResult, release_interval
+from .comparison import compare_with_dummies

@@ -26,7 +26,9 @@ from .metrics import mae_metres
 from .release import SCHEMES, release_locations
 from .validation import check_epsilon, check_int, check_positive
 
-__all__ = ["COMPARISON_COLUMNS", "compare_schemes"]
+__all__ = [
+    "COMPARISON_COLUMNS", "DUMMY_COMPARISON_COLUMNS", "compare_schemes", "compare_with_dummies"
+]
 
 COMPARISON_COLUMNS = (
     "scheme",
@@ -116,3 +118,111 @@ def compare_schemes(
             "runs": runs,
         })
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+
+
+# Dummy landmarks (lmdk_core.dummies): each scheme with and without hiding L, same total ε.
+
+DUMMY_COMPARISON_COLUMNS = (
+    "scheme",
+    "mae_real",
+    "mae_dummies",
+    "mae_ratio",
+    "dummies_mean",
+    "landmark_private_dummies",
+    "runs",
+)
+"""Columns of :func:`compare_with_dummies` output, in order."""
+
+
+def compare_with_dummies(
+    data: Any,
+    landmarks: Any,
+    epsilon: float,
+    *,
+    epsilon_select: float,
+    schemes: Sequence[str] = SCHEMES,
+    runs: int = 10,
+    seed: int = 0,
+    radius_m: float | None = None,
+    sensitivity: float | None = None,
+    generator: str = "greedy",
+    max_dummies: int | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    tol: float = 1e-9,
+) -> pd.DataFrame:
+    """The dummy-landmark variant of each scheme next to the plain one, at the same total ε.
+
+    Plain: the scheme on the true L with ε. Dummies: :func:`lmdk_core.dummies.release_hidden`
+    (ε_sel = ``epsilon_select`` to choose L' ⊋ L, the scheme on L' with ε − ε_sel). ``data``: a
+    trajectory (``radius_m``, default 200 m; error in metres) or, with ``sensitivity``, a numeric
+    series (absolute error). Per run k both variants draw from generators on child k of
+    ``SeedSequence(seed)`` (a simulation, not a private release).
+
+    Columns: ``mae_real`` / ``mae_dummies`` — mean over runs of the per-run MAE; ``mae_ratio`` —
+    their ratio; ``dummies_mean`` — mean |L' \\ L|; ``landmark_private_dummies`` — G_t over L' ≤
+    ε − ε_sel + ``tol`` in every run; ``runs``.
+    """
+    from .dummies import release_hidden
+    from .metrics import mae
+    from .release import release_values
+
+    epsilon = check_epsilon(epsilon)
+    runs = check_int(runs, "runs", minimum=1)
+    schemes = (schemes,) if isinstance(schemes, str) else tuple(schemes)
+    unknown = [s for s in schemes if s not in SCHEMES]
+    if unknown or not schemes:
+        raise ParameterError(
+            f"unknown scheme(s) {unknown or '(none given)'}; valid schemes: {', '.join(SCHEMES)}"
+        )
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ParameterError(f"seed must be an integer >= 0, got {seed!r}")
+    params = dict(params or {})
+    if sensitivity is None:
+        points = trajectory_points(data)
+        n = points[0].size
+        r = check_positive(200.0 if radius_m is None else radius_m, "radius_m")
+
+        def plain(mask, gen, **kw):
+            return release_locations(points, mask, epsilon=epsilon, scheme=kw.pop("scheme"),
+                                     radius_m=r, seed=gen, **kw)
+
+        def error(rel):
+            return mae_metres(points, rel)
+        space: dict[str, Any] = {"radius_m": r}
+        payload: Any = points
+    else:
+        if radius_m is not None:
+            raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
+        values = np.asarray(data, dtype=np.float64)
+        n = values.size
+
+        def plain(mask, gen, **kw):
+            return release_values(values, mask, epsilon=epsilon, scheme=kw.pop("scheme"),
+                                  sensitivity=sensitivity, seed=gen, **kw)
+
+        def error(rel):
+            return mae(values, rel)
+        space = {"sensitivity": sensitivity}
+        payload = values
+    mask = as_landmark_mask(landmarks, n)
+    children = np.random.SeedSequence(int(seed)).spawn(runs)
+    rows = []
+    for scheme in schemes:
+        extra = dict(params.get(scheme, {}))
+        real, hid, dum = np.empty(runs), np.empty(runs), np.empty(runs)
+        private = True
+        for k, child in enumerate(children):
+            real[k] = error(plain(mask, np.random.default_rng(child), scheme=scheme, **extra))
+            out = release_hidden(payload, mask, epsilon=epsilon, epsilon_select=epsilon_select,
+                                 scheme=scheme, rng=np.random.default_rng(child),
+                                 generator=generator, max_dummies=max_dummies, **space, **extra)
+            hid[k] = error(out.release)
+            dum[k] = out.hidden.n_dummies
+            g = landmark_guarantee(out.release.eps, out.hidden.mask)
+            private &= bool(g.size == 0 or g.max() <= out.release.epsilon + tol)
+        mr, md = float(np.nanmean(real)), float(np.nanmean(hid))
+        rows.append({"scheme": scheme, "mae_real": mr, "mae_dummies": md,
+                     "mae_ratio": md / mr if mr > 0 else float("nan"),
+                     "dummies_mean": float(dum.mean()), "landmark_private_dummies": private,
+                     "runs": runs})
+    return pd.DataFrame(rows, columns=list(DUMMY_COMPARISON_COLUMNS))

@@ -1,0 +1,104 @@
+"""dashboard/hide_section.py under streamlit.testing AppTest (a tiny page runs it alone)."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 60
+
+
+def hide_page():
+    import numpy as np
+    import streamlit as st
+
+    from dashboard import hide_section
+
+    L = np.zeros(200, bool)
+    L[20:60] = True
+    L[150:170] = True
+    eps = st.session_state.get("test_eps", 1.0)
+    choice = hide_section.render(L, epsilon=eps)
+    st.session_state["result"] = {
+        "enabled": choice.enabled, "mask": np.flatnonzero(choice.mask).tolist(),
+        "eps_sel": choice.epsilon_select, "eps_scheme": choice.epsilon_scheme,
+        "real": np.flatnonzero(L).tolist(),
+    }
+
+
+def interval_page():
+    import lmdk_core as lm
+    from dashboard import hide_section
+
+    traj = lm.select_user(lm.load_sample(), "alice")
+    L = lm.landmark_mask(traj, [(39.9925, 116.3395, 100), (39.9820, 116.3564, 100)])
+    import streamlit as st
+
+    st.session_state["counts"] = hide_section.render_interval(traj, L).counts()
+
+
+def _metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def test_off_by_default_then_hides_with_budget_split():
+    at = AppTest.from_function(hide_page, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    r = at.session_state["result"]
+    assert r["enabled"] is False and r["mask"] == r["real"] and r["eps_sel"] == 0.0
+    assert "fake landmarks" in at.caption[0].value
+    at.toggle(key="hide_on").set_value(True).run()
+    r = at.session_state["result"]
+    assert r["enabled"] and set(r["real"]) < set(r["mask"])
+    assert r["eps_sel"] == 0.1 and r["eps_scheme"] + r["eps_sel"] <= 1.0
+    m = _metrics(at)
+    assert m["Real landmarks"] == "60"
+    assert int(m["Dummy landmarks"].replace(",", "")) == len(r["mask"]) - 60
+    assert "ε_scheme/(|L'|+1)" in at.caption[0].value
+    assert "fake landmarks" in at.caption[1].value
+    chart = at.get("plotly_chart")[0].proto.spec
+    assert '"real landmark"' in chart and '"dummy landmark"' in chart
+    # a rerun keeps the same draw; a new setting draws again
+    first = r["mask"]
+    at.run()
+    assert at.session_state["result"]["mask"] == first
+    at.number_input(key="hide_eps").set_value(0.2).run()
+    r2 = at.session_state["result"]
+    assert r2["eps_sel"] == 0.2 and set(r2["real"]) < set(r2["mask"])
+    # the exhaustive generator is not offered for 140 ordinary moments
+    options = at.selectbox(key="hide_gen").options
+    assert len(options) == 2 and options[0] == "Fast (fill the longest gaps first)"
+    at.selectbox(key="hide_gen").set_value("bernoulli").run()
+    r3 = at.session_state["result"]
+    assert set(r3["real"]) <= set(r3["mask"]) and r3["eps_sel"] == 0.2
+    assert "hide_cap" not in [w.key for w in at.number_input]  # no cap for random dummies
+
+
+def test_budget_too_large_shows_the_library_message():
+    at = AppTest.from_function(hide_page, default_timeout=TIMEOUT)
+    at.session_state["test_eps"] = 0.05
+    at.run()
+    at.toggle(key="hide_on").set_value(True).run()
+    at.number_input(key="hide_eps").set_value(0.05).run()
+    assert not at.exception
+    assert "must be smaller than the total epsilon" in at.error[0].value
+    assert at.session_state["result"]["enabled"] is False
+
+
+def test_cap_limits_dummies():
+    at = AppTest.from_function(hide_page, default_timeout=TIMEOUT).run()
+    at.toggle(key="hide_on").set_value(True).run()
+    at.number_input(key="hide_cap").set_value(3).run()
+    r = at.session_state["result"]
+    assert 1 <= len(r["mask"]) - len(r["real"]) <= 3
+
+
+def test_interval_shows_both_counts():
+    at = AppTest.from_function(interval_page, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert at.session_state["counts"]["timestamps_after"] == 11_373
+    at.number_input(key="interval_min").set_value(5.0).run()
+    c = at.session_state["counts"]
+    assert c == {"timestamps_before": 11_373, "timestamps_after": 1_259,
+                 "landmarks_before": 7_046, "landmarks_after": 825}
+    m = _metrics(at)
+    assert m["Released moments"] == "1,259 of 11,373" and m["Landmark moments"] == "825 of 7,046"
