@@ -150,7 +150,10 @@ class OptionFamily:
         k = check_int(k, "k", minimum=1)
         if k > len(self):
             raise ParameterError(f"option {k} does not exist; there are {len(self)} options")
-        return np.sort(self.order[:k] if self.order is not None else self.sets[k - 1])
+        if self.order is not None:
+            return np.sort(self.order[:k])
+        assert self.sets is not None  # a family has either a nested order or explicit sets
+        return np.sort(self.sets[k - 1])
 
     def mask(self, k: int) -> np.ndarray:
         """Bool mask of option k (1-based; k = 0 is L itself)."""
@@ -268,6 +271,7 @@ def option_utilities(options: OptionFamily, *, landmarks: Any = None, bins: int 
         onehot[np.arange(order.size), _bin_of(order, n, bins)] = 1
         counts = base + np.cumsum(onehot, axis=0)
     else:
+        assert options.sets is not None  # a family has either a nested order or explicit sets
         counts = np.stack([base + np.bincount(_bin_of(a, n, bins), minlength=bins)
                            for a in options.sets])
     h = counts / counts.sum(axis=1, keepdims=True)
@@ -478,7 +482,7 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "g
         return HiddenLandmarks(mask, mask, np.zeros(0, np.int64), eps, np.zeros(0, np.int64),
                                np.zeros(0), np.zeros(0), 0, {**params, "fp_slack": 0.0})
     u = option_utilities(family, bins=bins)
-    k = exponential_select(u, epsilon=eps, rng=rng)
+    k = int(exponential_select(u, epsilon=eps, rng=rng))
     probs = exponential_probabilities(u, epsilon=eps)
     a = eps * (u - u.max()) / (2.0 * UTILITY_SENSITIVITY)
     chosen = family.mask(k + 1)
