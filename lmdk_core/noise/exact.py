@@ -35,6 +35,7 @@ __all__ = [
     "GRID_BITS",
     "MARGIN",
     "T_MAX",
+    "lattice_index",
     "lattice_params",
     "lattice_point",
     "value_params",
@@ -138,15 +139,23 @@ def value_point(x, eps, delta, exact, units, row, buf, st, fn):
 
 
 @numba.njit(cache=True)
+def lattice_index(lat, lon, g):
+    """The point's lattice coordinates: round(ECEF/g) per axis (g a power of two: exact)."""
+    x, y, z = ecef(lat, lon)
+    return np.int64(np.rint(x / g)), np.int64(np.rint(y / g)), np.int64(np.rint(z / g))
+
+
+@numba.njit(cache=True)
 def lattice_point(lat, lon, eps, radius_m, exact, units, row, buf, st, fn):
     """Release one location at budget ε (> 0); returns (lat', lon', achieved ε')."""
     g, d, t = lattice_params(radius_m, eps)
-    x, y, z = ecef(lat, lon)
     if exact:
-        vx = (np.int64(np.rint(x / g)) + discrete_laplace(buf, st, fn, t, 1)) * g
-        vy = (np.int64(np.rint(y / g)) + discrete_laplace(buf, st, fn, t, 1)) * g
-        vz = (np.int64(np.rint(z / g)) + discrete_laplace(buf, st, fn, t, 1)) * g
+        kx, ky, kz = lattice_index(lat, lon, g)
+        vx = (kx + discrete_laplace(buf, st, fn, t, 1)) * g
+        vy = (ky + discrete_laplace(buf, st, fn, t, 1)) * g
+        vz = (kz + discrete_laplace(buf, st, fn, t, 1)) * g
     else:
+        x, y, z = ecef(lat, lon)
         s = g * t
         vx = x + s * units[row, 0]
         vy = y + s * units[row, 1]
