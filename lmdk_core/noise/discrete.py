@@ -10,7 +10,8 @@ Canonne, Kamath and Steinke (2020), "The Discrete Gaussian for Differential Priv
 Random bits come from a word buffer ``buf`` (uint64) and a state ``st`` (int64[2]: the next
 bit position in the buffer, the source id). When the buffer runs out it is refilled *in place*
 from the source through a ctypes callback ``fn`` and reading continues, so no sample is ever
-truncated or restarted (restarting a rejection sampler would bias it). Bits are used frugally: a Bernoulli costs ~2 bits, a uniform integer below t about log2(t) bits.
+truncated or restarted (restarting a rejection sampler would bias it). Bits are used frugally:
+a Bernoulli costs ~2 bits, a uniform integer below t about log2(t) bits.
 
 Vectorised entry points for Python: :func:`discrete_laplace_array` and :class:`BitStream`.
 """
