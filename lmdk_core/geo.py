@@ -3,6 +3,10 @@
 All angles are decimal degrees (WGS84 latitude/longitude), all distances metres. The earth is a
 sphere of mean radius :data:`EARTH_RADIUS_M`; at the scales used here (offsets of metres to a few
 kilometres) the error against the ellipsoid is below 0.5 %.
+
+The local projections here (:func:`offset_points`, :func:`degrees_to_metres`) serve display,
+sample generation and grid discretisation; release noise never goes through them: it is added
+in Earth-centred coordinates at each point's own position (:mod:`lmdk_core.noise.exact`).
 """
 
 from __future__ import annotations
