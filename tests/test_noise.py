@@ -267,3 +267,36 @@ def test_empirical_privacy_of_the_value_mechanism_and_a_broken_one():
     a_bad = discrete_laplace_array(t, 2, n, RandomSource.seeded(23))  # scale t/2: 2ε' really
     b_bad = discrete_laplace_array(t, 2, n, RandomSource.seeded(24)) + d
     assert _empirical_loss(a_bad, b_bad)[1] > eps
+
+
+# ----------------------------------------------------------------------------- releases
+
+
+@settings(max_examples=15)
+@given(st.integers(1, 300), st.floats(0.05, 20.0), st.integers(0, 2**31),
+       st.sampled_from(["event", "user", "uniform", "skip", "adaptive", "bd", "ba"]))
+def test_every_release_reports_an_achieved_epsilon_within_its_guarantee(n, eps, seed, scheme):
+    """achieved_epsilon = max_t Σ_{i∈L∪{t}} ε'_i: at most the budget's guarantee, barely below."""
+    from lmdk_core import landmark_guarantee, release_locations, release_values
+
+    rng = np.random.default_rng(seed)
+    mask = rng.random(n) < 0.2
+    params = {"w": 5} if scheme in ("bd", "ba") else {}
+    for rel in (
+        release_values(rng.normal(0, 5, n), mask, epsilon=eps, scheme=scheme, seed=seed,
+                       **params),
+        release_locations((40 + rng.normal(0, 1e-3, n), 116 + rng.normal(0, 1e-3, n)), mask,
+                          epsilon=eps, scheme=scheme, radius_m=150.0, seed=seed, **params),
+    ):
+        g = float(landmark_guarantee(rel.eps, mask).max())
+        achieved = rel.params["achieved_epsilon"]
+        assert rel.params["noise"] == "safe"
+        assert achieved <= g <= eps * (1 + 1e-12) or scheme == "event"
+        assert achieved >= g * (1 - 3e-3)
+
+
+def test_release_refuses_an_unknown_noise_mode():
+    from lmdk_core import release_values
+
+    with pytest.raises(ParameterError, match="noise must be 'safe' or 'fast'"):
+        release_values([1.0, 2.0], [], epsilon=1.0, scheme="uniform", noise="numpy")

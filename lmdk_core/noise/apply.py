@@ -20,11 +20,11 @@ from ..errors import ParameterError
 from .discrete import new_state
 from .exact import (
     T_MAX,
+    lattice_draw,
     lattice_params,
-    lattice_point,
     rr_flip,
+    value_draw,
     value_params,
-    value_point,
 )
 from .source import REFILL, RandomSource, check_noise, registered
 
@@ -93,9 +93,14 @@ def _values_kernel(x, eps, delta, exact, units, buf, st, fn):
     n = x.size
     out = np.full(n, np.nan)
     ach = np.zeros(n)
+    last = -1.0
+    g, d, t = value_params(delta, 1.0)
     for i in range(n):
         if eps[i] > 0:
-            out[i], ach[i] = value_point(x[i], eps[i], delta, exact, units, i, buf, st, fn)
+            if eps[i] != last:  # runs of equal budgets share their grid parameters
+                last = eps[i]
+                g, d, t = value_params(delta, last)
+            out[i], ach[i] = value_draw(x[i], g, d, t, exact, units, i, buf, st, fn)
     return out, ach
 
 
@@ -105,10 +110,15 @@ def _lattice_kernel(lat, lon, eps, radius_m, exact, units, buf, st, fn):
     out_lat = np.full(n, np.nan)
     out_lon = np.full(n, np.nan)
     ach = np.zeros(n)
+    last = -1.0
+    g, d, t = lattice_params(radius_m, 1.0)
     for i in range(n):
         if eps[i] > 0:
-            out_lat[i], out_lon[i], ach[i] = lattice_point(
-                lat[i], lon[i], eps[i], radius_m, exact, units, i, buf, st, fn)
+            if eps[i] != last:
+                last = eps[i]
+                g, d, t = lattice_params(radius_m, last)
+            out_lat[i], out_lon[i], ach[i] = lattice_draw(
+                lat[i], lon[i], g, d, t, exact, units, i, buf, st, fn)
     return out_lat, out_lon, ach
 
 
@@ -131,11 +141,12 @@ def noisy_values(x: np.ndarray, eps: np.ndarray, *, sensitivity: float, source: 
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
     e = _flat(eps, x.size)
     check_value_domain(sensitivity, e)
-    g = np.array([value_params(sensitivity, float(v))[0] for v in np.unique(e[e > 0])])
-    if x.size and g.size and np.max(np.abs(x)) >= 2.0**52 * g.min():
-        raise ParameterError(
-            f"values up to {np.max(np.abs(x)):g} are too large for the noise grid "
-            f"(|value| must stay below 2^52·{g.min():g} at this sensitivity and epsilon)")
+    if x.size and np.any(e > 0):
+        g = value_params(sensitivity, float(e.max()))[0]  # the finest grid in use
+        if np.max(np.abs(x)) >= 2.0**52 * g:
+            raise ParameterError(
+                f"values up to {np.max(np.abs(x)):g} are too large for the noise grid "
+                f"(|value| must stay below 2^52·{g:g} at this sensitivity and epsilon)")
     with noise_stream(source, noise, x.size, 1) as (exact, units, buf, st, fn):
         return _values_kernel(x, e, float(sensitivity), exact, units, buf, st, fn)
 

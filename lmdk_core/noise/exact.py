@@ -132,6 +132,12 @@ def _noise(exact, units, row, col, t, buf, st, fn):
 def value_point(x, eps, delta, exact, units, row, buf, st, fn):
     """Release one value at budget ε (> 0); returns (released, achieved ε')."""
     g, d, t = value_params(delta, eps)
+    return value_draw(x, g, d, t, exact, units, row, buf, st, fn)
+
+
+@numba.njit(cache=True)
+def value_draw(x, g, d, t, exact, units, row, buf, st, fn):
+    """:func:`value_point` with its grid parameters (g, D, t) already computed."""
     if exact:
         k = np.int64(np.rint(x / g)) + discrete_laplace(buf, st, fn, t, 1)
         return k * g, achieved(d, t)
@@ -149,6 +155,12 @@ def lattice_index(lat, lon, g):
 def lattice_point(lat, lon, eps, radius_m, exact, units, row, buf, st, fn):
     """Release one location at budget ε (> 0); returns (lat', lon', achieved ε')."""
     g, d, t = lattice_params(radius_m, eps)
+    return lattice_draw(lat, lon, g, d, t, exact, units, row, buf, st, fn)
+
+
+@numba.njit(cache=True)
+def lattice_draw(lat, lon, g, d, t, exact, units, row, buf, st, fn):
+    """:func:`lattice_point` with its lattice parameters (g, D, t) already computed."""
     if exact:
         kx, ky, kz = lattice_index(lat, lon, g)
         vx = (kx + discrete_laplace(buf, st, fn, t, 1)) * g
