@@ -33,6 +33,7 @@ __all__ = [
     "RR_MAX_EPSILON_SAFE",
     "check_lattice_domain",
     "check_value_domain",
+    "check_value_magnitude",
     "noise_stream",
     "noisy_bits",
     "noisy_locations",
@@ -71,6 +72,19 @@ def check_lattice_domain(radius_m: float, eps: np.ndarray) -> None:
             raise ParameterError(
                 f"epsilon {e:g} with radius_m {radius_m:g} is outside the exact lattice "
                 f"(needs radius_m/epsilon ≥ 1e-7 m and radius_m/epsilon ≤ 1e13·radius_m)")
+
+
+def check_value_magnitude(x: np.ndarray, delta: float, eps: np.ndarray) -> None:
+    """ParameterError unless |x| < 2^52·g on the finest grid in use (the largest ε_t)."""
+    pos = eps[eps > 0]
+    if x.size == 0 or pos.size == 0:
+        return
+    g = value_params(delta, float(pos.max()))[0]  # g shrinks as ε grows
+    top = float(np.max(np.abs(x)))
+    if top >= 2.0**52 * g:
+        raise ParameterError(
+            f"values up to {top:g} are too large for the noise grid "
+            f"(|value| must stay below 2^52·{g:g} at this sensitivity and epsilon)")
 
 
 @contextlib.contextmanager
@@ -141,12 +155,7 @@ def noisy_values(x: np.ndarray, eps: np.ndarray, *, sensitivity: float, source: 
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
     e = _flat(eps, x.size)
     check_value_domain(sensitivity, e)
-    if x.size and np.any(e > 0):
-        g = value_params(sensitivity, float(e.max()))[0]  # the finest grid in use
-        if np.max(np.abs(x)) >= 2.0**52 * g:
-            raise ParameterError(
-                f"values up to {np.max(np.abs(x)):g} are too large for the noise grid "
-                f"(|value| must stay below 2^52·{g:g} at this sensitivity and epsilon)")
+    check_value_magnitude(x, sensitivity, e)
     with noise_stream(source, noise, x.size, 1) as (exact, units, buf, st, fn):
         return _values_kernel(x, e, float(sensitivity), exact, units, buf, st, fn)
 

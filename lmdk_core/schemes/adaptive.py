@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..noise.apply import check_lattice_domain, check_value_domain
+from ..noise.apply import check_lattice_domain, check_value_domain, check_value_magnitude
 from ..noise.exact import uniform53
 from ..noise.source import RandomSource
 from ._kernel import distance, release_point
@@ -82,8 +82,11 @@ def run_adaptive(
 ) -> SchemeOutput:
     """Release ``space`` with the adaptive scheme (draw order: see adaptive_kernel)."""
     eps_r = epsilon / (int(landmarks.sum()) + 1)
-    check = check_value_domain if space.kind == "values" else check_lattice_domain
-    check(space.unit, np.array([eps_r]))
+    if space.kind == "values":
+        check_value_domain(space.unit, np.array([eps_r]))
+        check_value_magnitude(space.columns[0], space.unit, np.array([eps_r]))
+    else:
+        check_lattice_domain(space.unit, np.array([eps_r]))
     with kernel_stream(source, noise, space.n, coins=True) as (exact, units, coins, buf, st, fn):
         out, eps, ach, published = adaptive_kernel(
             space.code, space.kernel_data(), landmarks, eps_r, space.unit, space.err,

@@ -50,7 +50,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..noise.apply import check_lattice_domain, check_value_domain
+from ..noise.apply import check_lattice_domain, check_value_domain, check_value_magnitude
 from ..noise.source import RandomSource
 from ._kernel import burn, noisy_distance, release_point, test_params, usable
 from ._space import Space
@@ -200,10 +200,13 @@ def run_wevent(
     """Release ``space`` with BD or BA at the landmark-aware window budget (draw order: kernels)."""
     eps_w = window_epsilon(scheme, landmarks, epsilon, w)
     eps1 = eps_w / (2 * w)
-    check = check_value_domain if space.kind == "values" else check_lattice_domain
-    largest = eps_w / 4 if scheme == "bd" else eps_w / 2
-    check(space.unit, np.array([eps1, largest]))  # BA publishes at k·ε₁, k = 1..w
-    check_value_domain(space.unit, np.array([eps1]))  # the test's grid
+    budgets = np.array([eps1, eps_w / 4 if scheme == "bd" else eps_w / 2])  # BA: k·ε₁, k ≤ w
+    if space.kind == "values":
+        check_value_domain(space.unit, budgets)
+        check_value_magnitude(space.columns[0], space.unit, budgets)
+    else:
+        check_lattice_domain(space.unit, budgets)
+        check_value_domain(space.unit, budgets[:1])  # the test's distance grid
     tg, td, tt = test_params(space.code, space.unit, eps1)
     with kernel_stream(source, noise, space.n) as (exact, units, _, buf, st, fn):
         out, eps, ach, published = _KERNELS[scheme](
