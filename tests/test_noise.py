@@ -245,6 +245,21 @@ def test_replay_attack_finds_nothing_on_the_exact_grid(eps):
         assert np.abs(log_ratio).max() <= d / t <= eps
 
 
+@pytest.mark.parametrize(("lat", "lon"), [(70.0, 116.4), (89.98, 30.0), (0.0, 179.9999)])
+def test_replay_on_the_lattice_finds_nothing_for_locations_r_apart(lat, lon):
+    """Lattice outputs m = k + Z (Z³) of x and of x' r metres away: every m is in both
+    supports, and its exact probability ratio is at most e^ε' (closed form, L1 distances)."""
+    eps, r = 0.5, 200.0
+    lat2, lon2 = _destination(lat, lon, 57.0, r * (1 - 1e-9))
+    g, d, t = lattice_params(r, eps)
+    k = np.array(lattice_index(lat, lon, g))
+    k2 = np.array(lattice_index(lat2, lon2, g))
+    for base, seed in ((k, 1), (k2, 2)):
+        m = base + discrete_laplace_array(t, 1, 30_000, RandomSource.seeded(seed)).reshape(-1, 3)
+        log_ratio = (np.abs(m - k2).sum(axis=1) - np.abs(m - k).sum(axis=1)) / t
+        assert np.abs(log_ratio).max() <= d / t <= eps
+
+
 # ----------------------------------------------------------------------------- empirical ε
 
 
