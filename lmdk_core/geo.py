@@ -42,7 +42,10 @@ def metres_to_degrees(lat, east_m, north_m) -> tuple[np.ndarray, np.ndarray]:
 
 
 def offset_points(lat, lon, east_m, north_m) -> tuple[np.ndarray, np.ndarray]:
-    """Move points by east/north metres; latitude is clamped to [-90, 90], longitude wrapped to [-180, 180)."""
+    """Move points by east/north metres (local projection at each point's latitude).
+
+    Latitude is clamped to [-90, 90], longitude wrapped to [-180, 180).
+    """
     dlat, dlon = metres_to_degrees(lat, east_m, north_m)
     new_lat = np.clip(np.asarray(lat, dtype=np.float64) + dlat, -90.0, 90.0)
     new_lon = np.asarray(lon, dtype=np.float64) + dlon
