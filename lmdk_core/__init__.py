@@ -36,12 +36,10 @@ from .mechanisms import (
     as_rng,
     laplace,
     planar_laplace,
-    planar_laplace_offsets,
-    planar_offsets_from_units,
     randomized_response,
     unit_laplace,
-    unit_planar_draws,
 )
+from .noise import RandomSource
 from .metrics import abs_error, error_metres, mae, mae_metres, mre
 from .sample import load_sample, sample_path
 from .stays import detect_stays, suggest_places

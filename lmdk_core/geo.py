@@ -3,6 +3,10 @@
 All angles are decimal degrees (WGS84 latitude/longitude), all distances metres. The earth is a
 sphere of mean radius :data:`EARTH_RADIUS_M`; at the scales used here (offsets of metres to a few
 kilometres) the error against the ellipsoid is below 0.5 %.
+
+The local projections here (:func:`offset_points`, :func:`degrees_to_metres`) serve display,
+sample generation and grid discretisation; release noise never goes through them: it is added
+in Earth-centred coordinates at each point's own position (:mod:`lmdk_core.noise.exact`).
 """
 
 from __future__ import annotations
@@ -38,7 +42,10 @@ def metres_to_degrees(lat, east_m, north_m) -> tuple[np.ndarray, np.ndarray]:
 
 
 def offset_points(lat, lon, east_m, north_m) -> tuple[np.ndarray, np.ndarray]:
-    """Move points by east/north metres; latitude is clamped to [-90, 90], longitude wrapped to [-180, 180)."""
+    """Move points by east/north metres (local projection at each point's latitude).
+
+    Latitude is clamped to [-90, 90], longitude wrapped to [-180, 180).
+    """
     dlat, dlon = metres_to_degrees(lat, east_m, north_m)
     new_lat = np.clip(np.asarray(lat, dtype=np.float64) + dlat, -90.0, 90.0)
     new_lon = np.asarray(lon, dtype=np.float64) + dlon

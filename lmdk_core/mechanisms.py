@@ -1,58 +1,75 @@
-"""Noise mechanisms: Laplace (values), planar Laplace (locations), randomised response (bits).
+"""Noise mechanisms: Laplace (values), planar lattice Laplace (locations), randomised response.
 
-Every mechanism takes a :class:`numpy.random.Generator` (or a seed, see :func:`as_rng`), so a
-seed makes a run reproducible. The draw order is fixed and documented per function:
+One implementation of each mechanism, shared by these functions, the classes
+:class:`Laplace`, :class:`PlanarLaplace`, :class:`RandomizedResponse` and every release scheme
+(:mod:`lmdk_core.schemes`). ``noise`` selects how the noise is drawn:
 
-* :func:`unit_laplace` draws ``size`` Laplace(0, 1) variates in one call;
-* :func:`unit_planar_draws` draws ALL radii first (Gamma(2, 1)), then ALL angles (U[0, 2π));
-* :func:`randomized_response` draws ``size`` uniforms in [0, 1) in one call.
+* ``"safe"`` (default, release grade): exact discrete samplers on data-independent grids, fed
+  by a ChaCha20 keystream keyed from the OS (:mod:`lmdk_core.noise`). Immune to Mironov's
+  floating-point attack: both neighbours' outputs have the same support, and every probability
+  ratio is bounded as proved in docs/fp-safe-noise.md.
+* ``"fast"``: the same laws drawn in floating point from a numpy Generator — for simulations,
+  Monte Carlo and benchmarks only; NOT for publication.
 
-Sequential schemes may pre-draw unit variates with the first two functions and scale them
-themselves — Laplace: ``x + Δ/ε_t · u``; planar: distance ``r · ρ / ε_t`` metres at angle θ
-(:func:`planar_offsets_from_units`) — which consumes the generator exactly as the vectorised
-functions do.
+``rng``: None (fresh OS entropy: the only choice for real releases), or a seed / SeedSequence /
+Generator / :class:`~lmdk_core.noise.RandomSource` for reproducible simulations and tests (a
+seeded release is NOT private: whoever knows the seed can subtract the noise).
 
-Guarantees (each step independent, fresh randomness):
+Guarantees (each call independent):
 
-* Laplace: o = x + Lap(Δ/ε) is ε-DP for inputs differing by at most Δ (the sensitivity).
-* Planar Laplace (geo-indistinguishability, Andrés et al., CCS 2013): with protection radius r
-  metres and ε_geo = ε/r per metre, any two locations at most r metres apart are
-  ε-indistinguishable.
-  The distance from the true point is Gamma(shape 2, scale r/ε): mean 2r/ε metres.
-* Randomised response: keeping a bit with probability e^ε/(1+e^ε) and flipping it otherwise is ε-DP.
+* Laplace: o = g·(round(x/g) + Z), g a power of two ≤ min(Δ, Δ/ε)/1024, Z discrete Laplace of
+  integer scale t lattice units; ε'-DP for inputs differing by at most Δ, with the achieved
+  ε' = (floor(Δ/g)+1)/t ≤ ε (:attr:`Laplace.achieved_epsilon`, within 0.2 % of ε).
+* Planar lattice Laplace (geo-indistinguishability, Andrés et al. CCS 2013, made exact): the
+  point's Earth-centred coordinates rounded to a global lattice of spacing g metres plus one
+  discrete Laplace variate per axis, mapped back to (lat, lon). Any two locations at most
+  ``radius_m`` metres apart (great circle) are ε'-indistinguishable, ε' ≤ ε, at every latitude,
+  over the poles and the antimeridian, for any radius. Price: per-axis scale ≈ √3·r/ε, so the
+  mean horizontal error is ≈ 2.86·r/ε metres (planar Laplace: 2·r/ε, but no exact version).
+* Randomised response: release grade keeps a bit with probability e^ε₀/(1+e^ε₀) exactly
+  (ε₀ = floor(ε·2^40)/2^40 ≤ ε) — no floating point is involved; ``"fast"`` refuses
+  ε > 36.74 (the keep probability rounds to 1) and rounds the flip probability up.
 
-The mechanisms require ε > 0 (finite); ε_t = 0 ("no release") is handled by the schemes, never by
-infinite noise. Invalid arguments raise :class:`~lmdk_core.errors.ParameterError`.
+The mechanisms require ε > 0 (finite); ε_t = 0 ("no release") is handled by the schemes.
+Invalid arguments raise :class:`~lmdk_core.errors.ParameterError`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .errors import ParameterError
-from .geo import offset_points
+from .noise.apply import noisy_bits, noisy_locations, noisy_values
+from .noise.exact import lattice_params, value_params
+from .noise.source import as_source, check_noise
 from .validation import check_epsilon, check_positive
 
 __all__ = [
+    "LATTICE_MEAN_ERROR_FACTOR",
     "Laplace",
     "PlanarLaplace",
     "RandomizedResponse",
     "as_rng",
     "laplace",
-    "planar_error_quantile_m",
     "planar_laplace",
-    "planar_laplace_offsets",
-    "planar_offsets_from_units",
     "randomized_response",
     "rr_keep_probability",
     "unit_laplace",
-    "unit_planar_draws",
 ]
 
 Size = int | tuple[int, ...]
+
+LATTICE_MEAN_ERROR_FACTOR = math.pi / 4.0 * 2.1051263765950052
+"""Mean horizontal error of the lattice mechanism per metre of per-axis scale (≈ 1.6534).
+
+With i.i.d. Laplace(b) noise on the three ECEF axes, the horizontal error is the norm of the
+noise's tangent component; averaged over orientations it is (π/4)·E‖L‖·b, E‖L‖ = 2.10513·b
+(docs/fp-safe-noise.md). At any one location it lies within [0.982, 1.011] of that average
+(axis-aligned tangent planes: poles, meridians 0°/90°; diagonal ones)."""
 
 
 # ----------------------------------------------------------------------------- randomness
@@ -93,23 +110,8 @@ def _check_size(size: Any) -> tuple[int, ...]:
 
 
 def unit_laplace(size: Size, rng: Any = None) -> np.ndarray:
-    """Draw Laplace(0, 1) variates of shape ``size`` (one generator call; scale by Δ/ε_t)."""
+    """Draw float Laplace(0, 1) variates of shape ``size`` (simulations only: not fp-safe)."""
     return as_rng(rng).laplace(0.0, 1.0, _check_size(size))
-
-
-def unit_planar_draws(size: Size, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """Draw unit planar-Laplace variates: ``(radius_units, angle)``.
-
-    ``radius_units`` ~ Gamma(shape 2, scale 1) (dimensionless; multiply by r/ε_t for metres) and
-    ``angle`` ~ U[0, 2π) radians. Draw order is fixed: all radii first, then all angles.
-    The Gamma(2, 1) radius is drawn as the sum of two standard exponentials (the same law,
-    about 40 % cheaper than ``Generator.gamma``).
-    """
-    shape = _check_size(size)
-    gen = as_rng(rng)
-    radius_units = gen.standard_exponential((2, *shape)).sum(axis=0)
-    angle = gen.uniform(0.0, 2.0 * np.pi, shape)
-    return radius_units, angle
 
 
 # ----------------------------------------------------------------------------- validation
@@ -152,131 +154,6 @@ def _broadcast(*shapes: tuple[int, ...], what: str) -> tuple[int, ...]:
         raise ParameterError(f"shape mismatch: {what} have shapes {shapes}") from None
 
 
-# ----------------------------------------------------------------------------- Laplace
-
-
-def laplace(values: Any, eps: Any, sensitivity: float = 1.0, rng: Any = None) -> np.ndarray:
-    """Return ``values + Lap(sensitivity/eps)`` (ε-DP per element for neighbours within Δ).
-
-    ``eps`` is a scalar or an array broadcastable against ``values`` (all finite > 0);
-    ``sensitivity`` Δ is finite > 0, in the units of ``values``. Draws one block of unit Laplace
-    variates of the broadcast shape.
-    """
-    x = _numeric(values, "values")
-    e = _epsilons(eps)
-    delta = check_positive(sensitivity, "sensitivity")
-    shape = _broadcast(x.shape, np.shape(e), what="values and epsilon")
-    return x + unit_laplace(shape, rng) * (delta / e)
-
-
-# ----------------------------------------------------------------------------- planar Laplace
-
-
-def planar_offsets_from_units(
-    radius_units: Any, angle: Any, eps: Any, radius_m: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Scale unit planar draws into ``(east_m, north_m)``: distance ``radius_m·ρ/ε`` at angle θ."""
-    e = _epsilons(eps)
-    r = check_positive(radius_m, "radius_m")
-    dist = np.asarray(radius_units, dtype=np.float64) * (r / e)
-    theta = np.asarray(angle, dtype=np.float64)
-    return dist * np.cos(theta), dist * np.sin(theta)
-
-
-def planar_laplace_offsets(
-    eps: Any, radius_m: float, size: Size, rng: Any = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Draw planar-Laplace offsets ``(east_m, north_m)`` in metres, ``size`` of them.
-
-    ε-geo-indistinguishable for locations within ``radius_m`` metres (ε_geo = ε / radius_m per
-    metre); ``eps`` is a scalar or broadcastable to ``size``. The distance is Gamma(2, radius_m/ε).
-    """
-    e = _epsilons(eps)
-    r = check_positive(radius_m, "radius_m")
-    shape = _check_size(size)
-    if _broadcast(shape, np.shape(e), what="size and epsilon") != shape:
-        raise ParameterError(f"epsilon of shape {np.shape(e)} does not broadcast to size {shape}")
-    radius_units, angle = unit_planar_draws(shape, rng)
-    return planar_offsets_from_units(radius_units, angle, e, r)
-
-
-def planar_laplace(
-    lat: Any, lon: Any, eps: Any, radius_m: float, rng: Any = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Perturb locations (decimal degrees) with planar Laplace; return ``(lat, lon)`` in degrees.
-
-    Offsets are applied in the local metric projection at each point's latitude
-    (:func:`lmdk_core.geo.offset_points`): latitude is clamped to [-90, 90], longitude wrapped to
-    [-180, 180). ``lat`` and ``lon`` must have the same shape; ``eps`` scalar or broadcastable.
-    """
-    la = _numeric(lat, "lat")
-    lo = _numeric(lon, "lon")
-    if la.shape != lo.shape:
-        raise ParameterError(f"length mismatch: lat has shape {la.shape}, lon has shape {lo.shape}")
-    if np.any(np.abs(la) > 90):
-        raise ParameterError("lat must lie in [-90, 90]")
-    e = _epsilons(eps)
-    shape = _broadcast(la.shape, np.shape(e), what="locations and epsilon")
-    if shape != la.shape:
-        raise ParameterError(f"epsilon of shape {np.shape(e)} does not match locations {la.shape}")
-    east, north = planar_laplace_offsets(e, radius_m, shape, rng)
-    return offset_points(la, lo, east, north)
-
-
-def _lambertw_m1(z: Any) -> np.ndarray:
-    """Lower branch W_{-1}(z) for z in [-1/e, 0) (numpy; Halley iterations). z = 0 gives -inf."""
-    z = np.asarray(z, dtype=np.float64)
-    out = np.full(z.shape, np.nan)
-    out[z == 0] = -np.inf
-    ok = (z >= -1.0 / np.e) & (z < 0)
-    zz = z[ok]
-    # Initial guess: branch-point series near -1/e, asymptotic expansion near 0.
-    p = -np.sqrt(np.maximum(2.0 * (1.0 + np.e * zz), 0.0))
-    near = -1.0 + p - p * p / 3.0 + 11.0 / 72.0 * p**3
-    with np.errstate(divide="ignore", invalid="ignore"):
-        l1 = np.log(-zz)
-        l2 = np.log(-l1)
-        far = l1 - l2 + l2 / l1
-    w = np.where(zz < -0.25, near, far)
-    for _ in range(12):
-        ew = np.exp(w)
-        f = w * ew - zz
-        wp1 = w + 1.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            denom = ew * wp1 - (w + 2.0) * f / (2.0 * wp1)
-            step = np.where((wp1 != 0) & (denom != 0), f / denom, 0.0)
-        w = np.minimum(w - np.nan_to_num(step), -1.0)  # W_{-1} ≤ -1
-    out[ok] = w
-    return out
-
-
-def planar_error_quantile_m(p: Any, eps: Any, radius_m: float) -> np.ndarray | float:
-    """Distance in metres not exceeded with probability ``p`` by planar Laplace (inverse CDF).
-
-    The distance CDF is C(ρ) = 1 − (1 + ε_geo ρ) e^{−ε_geo ρ}, so
-    ρ = −(W_{−1}((p − 1)/e) + 1) / ε_geo with ε_geo = ε / radius_m. ``p`` in [0, 1]; p = 1 gives
-    inf.
-    """
-    e = _epsilons(eps)
-    r = check_positive(radius_m, "radius_m")
-    pa = _numeric(p, "p")
-    if np.any((pa < 0) | (pa > 1)):
-        raise ParameterError("p must lie in [0, 1]")
-    rho = -(_lambertw_m1((pa - 1.0) / np.e) + 1.0) * (r / e)
-    rho = np.maximum(rho, 0.0)
-    return float(rho) if np.ndim(rho) == 0 else rho
-
-
-# ----------------------------------------------------------------------------- randomised response
-
-
-def rr_keep_probability(eps: Any) -> np.ndarray | float:
-    """Probability e^ε / (1 + e^ε) of reporting the true bit (numerically stable logistic)."""
-    e = _epsilons(eps)
-    keep = 1.0 / (1.0 + np.exp(-np.asarray(e)))
-    return float(keep) if np.ndim(keep) == 0 else keep
-
-
 def _bits(bits: Any) -> np.ndarray:
     if isinstance(bits, (str, bytes)):
         raise ParameterError(f"bits must be 0/1 or booleans, got {bits!r}")
@@ -293,17 +170,84 @@ def _bits(bits: Any) -> np.ndarray:
     return arr.astype(bool)
 
 
-def randomized_response(bits: Any, eps: Any, rng: Any = None) -> np.ndarray:
-    """Return the bits, each kept with probability e^ε/(1+e^ε) and flipped otherwise (ε-DP per bit).
+# ----------------------------------------------------------------------------- Laplace
 
-    ``bits``: booleans or 0/1 numbers; ``eps`` scalar or broadcastable. Draws one block of
-    uniforms of the broadcast shape; returns a bool array.
+
+def laplace(values: Any, eps: Any, sensitivity: float = 1.0, rng: Any = None, *,
+            noise: str = "safe") -> np.ndarray:
+    """Release ``values`` with Laplace noise (ε-DP per element for neighbours within Δ).
+
+    ``eps`` scalar or broadcastable against ``values`` (all finite > 0); ``sensitivity`` Δ > 0 in
+    the units of the values. ``noise="safe"``: exact grid mechanism (module docstring).
+    """
+    x = _numeric(values, "values")
+    e = _epsilons(eps)
+    delta = check_positive(sensitivity, "sensitivity")
+    shape = _broadcast(x.shape, np.shape(e), what="values and epsilon")
+    xb = np.broadcast_to(x, shape).ravel()
+    eb = np.broadcast_to(e, shape).ravel()
+    out, _ = noisy_values(xb, eb, sensitivity=delta, source=as_source(rng),
+                          noise=check_noise(noise))
+    return out.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- planar Laplace
+
+
+def _locations(lat: Any, lon: Any) -> tuple[np.ndarray, np.ndarray]:
+    la = _numeric(lat, "lat")
+    lo = _numeric(lon, "lon")
+    if la.shape != lo.shape:
+        raise ParameterError(f"length mismatch: lat has shape {la.shape}, lon has shape {lo.shape}")
+    if np.any(np.abs(la) > 90):
+        raise ParameterError("lat must lie in [-90, 90]")
+    return la, lo
+
+
+def planar_laplace(lat: Any, lon: Any, eps: Any, radius_m: float, rng: Any = None, *,
+                   noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
+    """Perturb locations (decimal degrees) with the lattice mechanism; return ``(lat, lon)``.
+
+    ε-geo-indistinguishable for locations within ``radius_m`` metres (great circle), everywhere
+    on the sphere. Output latitude in [-90, 90], longitude in [-180, 180). ``eps`` scalar or
+    broadcastable to the locations' shape.
+    """
+    la, lo = _locations(lat, lon)
+    e = _epsilons(eps)
+    r = check_positive(radius_m, "radius_m")
+    shape = _broadcast(la.shape, np.shape(e), what="locations and epsilon")
+    if shape != la.shape:
+        raise ParameterError(f"epsilon of shape {np.shape(e)} does not match locations {la.shape}")
+    out_lat, out_lon, _ = noisy_locations(
+        la.ravel(), lo.ravel(), np.broadcast_to(e, shape).ravel(), radius_m=r,
+        source=as_source(rng), noise=check_noise(noise))
+    return out_lat.reshape(shape), out_lon.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- randomised response
+
+
+def rr_keep_probability(eps: Any) -> np.ndarray | float:
+    """Probability e^ε / (1 + e^ε) of reporting the true bit (numerically stable logistic)."""
+    e = _epsilons(eps)
+    keep = 1.0 / (1.0 + np.exp(-np.asarray(e)))
+    return float(keep) if np.ndim(keep) == 0 else keep
+
+
+def randomized_response(bits: Any, eps: Any, rng: Any = None, *,
+                        noise: str = "safe") -> np.ndarray:
+    """Return the bits, each kept with probability e^ε/(1+e^ε) and flipped otherwise (ε-DP).
+
+    ``bits``: booleans or 0/1 numbers; ``eps`` scalar or broadcastable. Returns a bool array.
+    ``noise="safe"`` is exact (ε used as floor(ε·2^40)/2^40, ε ≤ 2^20); ``"fast"`` refuses
+    ε > 36.74 (ParameterError naming the largest safe ε).
     """
     b = _bits(bits)
-    keep_p = rr_keep_probability(eps)
-    shape = _broadcast(b.shape, np.shape(keep_p), what="bits and epsilon")
-    keep = as_rng(rng).random(shape) < keep_p
-    return np.where(keep, b, ~b)
+    e = _epsilons(eps)
+    shape = _broadcast(b.shape, np.shape(e), what="bits and epsilon")
+    out, _ = noisy_bits(np.broadcast_to(b, shape).ravel(), np.broadcast_to(e, shape).ravel(),
+                        source=as_source(rng), noise=check_noise(noise))
+    return out.reshape(shape)
 
 
 # ----------------------------------------------------------------------------- classes
@@ -311,7 +255,10 @@ def randomized_response(bits: Any, eps: Any, rng: Any = None) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Laplace:
-    """Laplace mechanism with explicit parameters: ε-DP for values within ``sensitivity`` Δ."""
+    """Laplace mechanism on an exact grid: ε-DP for values within ``sensitivity`` Δ.
+
+    The schemes release through :meth:`release` with per-timestamp budgets ε_t ≤ ``epsilon``.
+    """
 
     epsilon: float
     sensitivity: float = 1.0
@@ -321,23 +268,47 @@ class Laplace:
         object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
 
     @property
+    def grid(self) -> float:
+        """Output grid spacing g (a power of two, units of the values)."""
+        return float(value_params(self.sensitivity, self.epsilon)[0])
+
+    @property
+    def achieved_epsilon(self) -> float:
+        """ε' = (floor(Δ/g)+1)/t ≤ ε actually guaranteed (rounding to the grid included)."""
+        _, d, t = value_params(self.sensitivity, self.epsilon)
+        return d / t
+
+    @property
     def scale(self) -> float:
-        """Noise scale b = Δ/ε (units of the values)."""
-        return self.sensitivity / self.epsilon
+        """Noise scale b = g·t ≈ Δ/ε (units of the values)."""
+        g, _, t = value_params(self.sensitivity, self.epsilon)
+        return float(g * t)
 
     @property
     def variance(self) -> float:
-        """Noise variance 2b²."""
-        return 2.0 * self.scale**2
+        """Noise variance ≈ 2b² (exactly g²·2e^{-1/t}/(1−e^{-1/t})² for the discrete law)."""
+        g, _, t = value_params(self.sensitivity, self.epsilon)
+        q = math.exp(-1.0 / t)
+        return float(g * g * 2.0 * q / (1.0 - q) ** 2)
 
-    def randomise(self, values: Any, rng: Any = None) -> np.ndarray:
-        """Return ``values + Lap(Δ/ε)``."""
-        return laplace(values, self.epsilon, self.sensitivity, rng)
+    def randomise(self, values: Any, rng: Any = None, *, noise: str = "safe") -> np.ndarray:
+        """Return the released values (same shape)."""
+        return laplace(values, self.epsilon, self.sensitivity, rng, noise=noise)
+
+    def release(self, values: np.ndarray, eps: np.ndarray, rng: Any = None, *,
+                noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
+        """1-D release with budgets ``eps`` (0 ≤ ε_t ≤ epsilon; 0: NaN, nothing drawn).
+
+        Returns (released, achieved ε'_t ≤ ε_t).
+        """
+        e = _budgets(eps, self.epsilon, np.size(values))
+        return noisy_values(values, e, sensitivity=self.sensitivity, source=as_source(rng),
+                            noise=check_noise(noise))
 
 
 @dataclass(frozen=True)
 class PlanarLaplace:
-    """Planar Laplace: ε-geo-indistinguishability for locations within ``radius_m`` metres."""
+    """Lattice planar Laplace: ε-geo-indistinguishability for locations within ``radius_m``."""
 
     epsilon: float
     radius_m: float
@@ -352,22 +323,50 @@ class PlanarLaplace:
         return self.epsilon / self.radius_m
 
     @property
+    def lattice_m(self) -> float:
+        """Lattice spacing g in metres (a power of two ≤ min(r, r/ε)/1024)."""
+        return float(lattice_params(self.radius_m, self.epsilon)[0])
+
+    @property
+    def achieved_epsilon(self) -> float:
+        """ε' = D/t ≤ ε actually guaranteed for points within radius_m."""
+        _, d, t = lattice_params(self.radius_m, self.epsilon)
+        return d / t
+
+    @property
+    def axis_scale_m(self) -> float:
+        """Per-axis Laplace scale b = g·t ≈ √3·r/ε metres."""
+        g, _, t = lattice_params(self.radius_m, self.epsilon)
+        return float(g * t)
+
+    @property
     def mean_error_m(self) -> float:
-        """Expected distance from the true location, 2r/ε metres."""
-        return 2.0 * self.radius_m / self.epsilon
+        """Expected horizontal distance from the true location, ≈ 2.86·r/ε metres.
 
-    def error_quantile_m(self, p: Any) -> np.ndarray | float:
-        """Distance in metres not exceeded with probability ``p`` (Lambert-W inverse CDF)."""
-        return planar_error_quantile_m(p, self.epsilon, self.radius_m)
+        LATTICE_MEAN_ERROR_FACTOR · b, averaged over orientations; at a given location within
+        −1.8 %/+1.1 % of it (small-noise value: r/ε much smaller than the Earth's radius).
+        """
+        return LATTICE_MEAN_ERROR_FACTOR * self.axis_scale_m
 
-    def randomise(self, lat: Any, lon: Any, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def randomise(self, lat: Any, lon: Any, rng: Any = None, *,
+                  noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
         """Return perturbed ``(lat, lon)`` in degrees."""
-        return planar_laplace(lat, lon, self.epsilon, self.radius_m, rng)
+        return planar_laplace(lat, lon, self.epsilon, self.radius_m, rng, noise=noise)
+
+    def release(self, lat: np.ndarray, lon: np.ndarray, eps: np.ndarray, rng: Any = None, *,
+                noise: str = "safe") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """1-D release with budgets ``eps`` (0 ≤ ε_t ≤ epsilon; 0: NaN, nothing drawn).
+
+        Returns (lat', lon', achieved ε'_t ≤ ε_t).
+        """
+        e = _budgets(eps, self.epsilon, np.size(lat))
+        return noisy_locations(lat, lon, e, radius_m=self.radius_m, source=as_source(rng),
+                               noise=check_noise(noise))
 
 
 @dataclass(frozen=True)
 class RandomizedResponse:
-    """Binary randomised response: ε-DP per bit."""
+    """Binary randomised response: ε-DP per bit (exact with ``noise="safe"``)."""
 
     epsilon: float
 
@@ -379,6 +378,25 @@ class RandomizedResponse:
         """e^ε / (1 + e^ε)."""
         return rr_keep_probability(self.epsilon)
 
-    def randomise(self, bits: Any, rng: Any = None) -> np.ndarray:
+    @property
+    def achieved_epsilon(self) -> float:
+        """ε₀ = floor(ε·2^40)/2^40 ≤ ε of the exact sampler."""
+        return math.floor(self.epsilon * 2.0**40) * 2.0**-40
+
+    def randomise(self, bits: Any, rng: Any = None, *, noise: str = "safe") -> np.ndarray:
         """Return randomised bits (bool array)."""
-        return randomized_response(bits, self.epsilon, rng)
+        return randomized_response(bits, self.epsilon, rng, noise=noise)
+
+
+def _budgets(eps: Any, cap: float, n: int) -> np.ndarray:
+    """Per-element budgets: finite, 0 ≤ ε_t ≤ cap, length n (broadcast from a scalar)."""
+    try:
+        e = np.asarray(eps, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError("budgets must be numeric") from None
+    e = np.broadcast_to(e, (n,)) if e.ndim == 0 else e
+    if e.shape != (n,):
+        raise ParameterError(f"length mismatch: {e.size} budgets for {n} elements")
+    if not np.all(np.isfinite(e)) or np.any(e < 0) or np.any(e > cap):
+        raise ParameterError(f"budgets must be finite and within [0, {cap}]")
+    return np.ascontiguousarray(e)

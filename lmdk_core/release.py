@@ -9,13 +9,16 @@ Guarantees (ε_t of independent steps, landmark set L, total ε): every scheme e
 satisfies (ε, L)-landmark privacy, G_t = Σ_{i∈L∪{t}} ε_i ≤ ε at every t, for every input;
 ``bd``/``ba`` additionally satisfy w-event ε-DP (every w-window spends ≤ ε). ``event`` is the
 event-level baseline and is NOT landmark-private once |L| ≥ 1 (see :mod:`lmdk_core.allocation`).
-A seed makes a release reproducible; all randomness is drawn up front in a fixed order, so the
-generator's consumption never depends on the data: first n unit noise variates (values: n
-Laplace(0, 1); locations: n Gamma(2, 1) radii then n angles, lmdk_core.mechanisms), then
-adaptive: n uniforms (coin flips); bd/ba: n Laplace(0, 1) (dissimilarity tests).
+Noise (``noise=``): "safe" (default) releases through the exact, floating-point-safe mechanisms
+of lmdk_core.mechanisms, fed by fresh OS entropy unless a seed is given; "fast" draws the same
+laws in floating point, for simulations only (docs/fp-safe-noise.md). A seed makes a release
+reproducible and is for simulations and tests only: the draw order is fixed and independent
+of the data (lmdk_core.schemes._kernel, lmdk_core.noise.apply).
 
-Derived budgets are reported in ``Release.params``: ``release_epsilon`` (adaptive, ε/(|L|+1))
-and ``window_epsilon`` (bd/ba, the landmark-aware window budget, see lmdk_core.schemes.wevent).
+Derived budgets are reported in ``Release.params``: ``release_epsilon`` (adaptive, ε/(|L|+1)),
+``window_epsilon`` (bd/ba, the landmark-aware window budget, see lmdk_core.schemes.wevent),
+``noise``, and ``achieved_epsilon`` — the landmark guarantee max_t G'_t ≤ ε of the per-step
+budgets the exact mechanisms actually achieve (grid rounding included).
 """
 
 from __future__ import annotations
@@ -30,8 +33,16 @@ import pandas as pd
 
 from .accounting import as_landmark_mask, landmark_guarantee
 from .landmarks import trajectory_points
-from .mechanisms import as_rng
-from .schemes import SCHEME_INFO, SCHEME_PARAMS, SCHEMES, check_scheme, resolve_params, run_scheme
+from .noise.source import as_source, check_noise
+from .schemes import (
+    SCHEME_INFO,
+    SCHEME_PARAMS,
+    SCHEMES,
+    check_scheme,
+    resolve_params,
+    run_scheme,
+    with_achieved,
+)
 from .schemes._space import Space
 from .schemes.vectorised import run_budget
 from .errors import ParameterError
@@ -125,10 +136,10 @@ def _setup(scheme: str, epsilon: Any, params: Mapping[str, Any]) -> tuple[dict[s
 
 
 def _release(space: Space, landmarks: Any, epsilon: float, scheme: str, params: dict[str, Any],
-             seed: Any, extra: dict[str, Any], time: np.ndarray | None) -> Release:
+             seed: Any, extra: dict[str, Any], time: np.ndarray | None,
+             noise: str = "safe") -> Release:
     mask = as_landmark_mask(landmarks, space.n)
-    rng = as_rng(seed)
-    out = run_scheme(scheme, space, mask, epsilon, rng, params)
+    out = run_scheme(scheme, space, mask, epsilon, seed, params, noise)
     cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns))
     return Release(
         scheme=scheme, epsilon=epsilon, eps=out.eps, published=out.published, landmarks=mask,
@@ -138,7 +149,7 @@ def _release(space: Space, landmarks: Any, epsilon: float, scheme: str, params: 
 
 def release_values(
     values: Any, landmarks: Any, epsilon: float, scheme: str, *,
-    sensitivity: float = 1.0, seed: Any = None, **params: Any,
+    sensitivity: float = 1.0, seed: Any = None, noise: str = "safe", **params: Any,
 ) -> Release:
     """Release a numeric series with Laplace noise (Δ = ``sensitivity``) under ``scheme``.
 
@@ -149,12 +160,12 @@ def release_values(
     delta = check_positive(sensitivity, "sensitivity")
     x = as_finite_array(values, "values")
     return _release(Space("values", (x,), delta), landmarks, eps, scheme, resolved, seed,
-                    {"sensitivity": delta}, None)
+                    {"sensitivity": delta}, None, check_noise(noise))
 
 
 def release_locations(
     traj: Any, landmarks: Any, epsilon: float, scheme: str, *,
-    radius_m: float = 200.0, seed: Any = None, **params: Any,
+    radius_m: float = 200.0, seed: Any = None, noise: str = "safe", **params: Any,
 ) -> Release:
     """Release a trajectory with planar Laplace noise (protection radius ``radius_m`` metres).
 
@@ -168,12 +179,12 @@ def release_locations(
     if isinstance(traj, pd.DataFrame) and "time" in traj.columns:
         time = traj["time"].to_numpy(copy=True)
     return _release(Space("locations", (lat, lon), r), landmarks, eps, scheme, resolved, seed,
-                    {"radius_m": r}, time)
+                    {"radius_m": r}, time, check_noise(noise))
 
 
 def release_with_budget(
     data: Any, eps: Any, *, landmarks: Any = None, radius_m: float | None = None,
-    sensitivity: float | None = None, seed: Any = None,
+    sensitivity: float | None = None, seed: Any = None, noise: str = "safe",
 ) -> Release:
     """Release ``data`` with a given per-timestamp budget ε_t ≥ 0 (scheme ``"budget"``).
 
@@ -201,8 +212,10 @@ def release_with_budget(
     if budget.size != space.n:
         raise ParameterError(f"length mismatch: eps has length {budget.size}, data has {space.n}")
     mask = as_landmark_mask(landmarks, space.n)
-    out = run_budget(space, budget, as_rng(seed))
+    noise = check_noise(noise)
+    out = with_achieved(run_budget(space, budget, as_source(seed), noise), mask, noise)
     achieved = float(landmark_guarantee(budget, mask).max()) if space.n else 0.0
     cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns))
     return Release(scheme="budget", epsilon=achieved, eps=out.eps, published=out.published,
-                   landmarks=mask, params={**extra, "seed": seed}, time=time, **cols)
+                   landmarks=mask, params={**extra, "seed": seed, **out.derived}, time=time,
+                   **cols)

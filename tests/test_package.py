@@ -122,7 +122,8 @@ def test_constraints_file_pins_exactly_the_declared_floors():
 
 def test_core_dependencies_are_only_the_library_essentials():
     core = {re.split(r"[<>=]", r)[0].lower() for r in PYPROJECT["project"]["dependencies"]}
-    assert core == {"numpy", "pandas", "pyarrow", "numba"}
+    # cryptography: the ChaCha20 keystream every real release draws from (lmdk_core.noise)
+    assert core == {"numpy", "pandas", "pyarrow", "numba", "cryptography"}
     app = " ".join(PYPROJECT["project"]["optional-dependencies"]["app"])
     assert "streamlit>=1.53" in app  # cache_resource(scope="session") first appears in 1.53.0
 

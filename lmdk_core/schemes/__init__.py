@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ..accounting import landmark_guarantee
 from ..errors import ParameterError
+from ..noise.source import as_source, check_noise
 from ..validation import check_int, check_nonnegative, check_probability
 from ._space import Space
 from ._types import SchemeOutput
@@ -20,7 +22,9 @@ from .adaptive import run_adaptive
 from .vectorised import run_vectorised
 from .wevent import run_wevent
 
-__all__ = ["SCHEMES", "SCHEME_INFO", "SCHEME_PARAMS", "resolve_params", "run_scheme"]
+__all__ = [
+    "SCHEMES", "SCHEME_INFO", "SCHEME_PARAMS", "resolve_params", "run_scheme", "with_achieved",
+]
 
 SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
 """Every release scheme, baselines first."""
@@ -95,12 +99,28 @@ def resolve_params(scheme: str, params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_scheme(
-    scheme: str, space: Space, landmarks: np.ndarray, epsilon: float, rng: np.random.Generator,
-    params: Mapping[str, Any],
+    scheme: str, space: Space, landmarks: np.ndarray, epsilon: float, rng: Any,
+    params: Mapping[str, Any], noise: str = "safe",
 ) -> SchemeOutput:
-    """Run a validated scheme (``params`` from :func:`resolve_params`) on ``space``."""
+    """Run a validated scheme (``params`` from :func:`resolve_params`) on ``space``.
+
+    ``rng``: None (fresh OS entropy), a seed/Generator (simulations only) or a RandomSource;
+    ``noise``: "safe" (exact, default) or "fast" (float, simulations only). The derived
+    parameters gain ``noise`` and ``achieved_epsilon`` (max_t Σ_{i∈L∪{t}} ε'_i ≤ ε over the
+    achieved per-step budgets ε'_t ≤ ε_t).
+    """
+    source = as_source(rng)
+    noise = check_noise(noise)
     if scheme == "adaptive":
-        return run_adaptive(space, landmarks, epsilon, rng, **params)
-    if scheme in ("bd", "ba"):
-        return run_wevent(scheme, space, landmarks, epsilon, rng, **params)
-    return run_vectorised(scheme, space, landmarks, epsilon, rng)
+        out = run_adaptive(space, landmarks, epsilon, source, noise, **params)
+    elif scheme in ("bd", "ba"):
+        out = run_wevent(scheme, space, landmarks, epsilon, source, noise, **params)
+    else:
+        out = run_vectorised(scheme, space, landmarks, epsilon, source, noise)
+    return with_achieved(out, landmarks, noise)
+
+
+def with_achieved(out: SchemeOutput, landmarks: np.ndarray, noise: str) -> SchemeOutput:
+    """Add ``noise`` and the achieved landmark guarantee to ``out.derived``."""
+    achieved = float(landmark_guarantee(out.achieved, landmarks).max()) if out.eps.size else 0.0
+    return out._replace(derived={**out.derived, "noise": noise, "achieved_epsilon": achieved})

@@ -2,11 +2,12 @@
 
 Both run Kellaris et al.'s algorithm unchanged with a *window budget* ε_w ≤ ε:
 
-* private dissimilarity test at each t with ε_1 = ε_w/(2w): dis = ‖x_t − o_last‖ + Lap(unit/ε_1)
-  (values: |x_t − o_last|, sensitivity Δ; locations: distance in metres, sensitivity r — by the
-  triangle inequality moving x_t by ≤ r moves the distance by ≤ r);
+* private dissimilarity test at each t with ε_1 = ε_w/(2w): dis = d(x_t, o_last) + Lap(unit/ε_1)
+  (values: |x_t − o_last|, sensitivity Δ; locations: great-circle distance in metres between
+  x_t and the last released point, sensitivity r — by the triangle inequality moving x_t by
+  ≤ r moves the distance by ≤ r), released exactly on a grid (lmdk_core.schemes._kernel);
 * publish o_t = x_t + noise(ε_pub) if dis > err·unit/ε_pub — the noise scale of the publication
-  (values Δ/ε_pub; locations the mean planar error 2r/ε_pub) — else republish o_last, spend 0;
+  (values Δ/ε_pub; locations the mean error ≈ 2.86·r/ε_pub) — else republish o_last, spend 0;
 * ``eps`` per t = ε_1 (when a test is run) + ε_pub (when published).
 * BD (budget distribution): ε_rm = ε_w/2 − Σ publication budgets of the previous w−1 steps,
   ε_pub = ε_rm/2.
@@ -35,10 +36,13 @@ Changes from Kellaris et al., and why:
 3. Noise and test thresholds use the scale of the mechanism in use (see above) instead of the
    1/ε of the original count setting.
 
+4. *Unusable budgets*: a BD publication budget so small that its exact grid would overflow
+   (ε_pub below ~1e-12·ε_w) is not made (the step republishes and spends only its test).
+
 Why numba kernels: both schemes are sequential by nature (each decision depends on the last
 release and on the budget left in the sliding window), so they cannot be vectorised; the kernels
-run in O(T) over unit noise pre-drawn in a fixed order (publication noise, then n test Laplace
-variates), so the generator's consumption never depends on the data.
+release each point through the exact per-element mechanism (lmdk_core.noise.exact), drawing at
+every t the test variate and then the publication variates, used or not (fixed draw order).
 """
 
 from __future__ import annotations
@@ -46,8 +50,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..mechanisms import unit_laplace
+from ..noise.apply import check_lattice_domain, check_value_domain, check_value_magnitude
+from ..noise.source import RandomSource
+from ._kernel import burn, noisy_distance, release_point, test_params, usable
 from ._space import Space
+from ._stream import kernel_stream
 from ._types import SchemeOutput
 
 
@@ -80,30 +87,21 @@ def window_epsilon(scheme: str, landmarks: np.ndarray, epsilon: float, w: int) -
     return epsilon if g <= 1.0 else epsilon / g
 
 
-@numba.njit(inline="always")
-def _distance(x, t, last):
-    d2 = 0.0
-    for k in range(last.size):
-        diff = x[t, k] - last[k]
-        d2 += diff * diff
-    return np.sqrt(d2)
-
-
-@numba.njit(inline="always")
-def _publish(x, noise, t, scale, last):
-    for k in range(last.size):
-        last[k] = x[t, k] + noise[t, k] * scale
-
-
 @numba.njit(cache=True)
-def bd_kernel(x, noise, test_noise, eps_w, w, unit, err):
-    """Budget distribution over (n, d) metric points; returns (released, eps, published)."""
-    n, d = x.shape
-    out = np.empty((n, d))
+def bd_kernel(kind, data, eps_w, w, unit, err, tg, td, tt, exact, units, buf, st, fn):
+    """Budget distribution over (n, 2) rows; returns (released, eps, achieved, published).
+
+    ``tg, td, tt``: the test's grid, shift bound and scale (test_params). Draws at every t: the
+    test variate, then the publication variates (at ε_pub, or at ε₁ when ε_pub is unusable).
+    """
+    n = data.shape[0]
+    out = np.full((n, 2), np.nan)
     eps = np.zeros(n)
+    ach = np.zeros(n)
     pub_eps = np.zeros(n)
     published = np.zeros(n, dtype=np.bool_)
-    last = np.empty(d)
+    last = np.full(2, np.nan)
+    cand = np.empty(2)
     eps1 = eps_w / (2.0 * w)
     used = 0.0  # Σ publication budgets of steps t−w+1 .. t−1
     for t in range(n):
@@ -116,51 +114,74 @@ def bd_kernel(x, noise, test_noise, eps_w, w, unit, err):
             for i in range(max(0, t - w + 1), t):
                 used += pub_eps[i]
         eps_pub = max(0.0, eps_w / 2.0 - used) / 2.0
+        dis, a_test = noisy_distance(kind, data, t, last, t > 0, tg, td, tt, exact, units,
+                                     buf, st, fn)
+        ok = usable(kind, unit, eps_pub)
+        if ok:
+            a_pub = release_point(kind, data, t, eps_pub, unit, exact, units, buf, st, fn, cand)
+        else:
+            burn(kind, unit, eps1, exact, buf, st, fn)
+            a_pub = 0.0
         if t == 0:
-            publish = True
+            publish = ok
         else:
             eps[t] = eps1
-            dis = _distance(x, t, last) + test_noise[t] * (unit / eps1)
-            publish = eps_pub > 0.0 and dis > err * unit / eps_pub
+            ach[t] = a_test
+            publish = ok and dis > err * unit / eps_pub
         if publish:
-            _publish(x, noise, t, unit / eps_pub, last)
+            last[0] = cand[0]
+            last[1] = cand[1]
             pub_eps[t] = eps_pub
             eps[t] += eps_pub
+            ach[t] += a_pub
             published[t] = True
-        for k in range(d):
-            out[t, k] = last[k]
-    return out, eps, published
+        out[t, 0] = last[0]
+        out[t, 1] = last[1]
+    return out, eps, ach, published
 
 
 @numba.njit(cache=True)
-def ba_kernel(x, noise, test_noise, eps_w, w, unit, err):
-    """Budget absorption over (n, d) metric points; returns (released, eps, published)."""
-    n, d = x.shape
-    out = np.empty((n, d))
+def ba_kernel(kind, data, eps_w, w, unit, err, tg, td, tt, exact, units, buf, st, fn):
+    """Budget absorption over (n, 2) rows; returns (released, eps, achieved, published).
+
+    Draws at every t (nullified ones included): the test variate, then the publication
+    variates (at ε_pub = k·ε_w/(2w), or at one allotment when nullified).
+    """
+    n = data.shape[0]
+    out = np.full((n, 2), np.nan)
     eps = np.zeros(n)
+    ach = np.zeros(n)
     published = np.zeros(n, dtype=np.bool_)
-    last = np.empty(d)
+    last = np.full(2, np.nan)
+    cand = np.empty(2)
     allot = eps_w / (2.0 * w)
     eps1 = allot
     free_start = 0  # first timestamp after the last publication's nullified period
     for t in range(n):
+        dis, a_test = noisy_distance(kind, data, t, last, t > 0, tg, td, tt, exact, units,
+                                     buf, st, fn)
         if t >= free_start:
             k = min(t - free_start + 1, w)
             eps_pub = k * allot
+            a_pub = release_point(kind, data, t, eps_pub, unit, exact, units, buf, st, fn, cand)
             if t == 0:
                 publish = True
             else:
                 eps[t] = eps1
-                dis = _distance(x, t, last) + test_noise[t] * (unit / eps1)
+                ach[t] = a_test
                 publish = dis > err * unit / eps_pub
             if publish:
-                _publish(x, noise, t, unit / eps_pub, last)
+                last[0] = cand[0]
+                last[1] = cand[1]
                 eps[t] += eps_pub
+                ach[t] += a_pub
                 published[t] = True
                 free_start = t + k  # nullify t+1 .. t+k−1
-        for j in range(d):
-            out[t, j] = last[j]
-    return out, eps, published
+        else:
+            burn(kind, unit, allot, exact, buf, st, fn)
+        out[t, 0] = last[0]
+        out[t, 1] = last[1]
+    return out, eps, ach, published
 
 
 _KERNELS = {"bd": bd_kernel, "ba": ba_kernel}
@@ -171,15 +192,25 @@ def run_wevent(
     space: Space,
     landmarks: np.ndarray,
     epsilon: float,
-    rng: np.random.Generator,
+    source: RandomSource,
+    noise: str,
     *,
     w: int,
 ) -> SchemeOutput:
-    """Release ``space`` with BD or BA at the landmark-aware window budget (draws: noise, tests)."""
+    """Release ``space`` with BD or BA at the landmark-aware window budget (draw order: kernels)."""
     eps_w = window_epsilon(scheme, landmarks, epsilon, w)
-    noise = space.unit_noise(rng)
-    test_noise = unit_laplace(space.n, rng)
-    out, eps, published = _KERNELS[scheme](
-        space.to_metric(), noise, test_noise, eps_w, w, space.unit, space.err
-    )
-    return SchemeOutput(space.from_metric(out), eps, published, {"window_epsilon": eps_w})
+    eps1 = eps_w / (2 * w)
+    budgets = np.array([eps1, eps_w / 4 if scheme == "bd" else eps_w / 2])  # BA: k·ε₁, k ≤ w
+    if space.kind == "values":
+        check_value_domain(space.unit, budgets)
+        check_value_magnitude(space.columns[0], space.unit, budgets)
+    else:
+        check_lattice_domain(space.unit, budgets)
+        check_value_domain(space.unit, budgets[:1])  # the test's distance grid
+    tg, td, tt = test_params(space.code, space.unit, eps1)
+    with kernel_stream(source, noise, space.n) as (exact, units, _, buf, st, fn):
+        out, eps, ach, published = _KERNELS[scheme](
+            space.code, space.kernel_data(), eps_w, w, space.unit, space.err, tg, td, tt,
+            exact, units, buf, st, fn,
+        )
+    return SchemeOutput(space.from_kernel(out), eps, published, {"window_epsilon": eps_w}, ach)
