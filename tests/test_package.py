@@ -164,7 +164,7 @@ def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel,
     requires = [ln for ln in metadata.splitlines() if ln.startswith("Requires-Dist:")]
     core = [ln for ln in requires if "extra ==" not in ln]
     assert sorted(ln.split()[1].split(">")[0] for ln in core) == [
-        "numba", "numpy", "pandas", "pyarrow"]
+        "cryptography", "numba", "numpy", "pandas", "pyarrow"]
     # the installed copy, not the checkout: run from elsewhere with only the unpacked wheel
     site = tmp_path / "site"
     code = (

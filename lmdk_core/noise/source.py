@@ -85,6 +85,7 @@ class RandomSource:
                 self._zeros = bytes(nbytes)
             self._cipher.update_into(self._zeros, out.view(np.uint8))
         else:
+            assert self._gen is not None  # a source has a cipher or a seeded generator
             out[:] = self._gen.integers(0, 2**64 - 1, size=out.size, dtype=np.uint64,
                                         endpoint=True)
 

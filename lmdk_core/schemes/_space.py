@@ -51,12 +51,6 @@ class Space:
     def err(self) -> float:
         return 1.0 if self.kind == "values" else LATTICE_MEAN_ERROR_FACTOR * SQRT3
 
-    def mechanism(self, epsilon: float) -> Laplace | PlanarLaplace:
-        """The public mechanism object of this space at total budget ``epsilon``."""
-        if self.kind == "values":
-            return Laplace(epsilon, self.unit)
-        return PlanarLaplace(epsilon, self.unit)
-
     # -------------------------------------------------------------- vectorised release
     def perturb(self, eps: np.ndarray, source: RandomSource, noise: str
                 ) -> tuple[Columns, np.ndarray]:
@@ -68,11 +62,12 @@ class Space:
         if not np.any(eps > 0):
             cols = tuple(np.full(self.n, np.nan) for _ in self.columns)
             return cols, np.zeros(self.n)
-        mech = self.mechanism(float(eps.max()))
+        top = float(eps.max())
         if self.kind == "values":
-            out, ach = mech.release(self.columns[0], eps, source, noise=noise)
+            out, ach = Laplace(top, self.unit).release(self.columns[0], eps, source, noise=noise)
             return (out,), ach
-        lat, lon, ach = mech.release(self.columns[0], self.columns[1], eps, source, noise=noise)
+        lat, lon, ach = PlanarLaplace(top, self.unit).release(
+            self.columns[0], self.columns[1], eps, source, noise=noise)
         return (lat, lon), ach
 
     # -------------------------------------------------------------- sequential kernels
