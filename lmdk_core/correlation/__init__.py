@@ -10,7 +10,13 @@ All losses and budgets are in nats.
 """
 
 from .allocation import allocate_bounded_tpl
-from .increment import EnvelopeLoss, envelope, loss_increment, loss_increment_fixed_point
+from .increment import (
+    EnvelopeCache,
+    EnvelopeLoss,
+    envelope,
+    loss_increment,
+    loss_increment_fixed_point,
+)
 from .loss import LandmarkTemporalLoss, TemporalLoss, landmark_temporal_loss, temporal_loss
 from .matrices import (
     STRENGTH_PRESETS,
@@ -24,6 +30,7 @@ from .suprema import sup_bpl, sup_fpl, sup_loss
 
 __all__ = [
     "STRENGTH_PRESETS",
+    "EnvelopeCache",
     "EnvelopeLoss",
     "LandmarkTemporalLoss",
     "TemporalLoss",
