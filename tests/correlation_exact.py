@@ -164,3 +164,30 @@ def exact_loss(
 def all_pairs(eps_t: float, n: int) -> np.ndarray:
     """Step-loss matrix of an ε_t-DP step between any two states (Cao et al.'s assumption)."""
     return eps_t * (1.0 - np.eye(n))
+
+
+def case_exact(
+    eps: np.ndarray,
+    S: list[int],
+    P_b: np.ndarray,
+    P_f: np.ndarray,
+    delta: np.ndarray,
+    *,
+    laplace_values: np.ndarray | None = None,
+    sensitivity: float = 1.0,
+    allowed: np.ndarray | None = None,
+) -> float:
+    """Exact loss of S for step losses ε_t·δ (worst kernel), or the real Laplace mechanism on
+    ``laplace_values`` (then δ must be |v_a − v_b|/Δ); ``allowed`` restricts pinned pairs."""
+    cache: dict[float, np.ndarray] = {}
+
+    def vectors(t: int) -> np.ndarray:
+        e = float(eps[t])
+        if e not in cache:
+            if laplace_values is not None:
+                cache[e] = laplace_vectors(laplace_values, e, sensitivity)
+            else:
+                cache[e] = polytope_vertices(e * delta)
+        return cache[e]
+
+    return exact_loss(eps, S, P_b, P_f, vectors, lambda t: float(eps[t]) * delta, allowed)
