@@ -11,9 +11,10 @@ scaled budgets ε'_t = ε_t·δ_max (δ_max = the largest δ; 1 under Cao et al.
 TPL_t bounds the loss of event t for the worst pair of states (Theorem 1 of the doc); for a pair
 of hypotheses with δ ≤ δ_p the present term ε'_t is replaced by ε_t·δ_p (Theorem 2). Several
 protected times S jointly lose at most
-(BPL_{s₁} − ε'_{s₁}) + Σ_{s₁≤j≤s_k} ε'_j + (FPL_{s_k} − ε'_{s_k}) (Theorem 3); Σ_{i∈S} TPL_i is NOT a bound. Every figure is capped explicitly by plain
-composition Σ_t ε'_t (with ε_t·δ_p at the protected times for a pair), which holds for any
-correlation. All losses are in nats. Each step is one evaluation of a precomputed
+(BPL_{s₁} − ε'_{s₁}) + Σ_{s₁≤j≤s_k} ε'_j + (FPL_{s_k} − ε'_{s_k}) (Theorem 3);
+Σ_{i∈S} TPL_i is NOT a bound. Every figure is capped explicitly by plain composition,
+Σ_t ε'_t (with ε_t·δ_p at the protected times for a pair), which holds for any correlation.
+All losses are in nats. Each step is one evaluation of a precomputed
 :class:`~lmdk_core.correlation.increment.EnvelopeLoss`.
 """
 
