@@ -99,6 +99,7 @@ def _check(P_b, P_f, eps, L, t, steps, exact_fn, sep=None, allowed=None):
     return lm.composed[t], exact
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(chains(max_n=4))
 def test_any_pair_relation(case):
@@ -126,6 +127,7 @@ def test_laplace_values(case, values, sep):
                sep=sep, allowed=near)
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(chains(max_n=4), st.integers(0, 2**31 - 1), st.sampled_from([100.0, 200.0, 500.0]),
        st.sampled_from([0.0, 100.0, 300.0]))

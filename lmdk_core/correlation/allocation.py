@@ -49,7 +49,12 @@ def allocate_bounded_tpl(
     *,
     marginal: Any = None,
 ) -> float | np.ndarray:
-    """Budgets bounding TPL by ``alpha`` (nats) under P^B / P^F (matrices or EnvelopeLoss).
+    """Budgets bounding TPL by ``alpha`` (nats) under P^B / P^F (matrices or EnvelopeLoss),
+    assuming each release step is ε_t-DP between *any* two states (Cao et al.).
+
+    Laplace and planar Laplace releases do not satisfy that assumption, and the budgets are
+    released: use :func:`allocate_for_model`, which scales by the release's neighbour relation
+    and takes only a model whose origin is stated. This function is the building block.
 
     ``T=None`` returns the constant ε (a float) valid for any horizon; it is 0.0 when no
     positive constant budget keeps TPL bounded (e.g. perfect correlation, the identity).
