@@ -91,20 +91,23 @@ def render(
     loss = lm_loss.loss
     pair_label = f"places {separation:,.0f} m apart"
     m = st.columns(4)
-    m[0].metric("Max bound, " + pair_label, fmt_number(float(np.max(loss.pair))),
-                help="Upper bound on the loss of one moment for two places this far apart.")
-    m[1].metric("Max bound, worst pair", fmt_number(float(np.max(loss.tpl))),
-                help="Upper bound on the loss of one moment for the two most distant cells.")
-    if mask.any():
-        m[2].metric("Max bound, landmarks + t", fmt_number(float(np.max(lm_loss.composed_pair))),
-                    help="Upper bound on the joint loss of all landmark moments and one more "
-                    "moment, for places at the chosen distance.")
-    else:
-        m[2].metric("Max bound, landmarks + t", "no landmarks",
-                    help="Mark a place in section 2 to see the joint loss of its moments.")
+    m[0].metric("Bound, chosen pair", fmt_number(float(np.max(loss.pair))),
+                help=f"Upper bound on the loss of one moment for two {pair_label} "
+                "(largest over time).")
+    m[1].metric("Bound, worst pair", fmt_number(float(np.max(loss.tpl))),
+                help="Upper bound on the loss of one moment for the two most distant cells "
+                "(largest over time).")
+    joint = float(np.max(lm_loss.composed_pair)) if mask.any() else None
+    m[2].metric("Bound, landmarks + t", "—" if joint is None else fmt_number(joint),
+                help="Upper bound on the joint loss of all landmark moments and one more, for "
+                "places at the chosen distance. Mark a place in section 2 to see it.")
     m[3].metric("Composition bound", fmt_number(loss.cap),
                 help="Σ ε_t times the largest per-step loss of the model: no correlation can "
                 "make any figure here larger.")
+    if joint is not None and np.any(lm_loss.composed_pair >= 0.999 * lm_loss.cap_pair):
+        st.caption("The landmark bound equals composition: your landmark moments are spread over "
+                   "the whole series, so under correlation every release between them can carry "
+                   "information about them.")
     guarantee = accounting.landmark_guarantee(release.eps, mask)
     st.plotly_chart(
         figures.loss_figure(release.eps, guarantee, s.epsilon, temporal=loss,
@@ -261,7 +264,7 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
         c = st.columns(3)
         c[0].metric("Budget per timestamp", f"{float(np.median(eps_b)):.3g}",
                     help="Median ε_t of the bounded allocation.")
-        c[1].metric("Max bound, worst pair (bounded)", f"{float(np.max(lm_b.loss.tpl)):.3g}",
+        c[1].metric("Bound, worst pair (bounded)", f"{float(np.max(lm_b.loss.tpl)):.3g}",
                     help="At most α by construction (upper bound on the loss of one moment).")
         c[2].metric("Model cost ε_model", f"{alloc.epsilon_model:g}",
                     help="Budget spent to estimate the model (0 for a public preset).")

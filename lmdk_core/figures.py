@@ -64,6 +64,10 @@ PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 LOG_AXIS_RATIO = 20.0
 """loss_figure switches to a log axis when a plotted loss exceeds this multiple of ε."""
 
+CAP_LINE_RATIO = 10.0
+"""loss_figure draws the composition bound only when it is within this factor of the plotted
+curves (far above, it would flatten them; the page states it as a number)."""
+
 MAX_POINTS = 4000
 """Default display limit of points per line trace (see module docstring)."""
 
@@ -425,7 +429,9 @@ def loss_figure(
                                 f"landmark loss: landmarks + t, {pair_label} (upper bound)",
                                 OKABE_ITO["reddish_purple"], dash="dash",
                                 hover=hov("landmark bound")))
-    if np.isfinite(cap):
+    peak = max((np.nanmax(np.asarray(tr["y"], dtype=float), initial=0.0) for tr in traces
+                if tr.get("visible", True) is True), default=0.0)
+    if np.isfinite(cap) and cap <= CAP_LINE_RATIO * max(peak, epsilon):
         line = _epsilon_line(x, cap)
         line.update(name="composition bound (any correlation)",
                     line={"color": _GREY, "dash": "dot", "width": 1.5},
@@ -439,14 +445,18 @@ def loss_figure(
                      OKABE_ITO["vermillion"], symbol="x-thin", size=6,
                      hover=f"{xhover}<br>G_t = %{{y:.4g}} > ε<extra></extra>")
         )
+    peak = max(peak, *(np.nanmax(np.asarray(tr["y"], dtype=float), initial=0.0)
+                       for tr in traces[-2:] if tr.get("visible", True) is True))
     if log_y is None:
-        peak = max((np.nanmax(np.asarray(tr["y"], dtype=float), initial=0.0) for tr in traces
-                    if tr.get("visible", True) is True), default=0.0)
         log_y = bool(peak > LOG_AXIS_RATIO * epsilon)
     ytitle = "privacy loss (privacy budget ε" + (", log scale)" if log_y else ")")
+    # on a log axis, losses far below ε (a decaying bound at a republished moment) would
+    # stretch the axis over hundreds of decades: show from ε/1000 up
+    lo, hi = epsilon * 1e-3, max(peak, epsilon) * 2.0
     layout = dict(
         xaxis={"title": {"text": xtitle}},
-        yaxis={"title": {"text": ytitle}, "type": "log"} if log_y else
+        yaxis={"title": {"text": ytitle}, "type": "log",
+               "range": [float(np.log10(lo)), float(np.log10(hi))]} if log_y else
               {"title": {"text": ytitle}, "rangemode": "tozero"},
         hovermode="x",
     )

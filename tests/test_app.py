@@ -365,7 +365,7 @@ def test_loss_section_bounds_are_labelled_capped_and_never_exceedances(app, fake
     app.select_slider(key="strength").set_value("strong")
     run(app)
     cap = float(metric(app, "Composition bound").value.replace(",", ""))
-    worst = float(metric(app, "Max bound, worst pair").value.replace(",", ""))
+    worst = float(metric(app, "Bound, worst pair").value.replace(",", ""))
     assert worst == pytest.approx(cap, rel=0.01) and worst <= cap * 1.0001
     assert not any(getattr(m, "delta", None) == "exceeds ε" for m in app.metric)
 
@@ -386,7 +386,7 @@ def test_bounded_allocation_keeps_tpl_below_alpha(app):
     app.toggle(key="use_bounded").set_value(True)
     run(app)
     chart(app, "loss_bounded_chart")
-    assert float(metric(app, "Max bound, worst pair (bounded)").value) <= 0.5 * 1.001
+    assert float(metric(app, "Bound, worst pair (bounded)").value) <= 0.5 * 1.001
 
 
 def test_release_switches_to_the_bounded_allocation_and_back(app, fake_map, home):
@@ -398,7 +398,7 @@ def test_release_switches_to_the_bounded_allocation_and_back(app, fake_map, home
     app.toggle(key="release_bounded").set_value(True)
     run(app)
     # every view now uses the bounded budgets: the page's bound is the bounded one (<= alpha)
-    assert float(metric(app, "Max bound, worst pair").value) <= 0.5 * 1.001
+    assert float(metric(app, "Bound, worst pair").value) <= 0.5 * 1.001
     assert metric(app, "Budget spent Σε_t").value != spent_scheme
     assert any("TPL-bounded allocation of section 5" in i.value for i in app.info)
     assert not app.exception

@@ -389,3 +389,18 @@ def test_loss_figure_log_axis_when_losses_dwarf_epsilon():
     assert fig.layout.yaxis.type == "log" and "log scale" in fig.layout.yaxis.title.text
     assert loss_figure(eps, g, EPSILON, landmark_loss=huge, log_y=False).layout.yaxis.type != "log"
     assert loss_figure(eps, g, EPSILON, log_y=True).layout.yaxis.type == "log"
+
+
+def test_loss_figure_log_axis_starts_near_epsilon_and_hides_a_far_composition_line():
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    g = brute_guarantee(eps, LANDMARKS)
+    tiny = np.geomspace(1e-150, 100 * EPSILON, T)  # a bound decaying to ~0 at republished times
+    fig = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
+                                                 "cap": 1e6})
+    assert fig.layout.yaxis.type == "log"
+    lo, hi = fig.layout.yaxis.range
+    assert lo == pytest.approx(np.log10(EPSILON * 1e-3)) and hi >= np.log10(100 * EPSILON)
+    assert not any(n.startswith("composition bound") for n in names(fig))  # 1e6 ≫ the curves
+    near = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
+                                                  "cap": 500 * EPSILON})
+    assert any(n.startswith("composition bound") for n in names(near))
