@@ -108,3 +108,28 @@ def test_discrete_laplace_matches_its_distribution(eps, sens):
         f_wrong = np.append([(wrong == k).sum() for k in ks], 0)
         f_wrong[-1] = wrong.size - f_wrong[:-1].sum()
         assert stats.chisquare(f_wrong, f_exp).pvalue < 1e-6
+
+
+def test_neighbour_relations_and_bad_input():
+    from lmdk_core.correlation import any_pair_steps, location_steps, temporal_loss
+    from lmdk_core.errors import MatrixError
+
+    v = value_steps([0.0, 1.0, 50.0], sensitivity=1.0)
+    assert v.worst == 50.0 and v.pair_scale(1.0) == 1.0 and v.pair_scale(1e9) == 50.0
+    c = location_steps([[39.9, 116.3], [39.9, 116.31]], radius_m=200.0, cell_m=100.0)
+    d = c.delta[0, 1] * 200.0 - np.sqrt(2) * 100.0  # centre distance back from δ
+    assert d == pytest.approx(853.5, rel=0.01) and c.delta[0, 0] == 0.0
+    assert c.pair_scale(200.0) == pytest.approx((200.0 + np.sqrt(2) * 100.0) / 200.0)
+    assert any_pair_steps(3).worst == 1.0 and not c.delta.flags.writeable
+    P = np.full((2, 2), 0.5)
+    for bad in (lambda: value_steps([0.0, 1.0], sensitivity=0.0),
+                lambda: value_steps([0.0, np.nan], sensitivity=1.0),
+                lambda: location_steps([[39.9, 116.3, 1.0]], radius_m=200.0, cell_m=100.0),
+                lambda: location_steps([[39.9, 116.3]], radius_m=-1.0, cell_m=100.0),
+                lambda: temporal_loss([0.1], P, separation=100.0),
+                lambda: temporal_loss([0.1], P, steps=any_pair_steps(2), separation=-1.0),
+                lambda: model_loss([0.1], [], P)):
+        with pytest.raises(ParameterError):
+            bad()
+    with pytest.raises(MatrixError):
+        temporal_loss([0.1], P, steps=any_pair_steps(3))
