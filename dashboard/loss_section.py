@@ -1,10 +1,15 @@
-"""Privacy loss over time under temporal correlation.
+"""Privacy loss over time under temporal correlation: upper bounds, explained and capped.
 
-BPL/FPL/TPL, the landmark loss and the TPL-bounded budget, all from lmdk_core.correlation.
+Every correlated figure comes from lmdk_core.correlation under a model whose origin is stated
+(public preset, released points, or a DP estimate whose ε is added) and the release's real
+neighbour relation (planar Laplace with radius r over grid cells). Only the landmark guarantee
+G_t is ever compared with ε; the correlated curves are labelled upper bounds and capped by
+composition. See docs/temporal-loss.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from typing import Any
 
@@ -15,12 +20,39 @@ import streamlit as st
 from lmdk_core import accounting, figures
 from lmdk_core.errors import LmdkError, LmdkWarning
 
-from . import compute
 from .compute import CHART_POINTS
 from .privacy_section import Settings, fmt_number
 
-SOURCES = ("Estimated from this trajectory", "Synthetic preset")
-SYNTHETIC_STATES = 30  # the presets are calibrated at n = 30 states
+SOURCES = (
+    "Public preset (uses no data)",
+    "Estimated from the released points",
+    "DP estimate from your trajectory (costs ε_model)",
+)
+SOURCE_HELP = (
+    "A synthetic Markov chain of chosen strength on a public grid: no data is used, so the "
+    "TPL-bounded budgets chosen from it leak nothing.",
+    "A Markov chain fitted to the released (noisy) points: post-processing of what is already "
+    "public, free of charge. It describes this release, so it cannot choose this release's "
+    "budgets.",
+    "Transition counts of your true trajectory on a public grid, with discrete Laplace noise: "
+    "ε_model-DP, and ε_model is added to the total budget you spend.",
+)
+DEFAULT_CENTRE = (39.99, 116.33)  # the bundled sample's area (public, synthetic data)
+
+CURVES = """
+**How to read the curves** (all in units of ε; correlated ones are *upper bounds* under the
+model above, never the exact loss, and never above the composition bound):
+- **ε_t** — the budget each release spends.
+- **Landmark guarantee G_t** — what landmark privacy promises without correlation: the
+  budget of all landmarks plus t; this is your guarantee and it is the only curve compared with ε.
+- **TPL, worst pair** — how much the whole release can reveal about where you were at t, for
+  the two most distant cells of the model.
+- **One event, places … apart** — the same for the two places you care about (distance below).
+- **Landmark loss, landmarks + t** — how much the release can reveal about all landmark moments
+  and t together (joint bound, not a sum of per-event losses).
+- **BPL / FPL** (hidden; click the legend) — the parts coming from earlier and later releases.
+- **Composition bound** — Σ ε_t scaled by the largest per-step loss: true for any correlation.
+"""
 
 
 def render(
@@ -29,183 +61,234 @@ def render(
     """Draw the section; return (temporal loss, landmark loss) for the report, or (None, None)."""
     st.header("5 · Privacy loss over time")
     st.caption(
-        "Consecutive locations are correlated (where you are now says a lot about where you were a "
-        "minute ago), so the privacy actually lost at a timestamp can exceed its ε_t. "
-        "BPL accumulates loss from the past, FPL from the future, TPL = BPL + FPL − ε_t "
-        "(Cao et al.). The landmark loss composes the loss over all landmark timestamps."
+        "Where you are now says a lot about where you were a minute ago, so someone who knows "
+        "how you move can learn more about one moment than its own ε_t allows. This section "
+        "shows upper bounds on that loss under a Markov model whose origin you choose; your "
+        "landmark guarantee (section 3) does not depend on them."
     )
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
         return None, None
-    c1, c2 = st.columns(2)
-    source = c1.radio(
-        "Correlation model",
-        SOURCES,
-        key="loss_source",
-        horizontal=True,
-        help="Estimated: a Markov chain of grid cells fitted to this person's own trajectory "
-        "(the worst case an adversary with the same data could use). Synthetic: a textbook "
-        "matrix of chosen strength, to see the effect of correlation alone.",
-    )
-    if source == SOURCES[0]:
-        cell_m = c2.select_slider(
-            "Grid cell size (m)",
-            options=[100, 200, 300, 500, 750, 1000, 2000, 5000],
-            value=500,
-            key="cell_m",
-            help="Locations are grouped into square cells of this side; transitions between cells "
-            "form the Markov model. Small cells = more states (slower; capped at 400 states).",
-        )
-        model = _estimated(key, traj, float(cell_m))
-        if model is None:
-            return None, None
-        p_b, p_f, label = model
-    else:
-        strength = c2.select_slider(
-            "Correlation strength",
-            options=["weak", "moderate", "strong"],
-            value="moderate",
-            key="strength",
-            help="Strong: the next location is (almost) certain given the current one — privacy "
-            "loss accumulates fastest. Weak: locations are nearly independent.",
-        )
-        p_b, p_f, label = _synthetic(strength)
-    st.caption(label)
+    c1, c2, c3 = st.columns([2, 1, 1])
+    source = c1.radio("Correlation model", SOURCES, key="loss_source",
+                      help=" ".join(f"{i + 1}. {h}" for i, h in enumerate(SOURCE_HELP)))
+    separation = c3.number_input(
+        "Pair you care about: places apart (m)", min_value=0.0, value=float(s.radius_m),
+        step=50.0, key="loss_separation",
+        help="Two places this far apart: the dashed curves bound how well the release tells "
+        "them apart. Default: the protection radius r.")
+    chosen = _model(source, c2, traj, key, s, release, mask)
+    if chosen is None:
+        return None, None
+    model, token = chosen
+    st.caption(f"Model: {model.description}. Source: {model.source_text}. "
+               f"Neighbour relation: {model.steps.relation}.")
     try:
-        result = compute.temporal(key, np.asarray(release.eps), mask, p_b, p_f)
-        loss, lm_loss = result.loss, result.composed
+        lm_loss = _loss(np.asarray(release.eps), mask, model, token, float(separation))
     except LmdkError as err:
         st.error(str(err))
         return None, None
+    loss = lm_loss.loss
+    pair_label = f"places {separation:,.0f} m apart"
+    m = st.columns(4)
+    m[0].metric("Bound, chosen pair", fmt_number(float(np.max(loss.pair))),
+                help=f"Upper bound on the loss of one moment for two {pair_label} "
+                "(largest over time).")
+    m[1].metric("Bound, worst pair", fmt_number(float(np.max(loss.tpl))),
+                help="Upper bound on the loss of one moment for the two most distant cells "
+                "(largest over time).")
+    joint = float(np.max(lm_loss.composed_pair)) if mask.any() else None
+    m[2].metric("Bound, landmarks + t", "—" if joint is None else fmt_number(joint),
+                help="Upper bound on the joint loss of all landmark moments and one more, for "
+                "places at the chosen distance. Mark a place in section 2 to see it.")
+    m[3].metric("Composition bound", fmt_number(loss.cap),
+                help="Σ ε_t times the largest per-step loss of the model: no correlation can "
+                "make any figure here larger.")
+    if joint is not None and np.any(lm_loss.composed_pair >= 0.999 * lm_loss.cap_pair):
+        st.caption("The landmark bound equals composition: your landmark moments are spread over "
+                   "the whole series, so under correlation every release between them can carry "
+                   "information about them.")
     guarantee = accounting.landmark_guarantee(release.eps, mask)
-    m = st.columns(3)
-    m[0].metric(
-        "Max TPL",
-        fmt_number(float(np.max(loss.tpl))),
-        help="Largest temporal privacy loss at any single timestamp, given the correlation model.",
-    )
-    lm_max = float(np.max(lm_loss)) if np.size(lm_loss) else 0.0
-    m[1].metric(
-        "Max landmark loss vs ε",
-        f"{fmt_number(lm_max)} / {s.epsilon:.3g}",
-        delta="within ε" if lm_max <= s.epsilon + 1e-9 else "exceeds ε",
-        delta_color="normal" if lm_max <= s.epsilon + 1e-9 else "inverse",
-        help="Loss composed over all landmark timestamps under correlation; landmark privacy "
-        "promises at most ε without correlation.",
-    )
-    m[2].metric(
-        "Timestamps with TPL > ε",
-        f"{int(np.sum(np.asarray(loss.tpl) > s.epsilon + 1e-9)):,}",
-        help="Moments where correlation pushes the loss of that moment above the budget ε.",
-    )
     st.plotly_chart(
-        figures.loss_figure(
-            release.eps, guarantee, s.epsilon, temporal=loss, landmark_loss=lm_loss,
-            time=traj["time"],
-            max_points=CHART_POINTS,
-        ),
+        figures.loss_figure(release.eps, guarantee, s.epsilon, temporal=loss,
+                            landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
+                            max_points=CHART_POINTS, pair_label=pair_label,
+                            title="Privacy loss over time: guarantee and upper bounds"),
         key="loss_chart",
         width="stretch",
     )
-    _bounded(traj, key, s, p_b, p_f, mask)
+    with st.expander("What each curve means", expanded=False):
+        st.markdown(CURVES)
+    _bounded(traj, key, s, model, token, mask, float(separation))
     return loss, lm_loss
 
 
-@st.cache_data(show_spinner=False)
-def _synthetic(strength: str) -> tuple[np.ndarray, np.ndarray, str]:
-    from lmdk_core import correlation
-
-    P = correlation.synthetic_transition_matrix(SYNTHETIC_STATES, strength)
-    label = f"Synthetic {strength} correlation, {SYNTHETIC_STATES} states (symmetric: P^B = P^F)."
-    return P, P, label
-
-
-def _estimated(
-    key: Any, traj: pd.DataFrame, cell_m: float
-) -> tuple[np.ndarray, np.ndarray, str] | None:
+def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, release: Any,
+           mask: np.ndarray) -> tuple[Any, tuple] | None:
+    """(the chosen CorrelationModel (cached), a token identifying it), or None after showing
+    why not."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LmdkWarning)
-            tm = compute.transition(key, traj, cell_m)
+            if source == SOURCES[0]:
+                strength = col.select_slider(
+                    "Correlation strength", options=["weak", "moderate", "strong"],
+                    value="moderate", key="strength",
+                    help="Strong: the next cell is (almost) certain given the current one, so "
+                    "loss accumulates fastest. Weak: cells are nearly independent.")
+                cell = col.select_slider("Grid cell (m)", options=[100, 200, 500, 1000],
+                                         value=500, key="preset_cell_m",
+                                         help="Side of the preset's 6×5 public cells.")
+                token = ("preset", strength, float(cell), float(s.radius_m))
+                model = _preset(*token[1:])
+            elif source == SOURCES[1]:
+                cell = col.select_slider(
+                    "Grid cell (m)", options=[200, 300, 500, 750, 1000, 2000, 5000], value=500,
+                    key="cell_m", help="Released points are grouped into square cells of this "
+                    "side (capped at 400 cells).")
+                token = ("released", _release_token(release), float(cell), float(s.radius_m))
+                model = _released(token[1], release, *token[2:])
+            else:
+                model, token = _dp_controls(col, traj, key, s, mask)
     except LmdkError as err:
         st.error(str(err))
         return None
     for w in caught:
         if issubclass(w.category, LmdkWarning):
             st.caption(f"⚠ {w.message}")
-    label = (
-        f"Markov chain on {tm.n_states} grid cells of {tm.cell_m:.0f} m, "
-        f"estimated from {len(traj):,} points."
-    )
-    return tm.P_backward, tm.P_forward, label
+    return model, token
+
+
+def _dp_controls(col: Any, traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray) -> Any:
+    eps_m = col.number_input("ε_model", min_value=0.01, value=0.5, step=0.1, key="eps_model",
+                             help="Budget spent on the model; added to the release's total.")
+    with st.expander("Public grid of the DP model", expanded=False):
+        g = st.columns(4)
+        lat = g[0].number_input("Centre latitude", value=DEFAULT_CENTRE[0], format="%.4f",
+                                key="dp_lat", help="A public point (e.g. a city centre), "
+                                "not derived from your data.")
+        lon = g[1].number_input("Centre longitude", value=DEFAULT_CENTRE[1], format="%.4f",
+                                key="dp_lon")
+        extent = g[2].select_slider("Side (km)", options=[2, 5, 10, 20], value=10, key="dp_km")
+        cell = g[3].select_slider("Cell (m)", options=[500, 1000, 2000], value=1000,
+                                  key="dp_cell_m")
+    k = int(mask.sum()) + 1
+    token = ("dp", key, float(eps_m), k, (float(lat), float(lon)), float(extent) * 1000,
+             float(cell), float(s.radius_m))
+    model = _dp(key, traj, *token[2:])
+    st.caption(f"The DP model spends ε_model = {eps_m:g} for changes of up to {k:,} points "
+               f"(the landmarks and one more): total budget {s.epsilon:g} + {eps_m:g} = "
+               f"{s.epsilon + eps_m:g}.")
+    return model, token
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _preset(strength: str, cell_m: float, radius_m: float) -> Any:
+    """Public preset: no data involved, so shared between sessions."""
+    from lmdk_core import correlation
+
+    return correlation.public_grid_model(strength, radius_m=radius_m, cell_m=cell_m)
+
+
+def _release_token(release: Any) -> str:
+    """Content hash of the released coordinates (identifies the release for the cache)."""
+    h = hashlib.blake2b(digest_size=16)
+    for arr in (release.lat, release.lon, release.values, release.eps):
+        if arr is not None:
+            h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()
+
+
+@st.cache_resource(scope="session", show_spinner=False, max_entries=4)
+def _released(token: str, _release: Any, cell_m: float, radius_m: float) -> Any:
+    from lmdk_core import correlation
+
+    lat, lon = np.asarray(_release.lat), np.asarray(_release.lon)
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    pts = pd.DataFrame({"lat": lat[ok], "lon": lon[ok]})
+    return correlation.trajectory_model(pts, source="released", radius_m=radius_m, cell_m=cell_m)
+
+
+@st.cache_resource(scope="session", show_spinner=False, max_entries=4)
+def _dp(key: Any, _traj: pd.DataFrame, eps_m: float, k: int, centre: tuple[float, float],
+        extent_m: float, cell_m: float, radius_m: float) -> Any:
+    """One DP draw per setting and session (fresh OS randomness; redrawing would spend again)."""
+    from lmdk_core import correlation
+
+    return correlation.dp_grid_model(_traj, epsilon_model=eps_m, protected_events=k,
+                                     centre=centre, extent_m=extent_m, cell_m=cell_m,
+                                     radius_m=radius_m)
+
+
+@st.cache_resource(scope="session", show_spinner=False, max_entries=4)
+def _loss(eps: np.ndarray, mask: np.ndarray, _model: Any, token: tuple, separation: float) -> Any:
+    """Bounds of budgets ``eps`` under the model identified by ``token``."""
+    from lmdk_core import correlation
+
+    return correlation.model_loss(eps, mask, _model, separation=separation)
+
+
+@st.cache_resource(scope="session", show_spinner=False, max_entries=4)
+def _allocation(alpha: float, _model: Any, token: tuple, n: int) -> Any:
+    from lmdk_core import correlation
+
+    return correlation.allocate_for_model(alpha, _model, T=n)
 
 
 @st.fragment
-def _bounded(
-    traj: pd.DataFrame, key: Any, s: Settings, p_b: np.ndarray, p_f: np.ndarray, mask: np.ndarray
-) -> None:
+def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple,
+             mask: np.ndarray, separation: float) -> None:
     with st.expander("Bound the temporal loss (TPL-bounded allocation)", expanded=False):
+        if model.source == "released":
+            st.info("A model estimated from this release cannot choose this release's budgets. "
+                    "Pick the public preset or the DP estimate to compute the allocation.")
+            _switch_release(key, None)
+            return
         alpha = st.number_input(
-            "Target TPL bound α",
-            min_value=0.0,
-            value=float(s.epsilon),
-            step=0.1,
-            format="%.3f",
+            "Target bound α", min_value=0.01, value=float(s.epsilon), step=0.1, format="%.3f",
             key="alpha",
-            help="Choose per-timestamp budgets so that the temporal privacy loss never exceeds α, "
-            "whatever the correlation (Cao et al.'s bounded allocation).",
-        )
-        if not st.toggle(
-            "Show the TPL-bounded allocation",
-            key="use_bounded",
-            help="Compute the budget ε_t that keeps TPL ≤ α for this correlation model, "
-            "and its loss.",
-        ):
+            help="Choose per-timestamp budgets so that the upper bound on the loss of any one "
+            "moment (worst pair of cells of the model) never exceeds α.")
+        if not st.toggle("Show the TPL-bounded allocation", key="use_bounded",
+                         help="Compute the budgets ε_t that keep the one-moment bound ≤ α "
+                         "under this model, and their loss."):
             _switch_release(key, None)
             return
         try:
-            eps_b = compute.bounded(key, float(alpha), p_b, p_f, len(traj))
-            result = compute.temporal(key, eps_b, mask, p_b, p_f)
-            loss_b, lm_b = result.loss, result.composed
+            alloc = _allocation(float(alpha), model, token, len(traj))
+            lm_b = _loss(np.asarray(alloc.eps), mask, model, token, separation)
         except LmdkError as err:
             st.error(str(err))
             return
-        g_b = accounting.landmark_guarantee(eps_b, mask)
+        eps_b = np.asarray(alloc.eps)
         c = st.columns(3)
-        c[0].metric(
-            "Budget per timestamp",
-            f"{float(np.median(eps_b)):.3g}",
-            help="Median ε_t of the bounded allocation.",
-        )
-        c[1].metric(
-            "Max TPL (bounded)", f"{float(np.max(loss_b.tpl)):.3g}", help="At most α by design."
-        )
-        c[2].metric(
-            "Max landmark loss",
-            f"{float(np.nanmax(lm_b)) if mask.any() else 0.0:.3g}",
-            help="Composed loss over the landmark timestamps with the bounded budgets.",
-        )
+        c[0].metric("Budget per timestamp", f"{float(np.median(eps_b)):.3g}",
+                    help="Median ε_t of the bounded allocation.")
+        c[1].metric("Bound, worst pair (bounded)", f"{float(np.max(lm_b.loss.tpl)):.3g}",
+                    help="At most α by construction (upper bound on the loss of one moment).")
+        c[2].metric("Model cost ε_model", f"{alloc.epsilon_model:g}",
+                    help="Budget spent to estimate the model (0 for a public preset).")
         st.plotly_chart(
-            figures.loss_figure(
-                eps_b, g_b, s.epsilon, temporal=loss_b, landmark_loss=lm_b, time=traj["time"],
-                max_points=CHART_POINTS,
-                title="Privacy loss with the TPL-bounded allocation",
-            ),
+            figures.loss_figure(eps_b, accounting.landmark_guarantee(eps_b, mask), s.epsilon,
+                                temporal=lm_b.loss, landmark_loss=lm_b if mask.any() else None,
+                                time=traj["time"], max_points=CHART_POINTS,
+                                pair_label=f"places {separation:,.0f} m apart",
+                                title="Privacy loss with the TPL-bounded allocation"),
             key="loss_bounded_chart",
             width="stretch",
         )
         use = st.toggle(
-            "Release with this allocation",
-            key="release_bounded",
+            "Release with this allocation", key="release_bounded",
             help="Switch the release, the map overlay, the allocation chart, the metrics and the "
-            "exports to the TPL-bounded budgets (scheme 'budget'). Off: back to the sidebar scheme.",
-        )
+            "exports to the TPL-bounded budgets (scheme 'budget'). Off: back to the sidebar "
+            "scheme.")
         _switch_release(key, eps_b if use else None)
         st.caption(
-            "The bounded allocation spends a small ε_t so that TPL ≤ α at every timestamp; it is "
-            "not landmark-aware (its landmark guarantee G_t is shown in section 3 once you release "
-            "with it). " + ("The release above uses it." if use else
-                            "The release above still uses the scheme chosen in the sidebar.")
+            f"Budgets chosen from: {alloc.description} ({alloc.source_text}). They keep the "
+            "one-moment bound ≤ α; they are not landmark-aware (section 3 shows their G_t once "
+            "you release with them). "
+            + ("The release above uses them." if use else
+               "The release above still uses the scheme chosen in the sidebar.")
         )
 
 

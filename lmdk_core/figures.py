@@ -70,6 +70,10 @@ PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 LOG_AXIS_RATIO = 20.0
 """loss_figure switches to a log axis when a plotted loss exceeds this multiple of ε."""
 
+CAP_LINE_RATIO = 10.0
+"""loss_figure draws the composition bound only when it is within this factor of the plotted
+curves (far above, it would flatten them; the page states it as a number)."""
+
 MAX_POINTS = 4000
 """Default display limit of points per line trace (see module docstring)."""
 
@@ -360,28 +364,39 @@ def loss_figure(
     tol: float = 1e-9,
     max_points: int | None = MAX_POINTS,
     height: int = 540,
+    pair_label: str = "the chosen pair",
 ) -> go.Figure:
-    """Privacy loss per timestamp: ε_t, G_t (no correlation) and, when given, BPL/FPL/TPL and
-    the landmark composed loss under temporal correlation, against the target ε (dashed).
+    """Privacy loss per timestamp: ε_t and the landmark guarantee G_t (the user's promise,
+    without correlation) against the target ε (dashed), and, when given, the upper bounds on
+    the loss under temporal correlation.
 
-    ``temporal``: a TemporalLoss (or mapping/DataFrame) with ``bpl``, ``fpl``, ``tpl`` arrays.
-    ``landmark_loss``: the landmark loss under correlation per timestamp (an array, or the
-    LandmarkTemporalLoss of ``correlation.landmark_temporal_loss``, whose ``.composed`` is used).
-    Timestamps where the landmark composed loss — or G_t when ``landmark_loss`` is None —
-    exceeds ε + ``tol`` are marked (trace name starts with ``"exceeds ε"``).
+    ``temporal``: a TemporalLoss (or mapping/DataFrame) with ``bpl``, ``fpl``, ``tpl`` arrays;
+    optional ``pair`` (bound for two hypotheses described by ``pair_label``) and ``cap`` (the
+    composition bound, drawn as a line; every correlated curve is capped by it).
+    ``landmark_loss``: the joint bound for L ∪ {t} (an array, or a LandmarkTemporalLoss whose
+    ``.composed`` and ``.composed_pair`` are used). Only G_t, the user's guarantee, is marked
+    where it exceeds ε + ``tol`` (trace name starts with ``"exceeds ε: G_t"``); the correlated
+    curves are bounds under a model, not the guarantee, and are never marked as exceedances.
+    BPL/FPL start hidden (click the legend to show them).
 
     ``log_y``: logarithmic loss axis; None (default) chooses it when some plotted loss exceeds
-    :data:`LOG_AXIS_RATIO` × ε (composed losses can be thousands of times ε, which would flatten
-    every other line). Zero budgets do not appear on a log axis.
+    :data:`LOG_AXIS_RATIO` × ε. Zero budgets do not appear on a log axis.
     """
     e = _series(eps, "eps")
     n = e.size
     g = _series(guarantee, "guarantee", n)
     epsilon = check_epsilon(epsilon)
     x, xtitle, xhover = _time_axis(time, n)
+    cap = np.inf
+    if temporal is not None:
+        cap = float(getattr(temporal, "cap", np.inf) if not isinstance(temporal, Mapping)
+                    else temporal.get("cap", np.inf))
 
     def hov(label: str) -> str:
         return f"{xhover}<br>{label} = %{{y:.4g}}<extra></extra>"
+
+    def capped(arr: Any, name: str) -> np.ndarray:
+        return np.minimum(_series(arr, name, n), cap)
 
     traces = [
         _line(x, e, display_index(e, max_points), "budget ε_t", _GREY, width=1.0, shape="hv",
@@ -390,40 +405,64 @@ def loss_figure(
               OKABE_ITO["bluish_green"], shape="hv", hover=hov("G_t")),
     ]
     if temporal is not None:
-        for field, label, color, dash in (
-            ("bpl", "backward loss BPL", OKABE_ITO["sky_blue"], "dashdot"),
-            ("fpl", "forward loss FPL", OKABE_ITO["orange"], "dot"),
-            ("tpl", "temporal loss TPL", OKABE_ITO["blue"], None),
+        for field, label, color, dash, shown in (
+            ("bpl", "BPL: from past releases (upper bound)", OKABE_ITO["sky_blue"], "dashdot",
+             "legendonly"),
+            ("fpl", "FPL: from future releases (upper bound)", OKABE_ITO["orange"], "dot",
+             "legendonly"),
+            ("tpl", "TPL: one event, worst pair (upper bound)", OKABE_ITO["blue"], None, True),
         ):
-            s = _series(_temporal_field(temporal, field), field, n)
+            s = capped(_temporal_field(temporal, field), field)
             traces.append(_line(x, s, display_index(s, max_points), label, color, dash=dash,
-                                hover=hov(field.upper())))
+                                hover=hov(field.upper()), visible=shown))
+        pair = (temporal.get("pair") if isinstance(temporal, Mapping)
+                else getattr(temporal, "pair", None))
+        if pair is not None:
+            s = capped(pair, "pair")
+            traces.append(_line(x, s, display_index(s, max_points),
+                                f"one event, {pair_label} (upper bound)", OKABE_ITO["blue"],
+                                dash="dash", hover=hov("bound")))
     if landmark_loss is not None:
-        composed = _series(landmark_loss_array(landmark_loss), "landmark_loss", n)
-        what = "landmark loss"
-    else:
-        composed, what = g, "G_t"
-    traces.append(_epsilon_line(x, epsilon))
-    over = np.flatnonzero(composed > epsilon + tol)
-    if over.size:  # drawn under the composed-loss line so a long run of exceedances stays readable
-        traces.append(
-            _markers(x, composed, _thin(over, max_points), f"exceeds ε: {what} ({over.size})",
-                     OKABE_ITO["vermillion"], symbol="x-thin", size=6,
-                     hover=f"{xhover}<br>{what} = %{{y:.4g}} > ε<extra></extra>")
-        )
-    if landmark_loss is not None:
+        composed = capped(landmark_loss_array(landmark_loss), "landmark_loss")
         traces.append(_line(x, composed, display_index(composed, max_points),
-                            "landmark loss under correlation", OKABE_ITO["reddish_purple"],
-                            width=2.5,
-                            hover=hov("landmark loss")))
+                            "landmark loss: landmarks + t, worst pair (upper bound)",
+                            OKABE_ITO["reddish_purple"], width=2.5,
+                            hover=hov("landmark bound")))
+        cp = getattr(landmark_loss, "composed_pair", None)
+        if cp is not None:
+            cps = capped(cp, "composed_pair")
+            traces.append(_line(x, cps, display_index(cps, max_points),
+                                f"landmark loss: landmarks + t, {pair_label} (upper bound)",
+                                OKABE_ITO["reddish_purple"], dash="dash",
+                                hover=hov("landmark bound")))
+    peak = max((np.nanmax(np.asarray(tr["y"], dtype=float), initial=0.0) for tr in traces
+                if tr.get("visible", True) is True), default=0.0)
+    if np.isfinite(cap) and cap <= CAP_LINE_RATIO * max(peak, epsilon):
+        line = _epsilon_line(x, cap)
+        line.update(name="composition bound (any correlation)",
+                    line={"color": _GREY, "dash": "dot", "width": 1.5},
+                    hovertemplate="composition bound = %{y:.4g}<extra></extra>")
+        traces.append(line)
+    traces.append(_epsilon_line(x, epsilon))
+    over = np.flatnonzero(g > epsilon + tol)
+    if over.size:  # only the user's guarantee is compared with ε
+        traces.append(
+            _markers(x, g, _thin(over, max_points), f"exceeds ε: G_t ({over.size})",
+                     OKABE_ITO["vermillion"], symbol="x-thin", size=6,
+                     hover=f"{xhover}<br>G_t = %{{y:.4g}} > ε<extra></extra>")
+        )
+    peak = max(peak, *(np.nanmax(np.asarray(tr["y"], dtype=float), initial=0.0)
+                       for tr in traces[-2:] if tr.get("visible", True) is True))
     if log_y is None:
-        peak = max((np.nanmax(np.asarray(tr["y"], dtype=float), initial=0.0) for tr in traces),
-                   default=0.0)
         log_y = bool(peak > LOG_AXIS_RATIO * epsilon)
     ytitle = "privacy loss (privacy budget ε" + (", log scale)" if log_y else ")")
+    # on a log axis, losses far below ε (a decaying bound at a republished moment) would
+    # stretch the axis over hundreds of decades: show from ε/1000 up
+    lo, hi = epsilon * 1e-3, max(peak, epsilon) * 2.0
     layout = dict(
         xaxis={"title": {"text": xtitle}},
-        yaxis={"title": {"text": ytitle}, "type": "log"} if log_y else
+        yaxis={"title": {"text": ytitle}, "type": "log",
+               "range": [float(np.log10(lo)), float(np.log10(hi))]} if log_y else
               {"title": {"text": ytitle}, "rangemode": "tozero"},
         hovermode="x",
     )

@@ -349,44 +349,56 @@ def test_places_geojson_import_restores_places_exactly(app):
 # --------------------------------------------------------------------------- privacy loss
 
 
-def test_loss_section_estimated_and_synthetic(app, fake_map, home):
+def test_loss_section_bounds_are_labelled_capped_and_never_exceedances(app, fake_map, home):
+    # before any place is marked: no landmark curve and nothing compared with ε but G_t
+    names = [t.get("name", "") for t in chart(app, "loss_chart")["data"]]
+    assert any("TPL" in n and "upper bound" in n for n in names)
+    assert not any(n.startswith("exceeds") for n in names)
     add_place_by_click(app, fake_map, *home)
     assert "5 · Privacy loss over time" in [h.value for h in app.header]
     names = [t.get("name", "") for t in chart(app, "loss_chart")["data"]]
-    assert any("TPL" in n for n in names) and any("landmark loss" in n for n in names)
-    # Strong correlation is the identity chain: each loss increment equals its input, so
-    # BPL_t = Σ_{i≤t} ε_i, FPL_t = Σ_{i≥t} ε_i and TPL_t = Σ_i ε_i — the whole budget spent.
-    app.radio(key="loss_source").set_value("Synthetic preset")
-    run(app)
+    assert any("landmark loss" in n for n in names)
+    assert all("upper bound" in n for n in names if n.split(":")[0] in ("BPL", "FPL", "TPL"))
+    assert any("public" in c.value for c in app.caption)  # the page says where the model is from
+    # Strong correlation is the identity chain: the one-moment bound reaches the composition
+    # bound Σ ε_t·δ_max, and is never shown above it
     app.select_slider(key="strength").set_value("strong")
     run(app)
-    spent = float(metric(app, "Budget spent Σε_t").value.replace(",", ""))
-    assert float(metric(app, "Max TPL").value) == pytest.approx(spent, rel=0.01)
-    assert metric(app, "Max landmark loss vs ε").delta == "exceeds ε"
+    cap = float(metric(app, "Composition bound").value.replace(",", ""))
+    worst = float(metric(app, "Bound, worst pair").value.replace(",", ""))
+    assert worst == pytest.approx(cap, rel=0.01) and worst <= cap * 1.0001
+    assert not any(getattr(m, "delta", None) == "exceeds ε" for m in app.metric)
+
+
+def test_loss_section_released_and_dp_models(app):
+    app.radio(key="loss_source").set_value("Estimated from the released points")
+    run(app)
+    assert any("released points" in c.value for c in app.caption)
+    assert not app.exception
+    app.radio(key="loss_source").set_value("DP estimate from your trajectory (costs ε_model)")
+    run(app)
+    assert any("ε_model = 0.5" in c.value for c in app.caption)
+    assert not app.exception
 
 
 def test_bounded_allocation_keeps_tpl_below_alpha(app):
-    app.radio(key="loss_source").set_value("Synthetic preset")
-    run(app)
     app.number_input(key="alpha").set_value(0.5)
     app.toggle(key="use_bounded").set_value(True)
     run(app)
     chart(app, "loss_bounded_chart")
-    assert float(metric(app, "Max TPL (bounded)").value) <= 0.5 * 1.001
+    assert float(metric(app, "Bound, worst pair (bounded)").value) <= 0.5 * 1.001
 
 
 def test_release_switches_to_the_bounded_allocation_and_back(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
-    app.radio(key="loss_source").set_value("Synthetic preset")
-    run(app)
     spent_scheme = metric(app, "Budget spent Σε_t").value
     app.number_input(key="alpha").set_value(0.5)
     app.toggle(key="use_bounded").set_value(True)
     run(app)
     app.toggle(key="release_bounded").set_value(True)
     run(app)
-    # every view now uses the bounded budgets: the page's TPL is the bounded one (<= alpha)
-    assert float(metric(app, "Max TPL").value) <= 0.5 * 1.001
+    # every view now uses the bounded budgets: the page's bound is the bounded one (<= alpha)
+    assert float(metric(app, "Bound, worst pair").value) <= 0.5 * 1.001
     assert metric(app, "Budget spent Σε_t").value != spent_scheme
     assert any("TPL-bounded allocation of section 5" in i.value for i in app.info)
     assert not app.exception

@@ -148,8 +148,13 @@ def test_landmark_view():
     same = landmark_temporal_loss(eps, np.array([False, True, False, True, False]), EnvelopeLoss(P))
     tpl = temporal_loss(eps, P).tpl
     assert np.allclose(lm.composed, same.composed)
-    assert lm.composed[0] == pytest.approx(tpl[1] + tpl[3] + tpl[0])
-    assert lm.composed[1] == pytest.approx(tpl[1] + tpl[3])
+    tl = temporal_loss(eps, P)
+    # S = {0, 1, 3}: BPL_0 − ε_0 = 0, ε_0..ε_3, FPL_3 − ε_3 (Theorem 3, docs/temporal-loss.md)
+    assert lm.composed[0] == pytest.approx(eps[:4].sum() + tl.fpl[3] - eps[3])
+    assert lm.composed[1] == pytest.approx(tl.bpl[1] - eps[1] + eps[1:4].sum() + tl.fpl[3] - eps[3])
+    assert lm.composed[4] == pytest.approx(tl.bpl[1] - eps[1] + eps[1:].sum())
+    assert np.all(lm.composed <= eps.sum() + 1e-12)  # capped by composition
+    assert np.all(tpl <= lm.composed + 1e-12)  # never below the single-event bound
     assert np.allclose(lm.guarantee, [0.2, 0.1, 0.3, 0.1, 0.4])
     assert np.all(lm.composed >= lm.guarantee - 1e-12)
     assert {"composed", "guarantee", "landmark"} <= set(lm.frame.columns)

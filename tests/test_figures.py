@@ -214,30 +214,48 @@ def test_error_figure_of_a_real_release():
 # ------------------------------------------------------------------ loss
 
 
-def test_loss_figure_traces_and_exceedance_markers():
+def test_loss_figure_traces_bounds_and_exceedance_markers():
     eps = allocate("uniform", T, LANDMARKS, EPSILON)
     g = brute_guarantee(eps, LANDMARKS)
+    g_bad = g + np.linspace(-0.2, 0.3, T)  # the guarantee crosses ε part-way
     bpl = np.cumsum(eps) * 0.5
     fpl = np.cumsum(eps[::-1])[::-1] * 0.5
     tpl = bpl + fpl - eps
-    composed = g + np.linspace(-0.2, 0.3, T)  # crosses ε part-way
-    temporal = {"bpl": bpl, "fpl": fpl, "tpl": tpl}
-    fig = loss_figure(eps, g, EPSILON, temporal=temporal, landmark_loss=composed)
+    cap = float(eps.sum()) * 0.8
+    composed = np.linspace(0.0, 2 * cap, T)  # above the cap in places: must be shown capped
+    temporal = {"bpl": bpl, "fpl": fpl, "tpl": tpl, "pair": tpl * 0.5, "cap": cap}
+    fig = loss_figure(eps, g_bad, EPSILON, temporal=temporal, landmark_loss=composed,
+                      pair_label="places 200 m apart")
     check_common(fig, "lmdk-loss")
     assert fig.layout.xaxis.title.text == "timestamp index"
     assert "privacy" in fig.layout.yaxis.title.text and "ε" in fig.layout.yaxis.title.text
-    for prefix, data in (("budget ε_t", eps), ("landmark guarantee G_t", g),
-                         ("backward loss BPL", bpl),
-                         ("forward loss FPL", fpl), ("temporal loss TPL", tpl),
-                         ("landmark loss under correlation", composed)):
+    for prefix, data in (("budget ε_t", eps), ("landmark guarantee G_t", g_bad),
+                         ("BPL", bpl), ("FPL", fpl), ("TPL", tpl),
+                         ("one event, places 200 m apart", tpl * 0.5),
+                         ("landmark loss: landmarks + t, worst pair", np.minimum(composed, cap))):
         tr = trace(fig, prefix)
-        np.testing.assert_allclose(tr.y, data)
+        np.testing.assert_allclose(tr.y, np.minimum(data, cap) if prefix != "budget ε_t"
+                                   and not prefix.startswith("landmark guarantee") else data)
         assert len(tr.x) == T
-    over = trace(fig, "exceeds ε: landmark loss")
-    expect = [t for t in range(T) if composed[t] > EPSILON + 1e-9]
+    # every correlated curve says it is an upper bound; BPL/FPL start hidden
+    assert all("upper bound" in n for n in names(fig) if n.split(":")[0] in ("BPL", "FPL", "TPL"))
+    assert trace(fig, "BPL").visible == "legendonly" and trace(fig, "TPL").visible is True
+    assert list(trace(fig, "composition bound").y) == [cap, cap]
+    # only the user's guarantee is marked, never a correlated bound
+    over = trace(fig, "exceeds ε: G_t")
+    expect = [t for t in range(T) if g_bad[t] > EPSILON + 1e-9]
     assert expect and list(over.x) == expect
-    np.testing.assert_allclose(over.y, composed[expect])
+    assert [n for n in names(fig) if n.startswith("exceeds")] == [over.name]
     assert list(trace(fig, "target ε").y) == [EPSILON, EPSILON]
+
+
+def test_loss_figure_marks_nothing_when_the_guarantee_holds_however_large_the_bounds():
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    g = brute_guarantee(eps, LANDMARKS)
+    big = np.full(T, 50 * EPSILON)
+    fig = loss_figure(eps, g, EPSILON, temporal={"bpl": big, "fpl": big, "tpl": big},
+                      landmark_loss=big)
+    assert not any(n.startswith("exceeds") for n in names(fig))
 
 
 def test_loss_figure_without_correlation_marks_guarantee_exceedances_only_when_present():
@@ -257,7 +275,7 @@ def test_loss_figure_accepts_an_object_with_bpl_fpl_tpl_attributes():
     eps = allocate("uniform", T, LANDMARKS, EPSILON)
     tl = SimpleNamespace(bpl=eps * 2, fpl=eps * 3, tpl=eps * 4)
     fig = loss_figure(eps, brute_guarantee(eps, LANDMARKS), EPSILON, temporal=tl)
-    np.testing.assert_allclose(trace(fig, "temporal loss TPL").y, eps * 4)
+    np.testing.assert_allclose(trace(fig, "TPL").y, eps * 4)
     with pytest.raises(ParameterError):
         loss_figure(eps, eps, EPSILON, temporal={"bpl": eps, "fpl": eps, "tpl": eps[:-1]})
 
@@ -352,14 +370,14 @@ def test_loss_figure_with_the_correlation_module_golden_chain():
     fig = loss_figure(eps, brute_guarantee(eps, mask), 0.5, temporal=tl, landmark_loss=lt)
     bpl = [0.100000, 0.180784, 0.247148, 0.302365, 0.348768, 0.388074, 0.421584, 0.450304,
            0.475028, 0.496389]
-    np.testing.assert_allclose(trace(fig, "backward loss BPL").y, bpl, atol=1e-6)
-    tpl = np.asarray(trace(fig, "temporal loss TPL").y)
+    np.testing.assert_allclose(trace(fig, "BPL").y, bpl, atol=1e-6)
+    tpl = np.asarray(trace(fig, "TPL").y)
     assert tpl[0] == pytest.approx(0.496389, abs=1e-6)
     assert tpl[4] == pytest.approx(0.636841, abs=1e-6)
-    # composed landmark loss = TPL_0 + TPL_9 (+ TPL_t off the landmarks), by hand
-    composed = tpl[0] + tpl[9] + np.where(mask, 0.0, tpl)
-    np.testing.assert_allclose(trace(fig, "landmark loss under correlation").y, composed)
-    assert list(trace(fig, "exceeds ε: landmark loss").x) == list(range(10))  # all > 0.5
+    # L = {0, 9} spans the whole series: the joint bound is Σ ε_t = 1.0 (Theorem 3), by hand
+    np.testing.assert_allclose(trace(fig, "landmark loss: landmarks + t").y, np.full(10, 1.0))
+    np.testing.assert_allclose(trace(fig, "composition bound").y, [1.0, 1.0])
+    assert not any(n.startswith("exceeds") for n in names(fig))  # G_t = 0.2 or 0.3 ≤ 0.5
 
 
 def test_loss_figure_log_axis_when_losses_dwarf_epsilon():
@@ -371,3 +389,18 @@ def test_loss_figure_log_axis_when_losses_dwarf_epsilon():
     assert fig.layout.yaxis.type == "log" and "log scale" in fig.layout.yaxis.title.text
     assert loss_figure(eps, g, EPSILON, landmark_loss=huge, log_y=False).layout.yaxis.type != "log"
     assert loss_figure(eps, g, EPSILON, log_y=True).layout.yaxis.type == "log"
+
+
+def test_loss_figure_log_axis_starts_near_epsilon_and_hides_a_far_composition_line():
+    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    g = brute_guarantee(eps, LANDMARKS)
+    tiny = np.geomspace(1e-150, 100 * EPSILON, T)  # a bound decaying to ~0 at republished times
+    fig = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
+                                                 "cap": 1e6})
+    assert fig.layout.yaxis.type == "log"
+    lo, hi = fig.layout.yaxis.range
+    assert lo == pytest.approx(np.log10(EPSILON * 1e-3)) and hi >= np.log10(100 * EPSILON)
+    assert not any(n.startswith("composition bound") for n in names(fig))  # 1e6 ≫ the curves
+    near = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
+                                                  "cap": 500 * EPSILON})
+    assert any(n.startswith("composition bound") for n in names(near))

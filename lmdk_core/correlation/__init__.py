@@ -1,16 +1,24 @@
 """Temporal privacy loss under Markov correlation (Cao et al.; algorithms.md §4).
 
 * :mod:`.matrices` — validate, reverse (Bayes), estimate from a trajectory, synthetic presets.
+* :mod:`.neighbours` — the release's neighbour relation as per-pair step losses.
 * :mod:`.increment` — the loss increment L(α), exact, precomputed per matrix (:class:`EnvelopeLoss`).
 * :mod:`.loss` — BPL / FPL / TPL per timestamp for any budget vector, and the landmark view.
 * :mod:`.suprema` — closed-form suprema for a constant budget.
+* :mod:`.model` — where the Markov model comes from (public, unreleased, released, DP).
 * :mod:`.allocation` — budgets that bound TPL by a target α.
 
 All losses and budgets are in nats.
 """
 
-from .allocation import allocate_bounded_tpl
-from .increment import EnvelopeLoss, envelope, loss_increment, loss_increment_fixed_point
+from .allocation import BoundedAllocation, allocate_bounded_tpl, allocate_for_model
+from .increment import (
+    EnvelopeCache,
+    EnvelopeLoss,
+    envelope,
+    loss_increment,
+    loss_increment_fixed_point,
+)
 from .loss import LandmarkTemporalLoss, TemporalLoss, landmark_temporal_loss, temporal_loss
 from .matrices import (
     STRENGTH_PRESETS,
@@ -20,18 +28,41 @@ from .matrices import (
     synthetic_transition_matrix,
     transition_matrix,
 )
+from .model import (
+    MODEL_SOURCES,
+    CorrelationModel,
+    discrete_laplace,
+    dp_grid_model,
+    model_loss,
+    public_grid_model,
+    trajectory_model,
+)
+from .neighbours import StepLosses, any_pair_steps, location_steps, value_steps
 from .suprema import sup_bpl, sup_fpl, sup_loss
 
 __all__ = [
+    "MODEL_SOURCES",
+    "BoundedAllocation",
+    "CorrelationModel",
+    "allocate_for_model",
+    "discrete_laplace",
+    "dp_grid_model",
+    "model_loss",
+    "public_grid_model",
+    "trajectory_model",
     "STRENGTH_PRESETS",
+    "StepLosses",
+    "EnvelopeCache",
     "EnvelopeLoss",
     "LandmarkTemporalLoss",
     "TemporalLoss",
     "TransitionModel",
     "allocate_bounded_tpl",
+    "any_pair_steps",
     "check_transition_matrix",
     "envelope",
     "landmark_temporal_loss",
+    "location_steps",
     "loss_increment",
     "loss_increment_fixed_point",
     "reverse_chain",
@@ -41,4 +72,5 @@ __all__ = [
     "synthetic_transition_matrix",
     "temporal_loss",
     "transition_matrix",
+    "value_steps",
 ]

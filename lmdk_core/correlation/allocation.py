@@ -13,15 +13,17 @@ TPL never exceeds α beyond rounding.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..validation import check_epsilon, check_int
 from .loss import MatrixLike, _resolve
 from .suprema import sup_loss
 
-__all__ = ["allocate_bounded_tpl"]
+__all__ = ["BoundedAllocation", "allocate_bounded_tpl", "allocate_for_model"]
 
 _ITER = 200
 
@@ -47,7 +49,12 @@ def allocate_bounded_tpl(
     *,
     marginal: Any = None,
 ) -> float | np.ndarray:
-    """Budgets bounding TPL by ``alpha`` (nats) under P^B / P^F (matrices or EnvelopeLoss).
+    """Budgets bounding TPL by ``alpha`` (nats) under P^B / P^F (matrices or EnvelopeLoss),
+    assuming each release step is ε_t-DP between *any* two states (Cao et al.).
+
+    Laplace and planar Laplace releases do not satisfy that assumption, and the budgets are
+    released: use :func:`allocate_for_model`, which scales by the release's neighbour relation
+    and takes only a model whose origin is stated. This function is the building block.
 
     ``T=None`` returns the constant ε (a float) valid for any horizon; it is 0.0 when no
     positive constant budget keeps TPL bounded (e.g. perfect correlation, the identity).
@@ -76,3 +83,49 @@ def allocate_bounded_tpl(
     out[0] = a_b
     out[-1] = a_f
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class BoundedAllocation:
+    """Budgets ε_t whose single-event loss bound (worst pair of states, under ``model``'s
+    neighbour relation) is ``alpha`` at every t, and where the model came from.
+
+    ``epsilon_model`` is what the model cost (``"dp"`` source); the release's total budget is
+    Σ-composition of ``eps`` plus that.
+    """
+
+    eps: np.ndarray
+    alpha: float
+    source: str
+    source_text: str
+    description: str
+    epsilon_model: float
+    scale: float
+
+
+def allocate_for_model(alpha: float, model: Any, *, T: int) -> BoundedAllocation:
+    """Cao et al.'s known-horizon allocation under ``model`` (a :class:`CorrelationModel`).
+
+    The recursion runs on the step-loss-scaled budgets ε'_t = ε_t·δ_max, so the bound TPL_t of
+    :func:`temporal_loss` with ``steps=model.steps`` equals ``alpha`` at every t, and the exact
+    loss of any single event under the stated neighbour relation is at most ``alpha``
+    (docs/temporal-loss.md, Theorem 4). Only models whose source is stated can be used: the
+    budgets are released, so they must not depend on unaccounted private data.
+    """
+    from .model import CorrelationModel
+
+    if not isinstance(model, CorrelationModel):
+        raise ParameterError(
+            "model must be a CorrelationModel (public_grid_model, trajectory_model, "
+            "dp_grid_model): the budgets are released, so the model's origin must be stated"
+        )
+    alpha = check_epsilon(alpha, "alpha")
+    scale = model.steps.worst
+    if not scale > 0:
+        raise ParameterError("the neighbour relation has no positive step loss")
+    scaled = allocate_bounded_tpl(alpha, model.env_backward, model.env_forward, T=T)
+    eps = np.asarray(scaled, dtype=np.float64) / scale
+    eps.setflags(write=False)
+    return BoundedAllocation(eps=eps, alpha=alpha, source=model.source,
+                             source_text=model.source_text, description=model.description,
+                             epsilon_model=model.epsilon_model, scale=scale)

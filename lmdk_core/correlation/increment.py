@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -32,7 +33,7 @@ import numpy as np
 from ..errors import ParameterError
 from .matrices import check_transition_matrix
 
-__all__ = ["EnvelopeLoss", "envelope", "loss_increment", "loss_increment_fixed_point"]
+__all__ = ["EnvelopeCache", "EnvelopeLoss", "envelope", "loss_increment", "loss_increment_fixed_point"]
 
 _REL_TOL = 1e-14  # relative slack when testing whether a point lies above the current hull
 _THREADS = max(1, min(4, os.cpu_count() or 1))  # threads for the once-per-matrix hull
@@ -405,7 +406,7 @@ class EnvelopeLoss:
     are equal.
     """
 
-    __slots__ = ("_d", "_q", "_n")
+    __slots__ = ("_d", "_n", "_q")
 
     def __init__(self, P: Any, *, name: str = "P"):
         P = np.ascontiguousarray(check_transition_matrix(P, name))
@@ -450,29 +451,61 @@ class EnvelopeLoss:
         return f"EnvelopeLoss(n_states={self._n}, n_candidates={self.n_candidates})"
 
 
-_CACHE: OrderedDict[tuple, EnvelopeLoss] = OrderedDict()
-_CACHE_SIZE = 16
+class EnvelopeCache:
+    """An explicit, per-caller memo of :class:`EnvelopeLoss` objects, safe to share between threads.
+
+    The library keeps no process-wide cache (a matrix estimated from one person's trajectory
+    must not outlive that person's session): a caller that recomputes losses for the same
+    matrix holds one of these (e.g. one per dashboard session) and passes it as ``cache=``.
+    Keys are a hash of the validated matrix's bytes; at most ``size`` entries are kept (least
+    recently used evicted). Every read and write happens under one lock.
+    """
+
+    def __init__(self, size: int = 4):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ParameterError(f"cache size must be an integer >= 1, got {size!r}")
+        self._size = size
+        self._items: OrderedDict[tuple, EnvelopeLoss] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._items.clear()
+
+    def get(self, M: np.ndarray, name: str = "P") -> EnvelopeLoss:
+        """The envelope of the validated matrix ``M``, built outside the lock on a miss."""
+        key = (M.shape, hashlib.blake2b(M.tobytes(), digest_size=16).digest())
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit
+        env = EnvelopeLoss(M, name=name)  # two threads may both build it: same result, no harm
+        with self._lock:
+            self._items[key] = env
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return env
 
 
-def envelope(P: Any, *, name: str = "P") -> EnvelopeLoss:
-    """The :class:`EnvelopeLoss` of ``P`` (returned as is if already one), memoised by content.
+def envelope(P: Any, *, name: str = "P", cache: EnvelopeCache | None = None) -> EnvelopeLoss:
+    """The :class:`EnvelopeLoss` of ``P`` (returned as is if already one).
 
-    A small LRU cache (16 matrices, keyed by a hash of the validated matrix) makes repeated
-    calls with the same matrix cost one hash instead of a rebuild.
+    Built afresh on every call unless ``cache`` (an :class:`EnvelopeCache` owned by the caller)
+    is given; there is no hidden module-level cache.
     """
     if isinstance(P, EnvelopeLoss):
         return P
     M = check_transition_matrix(P, name)
-    key = (M.shape, hashlib.blake2b(M.tobytes(), digest_size=16).digest())
-    hit = _CACHE.get(key)
-    if hit is not None:
-        _CACHE.move_to_end(key)
-        return hit
-    env = EnvelopeLoss(M, name=name)
-    _CACHE[key] = env
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return env
+    if cache is None:
+        return EnvelopeLoss(M, name=name)
+    return cache.get(M, name)
 
 
 def loss_increment(P: Any, alpha: Any) -> Any:

@@ -1,0 +1,272 @@
+"""Where the Markov model comes from: a choice that is stated and, where needed, paid for.
+
+A model fitted to the true trajectory and then used to choose the budgets ε_t (which are
+released) leaks that trajectory without being accounted for. :class:`CorrelationModel` carries
+its ``source``, and only these constructors exist:
+
+* :func:`public_grid_model` — a synthetic preset on a public grid (no data at all);
+* :func:`trajectory_model` with ``source="unreleased"`` — fitted to a period the caller
+  designates and never releases; or ``source="released"`` — fitted to already released
+  (published, paid-for) points: post-processing, free;
+* :func:`dp_grid_model` — transition counts on a public grid with discrete Laplace noise,
+  ``epsilon_model``-DP for changes of up to ``protected_events`` timestamps; its ε must be
+  added to the release's total (:attr:`CorrelationModel.epsilon_model`).
+
+Each model also carries the release's neighbour relation (:class:`StepLosses`) and its
+precomputed envelopes, so losses and allocations are cheap to recompute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ..geo import degrees_to_metres, metres_to_degrees
+from ..mechanisms import as_rng
+from ..validation import check_epsilon, check_int, check_nonnegative, check_positive
+from .increment import EnvelopeLoss
+from .matrices import (
+    _normalise_rows,
+    check_transition_matrix,
+    synthetic_transition_matrix,
+    transition_matrix,
+)
+from .neighbours import StepLosses, location_steps
+
+__all__ = [
+    "MODEL_SOURCES",
+    "CorrelationModel",
+    "discrete_laplace",
+    "dp_grid_model",
+    "model_loss",
+    "public_grid_model",
+    "trajectory_model",
+]
+
+MODEL_SOURCES: dict[str, str] = {
+    "public": "a public or synthetic preset (uses no data)",
+    "unreleased": "fitted to a period designated by the user that is never released",
+    "released": "estimated from already released points (post-processing, no extra cost)",
+    "dp": "a differentially private estimate of the transition counts (its ε is added)",
+}
+"""Allowed model sources and what each means for the privacy accounting."""
+
+
+@dataclass(frozen=True, eq=False)
+class CorrelationModel:
+    """A Markov model of the states, the release's neighbour relation and where they come from.
+
+    ``epsilon_model`` is the budget spent on the model itself (0 except for ``"dp"``): a release
+    whose budgets are chosen from this model has total budget ε + epsilon_model.
+    """
+
+    P_backward: np.ndarray
+    P_forward: np.ndarray
+    steps: StepLosses
+    source: str
+    description: str
+    epsilon_model: float = 0.0
+    env_backward: EnvelopeLoss | None = None
+    env_forward: EnvelopeLoss | None = None
+
+    @property
+    def n_states(self) -> int:
+        return int(self.P_forward.shape[0])
+
+    @property
+    def source_text(self) -> str:
+        """One sentence for the page: where the model comes from."""
+        return MODEL_SOURCES[self.source]
+
+    @classmethod
+    def from_matrices(
+        cls,
+        P_backward: Any,
+        P_forward: Any,
+        steps: StepLosses,
+        *,
+        source: str,
+        description: str = "",
+        epsilon_model: float = 0.0,
+    ) -> CorrelationModel:
+        """Wrap matrices whose provenance the caller states (``source`` from MODEL_SOURCES)."""
+        if source not in MODEL_SOURCES:
+            raise ParameterError(
+                f"unknown model source {source!r}; use one of {sorted(MODEL_SOURCES)}"
+            )
+        P_b = check_transition_matrix(P_backward, "P_backward")
+        P_f = check_transition_matrix(P_forward, "P_forward")
+        if not isinstance(steps, StepLosses):
+            raise ParameterError("steps must be a StepLosses (see correlation.location_steps)")
+        if not (P_b.shape == P_f.shape and steps.n_states == P_f.shape[0]):
+            raise ParameterError(
+                f"P_backward {P_b.shape}, P_forward {P_f.shape} and steps "
+                f"({steps.n_states} states) disagree"
+            )
+        eps_m = check_nonnegative(epsilon_model, "epsilon_model")
+        if source != "dp" and eps_m:
+            raise ParameterError("only a 'dp' model spends budget (epsilon_model)")
+        for M in (P_b, P_f):
+            M.setflags(write=False)
+        env_b = EnvelopeLoss(P_b, name="P_backward")
+        env_f = env_b if np.array_equal(P_b, P_f) else EnvelopeLoss(P_f, name="P_forward")
+        return cls(P_b, P_f, steps, source, description or MODEL_SOURCES[source], eps_m,
+                   env_b, env_f)
+
+
+def _grid_centres(rows: int, cols: int, cell_m: float, lat0: float, lon0: float) -> np.ndarray:
+    """(lat, lon) of the centres of a rows × cols grid of cells whose south-west corner is at
+    (lat0, lon0)."""
+    iy, ix = np.divmod(np.arange(rows * cols), cols)
+    dlat, dlon = metres_to_degrees(lat0, (ix + 0.5) * cell_m, (iy + 0.5) * cell_m)
+    return np.column_stack([lat0 + dlat, lon0 + dlon])
+
+
+def public_grid_model(
+    strength: str | float = "moderate",
+    *,
+    radius_m: float,
+    cell_m: float = 500.0,
+    rows: int = 6,
+    cols: int = 5,
+) -> CorrelationModel:
+    """Synthetic preset: ``rows × cols`` public cells of ``cell_m`` metres (30 by default, where
+    the strength presets are calibrated), P^B = P^F = :func:`synthetic_transition_matrix`.
+
+    Uses no data; its neighbour relation is that of a location release with radius
+    ``radius_m`` over these cells.
+    """
+    rows = check_int(rows, "rows")
+    cols = check_int(cols, "cols")
+    cell_m = check_positive(cell_m, "cell_m")
+    P = synthetic_transition_matrix(rows * cols, strength)
+    steps = location_steps(_grid_centres(rows, cols, cell_m, 0.0, 0.0), radius_m=radius_m,
+                           cell_m=cell_m)
+    desc = (f"synthetic {strength} correlation on a public {rows}×{cols} grid of "
+            f"{cell_m:g} m cells (P^B = P^F)")
+    return CorrelationModel.from_matrices(P, P, steps, source="public", description=desc)
+
+
+def trajectory_model(
+    traj: pd.DataFrame,
+    *,
+    source: str,
+    radius_m: float,
+    cell_m: float = 500.0,
+    smoothing: float = 0.01,
+    max_states: int | None = 400,
+) -> CorrelationModel:
+    """Model fitted to ``traj`` (see :func:`transition_matrix`), which must be either a period
+    that is never released (``source="unreleased"``) or already released points
+    (``source="released"``). A model of the true, released trajectory is not offered: it would
+    make the budgets depend on unaccounted private data.
+    """
+    if source not in ("unreleased", "released"):
+        raise ParameterError(
+            "source must be 'unreleased' (a period never released) or 'released' (published "
+            f"points); got {source!r}. Use dp_grid_model to estimate from the private data."
+        )
+    tm = transition_matrix(traj, cell_m=cell_m, smoothing=smoothing, max_states=max_states)
+    steps = location_steps(tm.centres, radius_m=radius_m, cell_m=tm.cell_m)
+    what = "released points" if source == "released" else "an unreleased period"
+    desc = (f"Markov chain on {tm.n_states} cells of {tm.cell_m:g} m estimated from {len(traj):,} "
+            f"{what}")
+    return CorrelationModel.from_matrices(tm.P_backward, tm.P_forward, steps, source=source,
+                                          description=desc)
+
+
+def discrete_laplace(shape: tuple[int, ...], epsilon: float, sensitivity: float,
+                     rng: Any = None) -> np.ndarray:
+    """Integer noise with Pr[k] ∝ exp(−ε|k|/Δ) (difference of two geometric variables).
+
+    Added to integer counts it is ε-DP for L1 sensitivity Δ, with no floating-point output.
+    ``rng=None`` draws fresh OS randomness.
+    """
+    g = as_rng(rng)
+    p = -np.expm1(-epsilon / sensitivity)  # 1 − e^{−ε/Δ}
+    return (g.geometric(p, size=shape) - g.geometric(p, size=shape)).astype(np.int64)
+
+
+def dp_grid_model(
+    traj: pd.DataFrame,
+    *,
+    epsilon_model: float,
+    protected_events: int,
+    centre: tuple[float, float],
+    extent_m: float,
+    cell_m: float,
+    radius_m: float,
+    smoothing: float = 1.0,
+    rng: Any = None,
+) -> CorrelationModel:
+    """ε_model-DP Markov model of ``traj`` on a public square grid.
+
+    The grid (side ``extent_m`` centred at the public point ``centre`` = (lat, lon), cells of
+    ``cell_m`` metres, at most 20 × 20) must not be derived from the data; points outside are
+    clamped to the border cells. Transition counts get discrete Laplace noise for L1
+    sensitivity 4·``protected_events`` (changing one point changes at most two transitions,
+    each by moving one count), then are clamped at 0, smoothed by ``smoothing`` per entry and
+    normalised; P^B follows by Bayes from the noisy counts (post-processing). Sequential
+    composition: a release using this model has total budget ε + ``epsilon_model``.
+    ``rng`` only for simulations and tests; None uses fresh OS randomness.
+    """
+    if not isinstance(traj, pd.DataFrame) or not {"lat", "lon"} <= set(traj.columns):
+        raise ParameterError("traj must be a DataFrame with 'lat' and 'lon' columns")
+    eps_m = check_epsilon(epsilon_model, "epsilon_model")
+    k_events = check_int(protected_events, "protected_events")
+    extent = check_positive(extent_m, "extent_m")
+    cell = check_positive(cell_m, "cell_m")
+    smoothing = check_positive(smoothing, "smoothing")
+    side = int(np.ceil(extent / cell - 1e-9))
+    if side > 20:
+        raise ParameterError(
+            f"the grid has {side}×{side} cells; at most 20×20 (raise cell_m or lower extent_m)"
+        )
+    try:
+        clat, clon = (float(centre[0]), float(centre[1]))
+    except (TypeError, ValueError, IndexError):
+        raise ParameterError("centre must be a (lat, lon) pair of numbers") from None
+    if not (np.isfinite(clat) and np.isfinite(clon) and -90 <= clat <= 90):
+        raise ParameterError(f"centre ({clat}, {clon}) is not a valid (lat, lon)")
+    half = side * cell / 2.0
+    dlat, dlon = metres_to_degrees(clat, -half, -half)
+    lat0, lon0 = clat + float(dlat), clon + float(dlon)
+    lat = traj["lat"].to_numpy(dtype=np.float64)
+    lon = traj["lon"].to_numpy(dtype=np.float64)
+    if lat.size < 2 or not (np.all(np.isfinite(lat)) and np.all(np.isfinite(lon))):
+        raise ParameterError("traj needs at least 2 finite points")
+    east, north = degrees_to_metres(lat0, lon0, lat, lon)
+    ix = np.clip(np.floor(east / cell), 0, side - 1).astype(np.int64)
+    iy = np.clip(np.floor(north / cell), 0, side - 1).astype(np.int64)
+    states = iy * side + ix
+    n = side * side
+    counts = np.zeros((n, n), dtype=np.int64)
+    np.add.at(counts, (states[:-1], states[1:]), 1)
+    noisy = counts + discrete_laplace((n, n), eps_m, 4.0 * k_events, rng)
+    W = np.maximum(noisy, 0).astype(np.float64) + smoothing
+    P_f = _normalise_rows(W)
+    pi = W.sum(axis=1) / W.sum()  # noisy occupancy (post-processing)
+    P_b = _normalise_rows((pi[:, None] * P_f).T)
+    steps = location_steps(_grid_centres(side, side, cell, lat0, lon0), radius_m=radius_m,
+                           cell_m=cell)
+    desc = (f"DP estimate (ε_model = {eps_m:g}, up to {k_events} changed points) of the "
+            f"transitions on a public {side}×{side} grid of {cell:g} m cells")
+    return CorrelationModel.from_matrices(P_b, P_f, steps, source="dp", description=desc,
+                                          epsilon_model=eps_m)
+
+
+def model_loss(
+    eps: Any, landmarks: Any, model: CorrelationModel, *, separation: float | None = None
+):
+    """:func:`landmark_temporal_loss` of budgets ``eps`` under ``model`` (its neighbour relation
+    and precomputed envelopes); ``separation`` adds the bounds for a pair that far apart."""
+    from .loss import landmark_temporal_loss
+
+    if not isinstance(model, CorrelationModel):
+        raise ParameterError("model must be a CorrelationModel")
+    return landmark_temporal_loss(eps, landmarks, model.env_backward, model.env_forward,
+                                  steps=model.steps, separation=separation)

@@ -1,0 +1,109 @@
+"""The neighbour relation of a release, as per-pair step losses between the model's states.
+
+A release step with budget ε_t is assumed to satisfy, for every output o and states a ≠ b,
+
+    K_t(o | a) ≤ exp(ε_t · δ(a, b)) · K_t(o | b)
+
+(docs/temporal-loss.md §1). ``δ`` is the loss per unit of ε between two states:
+
+* ``"any"`` — δ = 1 for every pair (Cao et al.'s assumption: each step ε_t-DP between any two
+  states; true for randomized response over the states, not for Laplace or planar Laplace);
+* ``"values"`` — Laplace with sensitivity Δ on numeric states: δ(a, b) = |v_a − v_b| / Δ;
+* ``"locations"`` — planar Laplace / geo-indistinguishability with radius r on grid cells whose
+  true point may lie anywhere in its cell: δ(a, b) = (d(c_a, c_b) + D_cell) / r for a ≠ b,
+  with d the great-circle distance of the cell centres and D_cell the cell diagonal
+  (two points in cells a and b are at most d(c_a, c_b) + D_cell apart).
+
+δ(a, a) = 0 and δ obeys the triangle inequality in all three cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..geo import haversine_m
+from ..validation import as_finite_array, check_nonnegative, check_positive
+
+__all__ = ["StepLosses", "any_pair_steps", "location_steps", "value_steps"]
+
+
+@dataclass(frozen=True, eq=False)
+class StepLosses:
+    """Per-unit-ε step losses δ(a, b) between the n states of a model (read-only (n, n) array).
+
+    ``kind`` is ``"any"``, ``"values"`` or ``"locations"``; ``relation`` says in one sentence
+    which neighbours the release protects and how much.
+    """
+
+    delta: np.ndarray
+    kind: str
+    relation: str
+    unit_distance: float = 1.0  # r in metres (locations) or Δ (values): distance per unit of δ
+    offset: float = 0.0  # added to a separation before scaling (the cell diagonal, locations)
+
+    @property
+    def n_states(self) -> int:
+        return int(self.delta.shape[0])
+
+    @property
+    def worst(self) -> float:
+        """max_{a,b} δ(a, b): the factor turning ε_t into a step loss valid for every pair."""
+        return float(self.delta.max()) if self.delta.size else 0.0
+
+    def pair_scale(self, separation: float) -> float:
+        """δ for two hypotheses ``separation`` apart (metres or value units), ≤ :attr:`worst`.
+
+        Locations: (separation + D_cell) / r; values: separation / Δ. Any two states of the
+        model have δ ≤ worst, so the result is capped there.
+        """
+        sep = check_nonnegative(separation, "separation")
+        if self.kind == "any":
+            return self.worst
+        return float(min((sep + self.offset) / self.unit_distance, self.worst))
+
+
+def _frozen(delta: np.ndarray) -> np.ndarray:
+    delta = np.ascontiguousarray(delta, dtype=np.float64)
+    np.fill_diagonal(delta, 0.0)
+    delta.setflags(write=False)
+    return delta
+
+
+def any_pair_steps(n: int) -> StepLosses:
+    """δ = 1 between any two of ``n`` states (each step ε_t-DP between any two states)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParameterError(f"n must be an integer >= 1, got {n!r}")
+    return StepLosses(_frozen(1.0 - np.eye(int(n))), "any",
+                      "each release step is ε_t-DP between any two states")
+
+
+def value_steps(values: Any, *, sensitivity: float) -> StepLosses:
+    """δ(a, b) = |v_a − v_b| / Δ for a Laplace release of numeric states ``values`` (Δ > 0)."""
+    v = as_finite_array(values, "values")
+    sens = check_positive(sensitivity, "sensitivity")
+    if v.size == 0:
+        raise ParameterError("values must not be empty")
+    rel = f"values Δ = {sens:g} apart are ε_t-indistinguishable (loss ε_t·|a − b|/Δ)"
+    return StepLosses(_frozen(np.abs(v[:, None] - v[None, :]) / sens), "values", rel, sens)
+
+
+def location_steps(centres: Any, *, radius_m: float, cell_m: float) -> StepLosses:
+    """δ(a, b) = (d(c_a, c_b) + √2·cell_m) / r for grid cells with centres (lat, lon) degrees.
+
+    ``radius_m`` is the geo-indistinguishability radius r (metres) of the release: points r
+    apart are ε_t-indistinguishable; ``cell_m`` the side of the model's square cells (metres).
+    """
+    c = as_finite_array(centres, "centres", ndim=2)
+    if c.shape[1] != 2 or c.shape[0] == 0:
+        raise ParameterError(f"centres must be an (n, 2) array of (lat, lon), got {c.shape}")
+    r = check_positive(radius_m, "radius_m")
+    side = check_nonnegative(cell_m, "cell_m")
+    diag = float(np.sqrt(2.0) * side)
+    d = haversine_m(c[:, None, 0], c[:, None, 1], c[None, :, 0], c[None, :, 1])
+    rel = (f"points r = {r:g} m apart are ε_t-indistinguishable; two cells a, b lose at most "
+           f"ε_t·(d(a, b) + {diag:.0f} m)/r (cell diagonal {diag:.0f} m)")
+    return StepLosses(_frozen((d + diag) / r), "locations", rel, r, diag)

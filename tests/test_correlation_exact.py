@@ -1,0 +1,147 @@
+"""Every loss the library reports as a bound is ≥ the exact loss and ≤ the composition bound.
+
+Exact losses come from tests/correlation_exact.py (independent enumeration over outputs and
+hypotheses, no lmdk_core code), for three neighbour relations: any two states (Cao et al.),
+Laplace on values (the real mechanism, and the worst kernel with steps ε_t·|a−b|/Δ) and grid
+cells of a location release (the worst kernel with steps ε_t·(d + cell diagonal)/r).
+Deliberately wrong formulas (Σ TPL over L ∪ {t}; the recursion fed ε_t instead of the step
+losses) are shown to fail on the issue's counterexamples, so these checks can fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from correlation_exact import all_pairs, case_exact
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmdk_core.correlation import (
+    landmark_temporal_loss,
+    location_steps,
+    temporal_loss,
+    value_steps,
+)
+
+TOL = 1e-9
+CEX_P = np.array([[1 - 1e-6, 1e-6], [0.7, 0.3]])
+CEX_EPS = np.array([0.3, 0.0, 2.0, 0.05])
+
+
+def test_issue_counterexample_landmark_bound():
+    exact = case_exact(CEX_EPS, [0, 3], CEX_P, CEX_P, all_pairs(1.0, 2))
+    assert exact == pytest.approx(2.350, abs=5e-4)
+    lm = landmark_temporal_loss(CEX_EPS, [0], CEX_P, CEX_P)
+    assert lm.composed[3] >= exact - TOL  # sound (here tight: 2.35)
+    assert lm.composed[3] <= CEX_EPS.sum() + TOL
+    # the former formula Σ_{i ∈ L ∪ {t}} TPL_i reported 1.905 < 2.350: not a bound
+    tpl = temporal_loss(CEX_EPS, CEX_P, CEX_P).tpl
+    assert tpl[0] + tpl[3] == pytest.approx(1.905, abs=5e-4)
+    assert tpl[0] + tpl[3] < exact - 0.4
+
+
+def test_values_need_their_step_losses():
+    # values {0, 1, 50}, Laplace with Δ = 1: 0 vs 50 at t loses far more than ε_t
+    v = np.array([0.0, 1.0, 50.0])
+    P = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]])
+    eps = np.array([0.1, 0.1])
+    steps = value_steps(v, sensitivity=1.0)
+    exact = case_exact(eps, [0], P, P, steps.delta, laplace_values=v)
+    cao = temporal_loss(eps, P, P).tpl[0]  # assumes ε_t-DP between any two states
+    assert cao < 0.21 and exact > 5.0  # the unscaled recursion is far too low
+    sound = temporal_loss(eps, P, P, steps=steps)
+    assert sound.tpl[0] >= exact - TOL and sound.tpl[0] <= sound.cap + TOL
+    # the pair the user cares about, 0 vs 1: exact only over hypotheses 1 apart
+    near = np.abs(v[:, None] - v[None, :]) <= 1.0
+    exact_pair = case_exact(eps, [0], P, P, steps.delta, laplace_values=v, allowed=near)
+    pair = temporal_loss(eps, P, P, steps=steps, separation=1.0).pair[0]
+    assert exact_pair - TOL <= pair < sound.tpl[0]
+
+
+# ---- random cases -------------------------------------------------------------------------
+@st.composite
+def chains(draw, max_n=3):
+    n = draw(st.integers(2, max_n))
+    T = draw(st.integers(1, 6 if n <= 3 else 4))
+    sparse = draw(st.booleans())
+    rows = []
+    for _ in range(2 * n):
+        w = np.array(draw(st.lists(st.sampled_from([0.0, 1e-6, 0.05, 0.3, 1.0, 3.0]),
+                                   min_size=n, max_size=n)))
+        if sparse and draw(st.booleans()):
+            w[draw(st.integers(0, n - 1))] = 0.0
+        if w.sum() == 0:
+            w[draw(st.integers(0, n - 1))] = 1.0
+        rows.append(w / w.sum())
+    P_f = np.array(rows[:n])
+    P_b = np.array(rows[n:]) if draw(st.booleans()) else P_f
+    eps = np.array(draw(st.lists(st.sampled_from([0.0, 0.05, 0.2, 0.5, 1.5]),
+                                 min_size=T, max_size=T)))
+    L = sorted(draw(st.sets(st.integers(0, T - 1), max_size=min(T, 3))))
+    t = draw(st.integers(0, T - 1))
+    return P_b, P_f, eps, L, t
+
+
+def _check(P_b, P_f, eps, L, t, steps, exact_fn, sep=None, allowed=None):
+    lm = landmark_temporal_loss(eps, L, P_b, P_f, steps=steps, separation=sep)
+    S = sorted(set(L) | {t})
+    exact = exact_fn(S, None)
+    assert lm.composed[t] >= exact - TOL * (1 + exact), (lm.composed[t], exact)
+    assert lm.composed[t] <= lm.cap + TOL
+    single = exact_fn([t], None)
+    assert lm.loss.tpl[t] >= single - TOL * (1 + single)
+    assert lm.loss.bpl[t] <= lm.loss.cap + TOL and lm.loss.fpl[t] <= lm.loss.cap + TOL
+    if sep is not None:
+        ex_pair = exact_fn(S, allowed)
+        assert lm.composed_pair[t] >= ex_pair - TOL * (1 + ex_pair)
+        assert lm.composed_pair[t] <= lm.cap_pair[t] + TOL
+        assert lm.loss.pair[t] >= exact_fn([t], allowed) - TOL
+    return lm.composed[t], exact
+
+
+@pytest.mark.slow
+@settings(max_examples=60)
+@given(chains(max_n=4))
+def test_any_pair_relation(case):
+    P_b, P_f, eps, L, t = case
+    n = P_f.shape[0]
+    delta = all_pairs(1.0, n)
+    _check(P_b, P_f, eps, L, t, None,
+           lambda S, allowed: case_exact(eps, S, P_b, P_f, delta, allowed=allowed))
+
+
+@settings(max_examples=40)
+@given(chains(max_n=3), st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 4.0]), min_size=3,
+                                 max_size=3, unique=True), st.sampled_from([0.5, 1.0, 2.0]))
+def test_laplace_values(case, values, sep):
+    P_b, P_f, eps, L, t = case
+    n = P_f.shape[0]
+    v = np.array(values[:n])
+    steps = value_steps(v, sensitivity=1.0)
+    near = np.abs(v[:, None] - v[None, :]) <= sep
+    for kind in ("laplace", "worst kernel"):
+        lv = v if kind == "laplace" else None
+        _check(P_b, P_f, eps, L, t, steps,
+               lambda S, allowed, lv=lv: case_exact(eps, S, P_b, P_f, steps.delta,
+                                                    laplace_values=lv, allowed=allowed),
+               sep=sep, allowed=near)
+
+
+@pytest.mark.slow
+@settings(max_examples=30)
+@given(chains(max_n=4), st.integers(0, 2**31 - 1), st.sampled_from([100.0, 200.0, 500.0]),
+       st.sampled_from([0.0, 100.0, 300.0]))
+def test_location_cells(case, seed, radius_m, cell_m):
+    P_b, P_f, eps, L, t = case
+    n = P_f.shape[0]
+    rng = np.random.default_rng(seed)
+    centres = np.column_stack([39.9 + rng.random(n) * 0.01, 116.3 + rng.random(n) * 0.01])
+    steps = location_steps(centres, radius_m=radius_m, cell_m=cell_m)
+    from lmdk_core.geo import haversine_m
+
+    d = haversine_m(centres[:, None, 0], centres[:, None, 1], centres[None, :, 0],
+                    centres[None, :, 1])
+    sep = radius_m
+    _check(P_b, P_f, eps * 0.1, L, t, steps,
+           lambda S, allowed: case_exact(eps * 0.1, S, P_b, P_f, steps.delta, allowed=allowed),
+           sep=sep, allowed=d <= sep)
