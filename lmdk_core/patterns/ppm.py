@@ -158,30 +158,33 @@ def _rr_release(stream: EventStream, type_eps: Mapping[str, float], regions: Any
     new_types: list[np.ndarray] = []
     injected_parts: list[np.ndarray] = []
     for c, k in zip(codes, thresholds, strict=True):
-        flips = flip_mask(np.full(n, k, dtype=np.int64), gen)
+        flips = flip_mask(k, gen, size=n)
         sel = np.flatnonzero(stream.etype == c)
-        true_bits = np.zeros(n, bool)
-        true_bits[stream.tick[sel]] = True
-        suppressed[sel] = flips[stream.tick[sel]]
-        out = np.flatnonzero(true_bits ^ flips)
+        true_ticks = stream.tick[sel]
+        suppressed[sel] = flips[true_ticks]
+        flips[true_ticks] ^= True  # now: the released bit of type c at every tick
+        out = np.flatnonzero(flips)
         new_ticks.append(out)
         new_types.append(np.full(out.size, c, np.int32))
-        injected_parts.append(~true_bits[out])
+        flips[true_ticks] = False  # now: released and not real, i.e. injected
+        injected_parts.append(flips[out])
     keep = ~protected
+    n_keep = int(keep.sum())
     tick = np.concatenate([stream.tick[keep], *new_ticks])
     etype = np.concatenate([stream.etype[keep], *new_types])
-    injected = np.concatenate([np.zeros(int(keep.sum()), bool), *injected_parts])
-    lat = np.concatenate([stream.lat[keep], np.full(tick.size - int(keep.sum()), np.nan)])
-    lon = lat.copy()
-    lon[: int(keep.sum())] = stream.lon[keep]
+    injected = np.concatenate([np.zeros(n_keep, bool), *injected_parts])
+    lat = np.full(tick.size, np.nan)
+    lon = np.full(tick.size, np.nan)
+    lat[:n_keep], lon[:n_keep] = stream.lat[keep], stream.lon[keep]
     region_of = _region_of_types(stream, regions)
-    fresh = np.arange(int(keep.sum()), tick.size)
+    fresh = np.arange(n_keep, tick.size)
     if region_of is not None and fresh.size:
         reg = region_of[etype[fresh]]
         ok = reg >= 0
         la, lo = regions.sample(reg[ok], gen)
         lat[fresh[ok]], lon[fresh[ok]] = la, lo
-    order = np.lexsort((etype, tick))
+    # the parts are each sorted by tick: a stable sort of the (tick, type) key merges the runs
+    order = np.argsort(tick * len(stream.types) + etype, kind="stable")
     out_stream = EventStream(stream.tick_uid, stream.tick_time, tick[order].astype(np.int64),
                              etype[order].astype(np.int32), lat[order], lon[order],
                              stream.types, stream.users)

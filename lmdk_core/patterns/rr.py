@@ -65,16 +65,22 @@ def flip_probability(eps: Any) -> np.ndarray | float:
     return float(q) if np.ndim(q) == 0 else q
 
 
-def flip_mask(thresholds: np.ndarray, rng: Any = None) -> np.ndarray:
-    """One independent flip decision per threshold: ``U < k`` with U uniform on [0, 2^53).
+def flip_mask(thresholds: Any, rng: Any = None, *, size: int | None = None) -> np.ndarray:
+    """Independent flip decisions ``U < k``, U uniform on [0, 2^53): one per threshold, or
+    ``size`` of them for one scalar threshold.
 
     ``rng``: None (fresh OS entropy — real releases), or a seed / Generator (simulations, tests).
-    Draws exactly ``thresholds.size`` raw 64-bit words, whatever the data.
+    Draws exactly one raw 64-bit word per decision, whatever the data.
     """
     k = np.asarray(thresholds, dtype=np.int64)
+    if k.size and (k.min() < 0 or k.max() > _SCALE):
+        raise ParameterError("flip thresholds must lie in [0, 2^53]")
+    shape = k.shape if size is None else (int(size),)
+    if size is not None and k.ndim != 0:
+        raise ParameterError("give size only with one scalar threshold")
     gen = as_rng(rng)
-    u = gen.bit_generator.random_raw(k.size) >> np.uint64(11)
-    return (u.astype(np.int64) < k.ravel()).reshape(k.shape)
+    u = gen.bit_generator.random_raw(int(np.prod(shape))) >> np.uint64(11)
+    return (u < k.astype(np.uint64).ravel()).reshape(shape)
 
 
 def realised_epsilon(eps: float) -> float:
