@@ -53,7 +53,8 @@ def page_recompute() -> float:
     t0 = time.perf_counter()
     s = region_events(traj, places, kinds=("enter", "leave")).coarsen(300)
     pats = [Pattern(("leave:Home", "enter:Clinic"), 7200, private=True),
-            Pattern(("leave:Home", "enter:Work"), 7200), Pattern(("leave:Work", "enter:Home"), 7200)]
+            Pattern(("leave:Home", "enter:Work"), 7200),
+            Pattern(("leave:Work", "enter:Home"), 7200)]
     pub = [p for p in pats if not p.private]
     truth = match_all(s, pub)
     types = sorted({t for p in pats for t in p.types})
@@ -86,8 +87,6 @@ def main() -> None:
     print(f"  extraction           {t_ext:7.2f} s  {n_pts / t_ext / 1e6:6.2f} M points/s "
           f"-> {len(stream):,} events  (ratio vs argsort of the points: {t_ext / t_sort:.1f})")
 
-    t_pat, _ = best_of(lambda: choose_patterns(stream.time_slice(
-        stop=stream.tick_time.min() + 86400 * 10**9), 4), 1)
     pats = choose_patterns(stream, 4)
     t_match, matches = best_of(lambda: match_all(stream, pats), args.repeat)
     n_ev = len(stream)
@@ -99,7 +98,7 @@ def main() -> None:
 
     types = sorted({t for p in pats for t in p.types})
     n_prot = pats[0].m
-    t_ppm, rel = best_of(lambda: uniform_ppm(stream, pats, epsilon=1.0, rng=1), args.repeat)
+    t_ppm, _ = best_of(lambda: uniform_ppm(stream, pats, epsilon=1.0, rng=1), args.repeat)
     t_raw, _ = best_of(lambda: np.random.default_rng(1).bit_generator.random_raw(
         stream.n_ticks * n_prot), args.repeat)
     print(f"  Uniform PPM          {t_ppm:7.2f} s  {n_ev / t_ppm / 1e6:6.2f} M events/s, "
