@@ -46,7 +46,17 @@ from .regions import GridRegions
 from .stream import NS_PER_S, EventStream
 from .taxi import hotspot_regions, taxi_trajectories
 
-__all__ = ["MECHANISMS", "Setup", "choose_patterns", "evaluate", "main", "prepare", "summarise"]
+__all__ = [
+    "MECHANISMS",
+    "Setup",
+    "choose_patterns",
+    "compare",
+    "evaluate",
+    "main",
+    "mechanism_runners",
+    "prepare",
+    "summarise",
+]
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
 ALPHAS = (0.25, 0.5, 0.75)
@@ -134,27 +144,73 @@ def choose_patterns(history: EventStream, m: int) -> list[Pattern]:
     return [private, *public]
 
 
-def _mechanisms(setup: Setup, patterns: list[Pattern], eps: float, allocation: dict,
-                types: list[str]) -> dict[str, Callable[[int], EventStream]]:
-    s, reg = setup.stream, None  # locations are not scored: skip drawing them
-    return {
-        "uniform": lambda r: uniform_ppm(s, patterns, epsilon=eps, regions=reg, rng=r).stream,
-        "uniform-event": lambda r: uniform_ppm(s, patterns, epsilon=eps, neighbour="event",
-                                               regions=reg, rng=r).stream,
-        "adaptive": lambda r: release_with_allocation(s, patterns, allocation, epsilon=eps,
-                                                      rng=r, mechanism="adaptive").stream,
-        "event-rr": lambda r: event_rr(s, patterns, epsilon=eps, types=types, rng=r).stream,
-        "bd": lambda r: bl.wevent(s, patterns, epsilon=eps, scheme="bd", types=types,
-                                  rng=r).stream,
-        "ba": lambda r: bl.wevent(s, patterns, epsilon=eps, scheme="ba", types=types,
-                                  rng=r).stream,
-        "lm-uniform": lambda r: bl.landmark(s, patterns, epsilon=eps, scheme="uniform",
-                                            types=types, rng=r).stream,
-        "lm-skip": lambda r: bl.landmark(s, patterns, epsilon=eps, scheme="skip", types=types,
-                                         rng=r).stream,
-        "lm-adaptive": lambda r: bl.landmark(s, patterns, epsilon=eps, scheme="adaptive",
-                                             types=types, rng=r).stream,
+def mechanism_runners(stream: EventStream, patterns: Sequence[Pattern], epsilon: float, *,
+                      allocation: dict | None = None, types: Sequence[str] | None = None,
+                      regions: object = None) -> dict[str, Callable[[object], EventStream]]:
+    """One function ``rng -> released stream`` per mechanism key of :data:`MECHANISMS`.
+
+    ``allocation``: the Adaptive PPM's per-position budgets (from a disjoint history; without it
+    "adaptive" is left out); ``types``: the types the stream-wide baselines perturb (default:
+    the patterns' types — other types change no match).
+    """
+    s, eps, pats = stream, epsilon, list(patterns)
+    ty = sorted({t for p in pats for t in p.types}) if types is None else list(types)
+    run: dict[str, Callable[[object], EventStream]] = {
+        "uniform": lambda r: uniform_ppm(s, pats, epsilon=eps, regions=regions, rng=r).stream,
+        "uniform-event": lambda r: uniform_ppm(s, pats, epsilon=eps, neighbour="event",
+                                               regions=regions, rng=r).stream,
+        "event-rr": lambda r: event_rr(s, pats, epsilon=eps, types=ty, regions=regions,
+                                       rng=r).stream,
     }
+    if allocation is not None:
+        run["adaptive"] = lambda r: release_with_allocation(
+            s, pats, allocation, epsilon=eps, regions=regions, rng=r,
+            mechanism="adaptive").stream
+    for scheme in bl.WEVENT_SCHEMES:
+        run[scheme] = (lambda sc: lambda r: bl.wevent(s, pats, epsilon=eps, scheme=sc, types=ty,
+                                                      regions=regions, rng=r).stream)(scheme)
+    for scheme in bl.LANDMARK_SCHEMES:
+        run[f"lm-{scheme}"] = (lambda sc: lambda r: bl.landmark(
+            s, pats, epsilon=eps, scheme=sc, types=ty, regions=regions, rng=r).stream)(scheme)
+    return {k: run[k] for k in MECHANISMS if k in run}
+
+
+def compare(stream: EventStream, patterns: Sequence[Pattern], *, epsilons: Sequence[float],
+            mechanisms: Sequence[str] = MECHANISMS, history: EventStream | None = None,
+            seeds: int = 10, baseline_seeds: int | None = None, adaptive_alpha: float = 0.5,
+            seed_base: Sequence[int] = (), types: Sequence[str] | None = None,
+            progress: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """TP/FP/FN of the public patterns, one row per (ε, mechanism, seed).
+
+    Simulation seeds ``[seed, *seed_base, round(1000 ε)]``. "adaptive" needs ``history`` (a
+    period disjoint from ``stream``); it is skipped without one.
+    """
+    public = [p for p in patterns if not p.private]
+    truth = match_all(stream, public)
+    b_seeds = seeds if baseline_seeds is None else min(seeds, baseline_seeds)
+    rows = []
+    for eps in epsilons:
+        alloc = None
+        if history is not None and "adaptive" in mechanisms:
+            alloc = adaptive_allocation(history, patterns, epsilon=eps, alpha=adaptive_alpha)
+        runners = mechanism_runners(stream, patterns, eps, allocation=alloc, types=types)
+        for name in mechanisms:
+            if name not in runners:
+                continue
+            n_seeds = b_seeds if name in PER_USER else seeds
+            t0 = time.perf_counter()
+            for seed in range(n_seeds):
+                rng = np.random.default_rng([seed, *seed_base, round(eps * 1000)])
+                answers = match_all(runners[name](rng), public)
+                tp = fp = fn = 0
+                for t, a in zip(truth, answers, strict=True):
+                    x, y, z = confusion(t, a)
+                    tp, fp, fn = tp + x, fp + y, fn + z
+                rows.append((eps, name, seed, tp, fp, fn))
+            if progress:
+                progress(f"eps={eps:g} {name}: {n_seeds} seeds "
+                         f"in {time.perf_counter() - t0:.1f} s")
+    return pd.DataFrame(rows, columns=["epsilon", "mechanism", "seed", "tp", "fp", "fn"])
 
 
 def evaluate(setup: Setup, *, lengths: Sequence[int] = LENGTHS,
@@ -162,44 +218,30 @@ def evaluate(setup: Setup, *, lengths: Sequence[int] = LENGTHS,
              mechanisms: Sequence[str] = MECHANISMS, adaptive_alpha: float = 0.5,
              progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Long table: one row per (m, ε, mechanism, seed) with TP, FP, FN."""
-    rows = []
+    parts = []
     for m in lengths:
         patterns = choose_patterns(setup.history, m)
-        public = [p for p in patterns if not p.private]
-        truth = match_all(setup.stream, public)
-        types = sorted({t for p in patterns for t in p.types})
-        for eps in epsilons:
-            alloc = adaptive_allocation(setup.history, patterns, epsilon=eps,
-                                        alpha=adaptive_alpha)
-            mechs = _mechanisms(setup, patterns, eps, alloc, types)
-            for name in mechanisms:
-                n_seeds = min(seeds, baseline_seeds) if name in PER_USER else seeds
-                t0 = time.perf_counter()
-                for seed in range(n_seeds):
-                    released = mechs[name](np.random.default_rng([seed, m, int(eps * 1000)]))
-                    answers = match_all(released, public)
-                    tp = fp = fn = 0
-                    for t, a in zip(truth, answers, strict=True):
-                        x, y, z = confusion(t, a)
-                        tp, fp, fn = tp + x, fp + y, fn + z
-                    rows.append((m, eps, name, seed, tp, fp, fn))
-                if progress:
-                    progress(f"m={m} eps={eps:g} {name}: {n_seeds} seeds "
-                             f"in {time.perf_counter() - t0:.1f} s")
-    return pd.DataFrame(rows, columns=["m", "epsilon", "mechanism", "seed", "tp", "fp", "fn"])
+        say = None if progress is None else (lambda s, m=m: progress(f"m={m} {s}"))
+        runs = compare(setup.stream, patterns, epsilons=epsilons, mechanisms=mechanisms,
+                       history=setup.history, seeds=seeds, baseline_seeds=baseline_seeds,
+                       adaptive_alpha=adaptive_alpha, seed_base=(m,), progress=say)
+        parts.append(runs.assign(m=m))
+    out = pd.concat(parts, ignore_index=True)
+    return out[["m", "epsilon", "mechanism", "seed", "tp", "fp", "fn"]]
 
 
 def summarise(runs: pd.DataFrame, alphas: Sequence[float] = ALPHAS) -> pd.DataFrame:
-    """Mean and std over seeds of Prec, Rec, Q and MRE per (α, m, ε, mechanism)."""
+    """Mean and std over seeds of Prec, Rec, Q and MRE per (α, [m,] ε, mechanism)."""
     out = []
     tp, fp, fn = runs["tp"].to_numpy(), runs["fp"].to_numpy(), runs["fn"].to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
         prec = np.where(tp + fp > 0, tp / (tp + fp), np.where(fn == 0, 1.0, 0.0))
         rec = np.where(tp + fn > 0, tp / (tp + fn), np.where(fp == 0, 1.0, 0.0))
+    keys = ["alpha", *(["m"] if "m" in runs.columns else []), "epsilon", "mechanism"]
     for a in alphas:
         q = a * prec + (1 - a) * rec
         df = runs.assign(alpha=a, prec=prec, rec=rec, q=q, mre=1.0 - q)
-        g = df.groupby(["alpha", "m", "epsilon", "mechanism"], sort=False)
+        g = df.groupby(keys, sort=False)
         agg = g.agg(prec=("prec", "mean"), rec=("rec", "mean"), q=("q", "mean"),
                     q_std=("q", "std"), mre=("mre", "mean"), seeds=("seed", "size"))
         out.append(agg.reset_index())
