@@ -29,6 +29,16 @@ def test_realised_ratio_never_exceeds_e_eps_exactly(eps):
     assert realised_epsilon(eps) <= eps
 
 
+@settings(max_examples=50)
+@given(st.floats(1e-300, 1e-6))
+def test_tiny_budgets_stay_private_in_both_directions(eps):
+    """k ≤ 2^52, so q' ≤ 1/2 and neither ratio (1 − q')/q' nor q'/(1 − q') exceeds e^ε."""
+    k = int(flip_threshold(eps))
+    assert k <= 2**52
+    lo, hi = sorted((Decimal(k), Decimal(2**53) - k))
+    assert hi / lo <= Decimal(eps).exp()
+
+
 @pytest.mark.parametrize("eps", [0.05, 0.5, 2.0, 6.0])
 def test_flip_rate_within_binomial_bounds(eps):
     n = 200_000

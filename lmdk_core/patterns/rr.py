@@ -8,8 +8,8 @@ for moderate ε the rounding of the comparison already moves the flip probabilit
 Here the flip decision is exact integer arithmetic: a bit is flipped iff U < k, where U is
 uniform on {0, ..., 2^53 − 1} (the top 53 bits of one raw 64-bit draw) and the integer threshold
 k = ⌈2^53 · q · (1 + 2^-40)⌉ rounds the flip probability q = 1/(1 + e^ε) *up*. The realised flip
-probability q' = k/2^53 therefore satisfies q ≤ q' < 1/2, so the realised ratio
-(1 − q')/q' ≤ (1 − q)/q = e^ε: the mechanism is ε-DP exactly, not just up to rounding
+probability q' = k/2^53 therefore satisfies q ≤ q' ≤ 1/2 (k is also capped at 2^52), so the
+realised ratio (1 − q')/q' ≤ (1 − q)/q = e^ε: the mechanism is ε-DP exactly, not just up to rounding
 (docs/pattern-level-dp.md §4 has the proof; a test checks it with 50-digit decimal arithmetic).
 
 Above :data:`MAX_RR_EPSILON` per bit the threshold k would be a handful of units and q' would no
@@ -55,7 +55,7 @@ def flip_threshold(eps: Any) -> np.ndarray:
     """Integer thresholds k (int64): flip iff U < k, U uniform on [0, 2^53). See module docs."""
     e = _check_bit_epsilon(eps)
     q = 1.0 / (1.0 + np.exp(e))  # e ≤ 25: no overflow, q ≥ 1.4e-11
-    k = np.ceil(q * _UP * _SCALE)
+    k = np.minimum(np.ceil(q * _UP * _SCALE), _SCALE // 2)  # q' ≤ 1/2 even for tiny ε
     return k.astype(np.int64)
 
 
