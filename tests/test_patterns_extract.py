@@ -105,3 +105,16 @@ def test_taxi_generator_is_deterministic_and_tdrive_shaped():
     assert a["time"].min() >= pd.Timestamp(TDRIVE_FACTS["start"], tz="UTC")
     events = region_events(a, hotspot_regions())
     assert len(events) > 100
+
+
+def test_readme_patterns_example_runs_and_its_comments_hold(capsys):
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Pattern-level privacy for event streams", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "{'leave:Home': 1.0, 'enter:Clinic': 1.0}" in out
+    assert "Quality(tp=" in out
