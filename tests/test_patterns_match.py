@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.errors import ParameterError
-from lmdk_core.patterns import EventStream, Pattern, match, match_bruteforce
+from lmdk_core.patterns import EventStream, Pattern, match, match_all, match_bruteforce
 
 TYPES = ("A", "B", "C")
 
@@ -42,6 +42,8 @@ def test_matcher_equals_bruteforce(stream, types, window):
     got = match(stream, p)
     ref = match_bruteforce(stream, p)
     np.testing.assert_array_equal(got, ref)
+    other = Pattern(tuple(reversed(types)), window)  # grouped with another pattern's types
+    np.testing.assert_array_equal(match_all(stream, [other, p])[1], ref)
 
 
 def test_example_skip_till_next_match_and_window():

@@ -77,15 +77,26 @@ def _select_non_overlapping(start: np.ndarray, end: np.ndarray) -> np.ndarray:  
 
 
 def _type_ticks(stream: EventStream, codes: np.ndarray) -> dict[int, np.ndarray]:
-    sel = np.isin(stream.etype, codes)
-    ticks, types = stream.tick[sel], stream.etype[sel]
-    return {int(c): ticks[types == c] for c in np.unique(codes)}  # sorted: events are sorted
+    """Ticks of the events of each code (sorted: events are sorted by tick)."""
+    wanted = np.unique(codes)
+    lut = np.full(len(stream.types), -1, dtype=np.int64)
+    lut[wanted] = np.arange(wanted.size)
+    slot = lut[stream.etype]
+    sel = slot >= 0
+    ticks, slot = stream.tick[sel], slot[sel]
+    if wanted.size == 1:
+        return {int(wanted[0]): ticks}
+    order = np.argsort(slot.astype(np.int16 if wanted.size < 2**15 else np.int64), kind="stable")
+    bounds = np.searchsorted(slot[order], np.arange(wanted.size + 1))
+    ticks = ticks[order]
+    return {int(c): ticks[bounds[i]:bounds[i + 1]] for i, c in enumerate(wanted)}
 
 
-def match(stream: EventStream, pattern: Pattern) -> np.ndarray:
+def match(stream: EventStream, pattern: Pattern, *,
+          _by_type: dict[int, np.ndarray] | None = None) -> np.ndarray:
     """Matches of ``pattern`` as an int64 array of shape (k, 2): ``(start tick, end tick)``."""
     codes = pattern.codes(stream)
-    by_type = _type_ticks(stream, codes)
+    by_type = _type_ticks(stream, codes) if _by_type is None else _by_type
     end = by_type[int(codes[-1])]
     cur = end.copy()
     valid = np.ones(end.size, bool)
@@ -104,8 +115,12 @@ def match(stream: EventStream, pattern: Pattern) -> np.ndarray:
 
 
 def match_all(stream: EventStream, patterns: Sequence[Pattern]) -> list[np.ndarray]:
-    """:func:`match` for each pattern."""
-    return [match(stream, p) for p in patterns]
+    """:func:`match` for each pattern (the events are grouped by type once for all of them)."""
+    if not patterns:
+        return []
+    codes = np.concatenate([p.codes(stream) for p in patterns])
+    by_type = _type_ticks(stream, codes)
+    return [match(stream, p, _by_type=by_type) for p in patterns]
 
 
 def match_bruteforce(stream: EventStream, pattern: Pattern) -> np.ndarray:
