@@ -10,7 +10,8 @@ Model (per taxi, one numba loop over its fixes: the walk is sequential by nature
 ``n_hotspots`` hotspots at fixed positions with Zipf popularity; a taxi waits at a hotspot
 (exponential, mean ``wait_min`` minutes, GPS noise ~30 m), then drives in a straight line at
 20–45 km/h to the next hotspot drawn from a fixed gravity-style transition matrix; with
-probability ``p_off`` per trip it goes off duty for 1–8 hours (no fixes). Everything is drawn from
+probability ``p_off`` per trip (default 0.23: ~1,430 fixes per taxi-week, T-Drive ~1,450) it
+goes off duty for 1–8 hours (no fixes). Everything is drawn from
 ``seed`` alone, so the same arguments always give the same frame.
 """
 
@@ -123,7 +124,7 @@ def _simulate(n_taxis, horizon_s, seed, hlat, hlon, cum_p, start_p, sampling_s, 
 
 def taxi_trajectories(
     n_taxis: int = 200, *, days: float = 2.0, n_hotspots: int = 20, sampling_s: float = 177.0,
-    wait_min: float = 20.0, p_off: float = 0.15, seed: int = 2008,
+    wait_min: float = 20.0, p_off: float = 0.23, seed: int = 2008,
 ) -> pd.DataFrame:
     """Fixes of ``n_taxis`` taxis over ``days`` days from 2008-02-02 00:00 UTC.
 
