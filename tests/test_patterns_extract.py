@@ -118,3 +118,34 @@ def test_readme_patterns_example_runs_and_its_comments_hold(capsys):
     out = capsys.readouterr().out
     assert "{'leave:Home': 1.0, 'enter:Clinic': 1.0}" in out
     assert "Quality(tp=" in out
+
+
+def _disc_radius_fraction(regions, lat, lon, code):
+    d = lm.haversine_m(lat, lon, regions.lat[code], regions.lon[code])
+    return (d / regions.radius_m[code]) ** 2  # uniform in the disc <=> (r/R)^2 ~ U(0, 1)
+
+
+def test_place_sampler_is_uniform_in_the_disc_ks():
+    from scipy import stats
+
+    regions = PlaceRegions.from_places(PLACES)
+    lat, lon = regions.sample(np.zeros(20_000, dtype=int), rng=11)
+    u = _disc_radius_fraction(regions, lat, lon, 0)
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    east, north = lm.geo.degrees_to_metres(regions.lat[0], regions.lon[0], lat, lon)
+    angle = (np.arctan2(north, east) + np.pi) / (2 * np.pi)
+    assert stats.kstest(angle, "uniform").pvalue > 1e-3
+    # the same test rejects a sampler with a uniform radius (mass piles up at the centre)
+    rng = np.random.default_rng(12)
+    wrong = rng.random(20_000) ** 2
+    assert stats.kstest(wrong, "uniform").pvalue < 1e-6
+
+
+def test_grid_sampler_is_uniform_in_the_cell_ks():
+    from scipy import stats
+
+    g = GridRegions(40.0, 116.0, 500.0, 3, 3)
+    lat, lon = g.sample(np.full(20_000, 4), rng=13)
+    east, north = lm.geo.degrees_to_metres(g.lat0, g.lon0, lat, lon)
+    for x in (east / 500.0 - 1.0, north / 500.0 - 1.0):  # cell (1, 1): offsets in [0, 1)
+        assert stats.kstest(x, "uniform").pvalue > 1e-3

@@ -76,3 +76,13 @@ def test_taxi_source_runs():
     at.radio(key="pat_source").set_value("taxis").run()
     assert not at.exception, [e.value for e in at.exception]
     assert "H0" in _text(at)
+
+
+def test_grid_regions_make_old_patterns_an_error_not_a_crash(page):
+    page.radio(key="pat_regions").set_value("grid")
+    page.run()
+    assert not page.exception
+    assert any("unknown event type" in e.value for e in page.error)
+    assert page.session_state["pat_patterns_sample"][0]["private"] is True  # patterns kept
+    page.radio(key="pat_regions").set_value("places").run()
+    assert not page.error

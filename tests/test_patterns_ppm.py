@@ -16,6 +16,7 @@ from lmdk_core.patterns import (
     Pattern,
     adaptive_allocation,
     adaptive_ppm,
+    adaptive_ppm_periods,
     event_rr,
     flip_threshold,
     region_events,
@@ -242,3 +243,18 @@ def test_adaptive_depends_only_on_history(taxi_periods):
     assert c != a  # a history without public matches leaves the uniform split
     with pytest.raises(ParameterError, match="disjoint"):
         adaptive_ppm(current, pats, history=current, epsilon=3.0, rng=1)
+
+
+def test_adaptive_per_period_learns_from_the_previous_release_only(taxi_periods):
+    _, current = taxi_periods
+    priv = Pattern(("enter:H0", "enter:H1", "enter:H2"), 4 * 3600, private=True, name="priv")
+    pub = Pattern(("enter:H1", "enter:H3"), 2 * 3600, name="pub")
+    rels = adaptive_ppm_periods(current, [priv, pub], period_s=6 * 3600, epsilon=3.0, rng=5)
+    assert len(rels) == 4  # one day in 6-hour periods
+    assert rels[0].allocation["priv"] == pytest.approx((1.0, 1.0, 1.0))
+    for rel in rels:
+        b = np.array(rel.allocation["priv"])
+        assert b.sum() <= 3.0 and b.sum() == pytest.approx(3.0)
+    # period 2's budgets are a function of period 1's RELEASED stream alone
+    again = adaptive_allocation(rels[0].stream, [priv, pub], epsilon=3.0)
+    assert tuple(again["priv"]) == rels[1].allocation["priv"]
