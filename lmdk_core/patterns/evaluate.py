@@ -109,11 +109,16 @@ def prepare(*, taxis: int = 300, days: float = 2.0, tick_s: float = 300.0,
 
 
 def _pair_counts(stream: EventStream, window_ns: int) -> pd.Series:
-    """How often each ordered pair of types follows within ``window_ns`` (consecutive events)."""
-    t, c, u = stream.time, stream.etype, stream.uid
+    """How often each ordered pair of types follows within ``window_ns`` (consecutive events),
+    most frequent first (ties: by type codes), indexed by (first type, second type)."""
+    t, c, u = stream.time, stream.etype.astype(np.int64), stream.uid
     ok = (u[1:] == u[:-1]) & (t[1:] > t[:-1]) & (t[1:] - t[:-1] <= window_ns) & (c[1:] != c[:-1])
-    pairs = pd.Series(list(zip(c[:-1][ok], c[1:][ok], strict=True)))
-    return pairs.value_counts()
+    n_types = len(stream.types)
+    keys, counts = np.unique(c[:-1][ok] * n_types + c[1:][ok], return_counts=True)
+    order = np.lexsort((keys, -counts))
+    keys, counts = keys[order], counts[order]
+    index = pd.MultiIndex.from_arrays([keys // n_types, keys % n_types])
+    return pd.Series(counts, index=index)
 
 
 def choose_patterns(history: EventStream, m: int) -> list[Pattern]:

@@ -361,7 +361,7 @@ def adaptive_ppm_periods(stream: EventStream, patterns: Sequence[Pattern], *, pe
     uses :func:`adaptive_allocation` on the *released* stream of period p − 1 — post-processing
     of an ε-DP release, so the allocation costs nothing and touches no unprotected data. Each
     period's release is pattern-level ε-DP (instance reading) for occurrences inside it; an
-    occurrence straddling a boundary is covered by the two periods' releases together (2ε).
+    occurrence straddling a boundary is covered by the two releases together (at most 2ε).
     """
     from ..validation import check_positive
 

@@ -145,11 +145,14 @@ class EventStream:
 
         step = int(check_positive(tick_s, "tick_s") * NS_PER_S)
         slot = np.floor_divide(self.tick_time, step)
-        key = np.stack([self.tick_uid.astype(np.int64), slot], axis=1)
-        uniq, inverse = np.unique(key, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
+        # ticks are sorted by (user, time), so (user, slot) is sorted too: a new coarse tick
+        # starts wherever it changes (linear, no sort)
+        new = np.ones(slot.size, bool)
+        new[1:] = (slot[1:] != slot[:-1]) | (self.tick_uid[1:] != self.tick_uid[:-1])
+        inverse = np.cumsum(new) - 1
+        first = np.flatnonzero(new)
         return EventStream.from_arrays(
-            tick_uid=uniq[:, 0].astype(np.int32), tick_time=uniq[:, 1] * step,
+            tick_uid=self.tick_uid[first], tick_time=slot[first] * step,
             event_tick=inverse[self.tick], event_type=self.etype, types=self.types,
             users=self.users, lat=self.lat, lon=self.lon)
 
