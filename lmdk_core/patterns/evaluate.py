@@ -5,13 +5,13 @@ Gu et al.'s tables are not available (only abstracts and seed notes), so this pr
 * data: the deterministic T-Drive-shaped taxi set (:mod:`lmdk_core.patterns.taxi`; ``--taxis``,
   ``--days``) and/or trajectory files (``--trajectories``, any format lmdk reads); events = a taxi
   *enters* a hotspot (300 m discs) or, with ``--grid-m``, a grid cell; ticks coarsened to a
-  public ``--tick-s`` grid. The first day is the *history* (used only by the Adaptive PPM's
-  allocation); the remaining days are released and scored;
-* private pattern of length m ∈ {2..5}: seq of the m most frequent region types in the history
-  *in the order the taxis visit them most* (for the taxi set: enter H0 → H1 → … along the
-  generator's preferred chain), window m × 45 min; public patterns: the 4 most frequent
-  region-to-region pairs of the history other than the private pattern's own steps, window 1 h
-  (patterns are public choices; picking them from the history costs the release nothing);
+  public ``--tick-s`` grid. The first day is the *history* (it chooses the patterns and the
+  Adaptive PPM's budgets, and is treated as public); the remaining days are released and scored;
+* private pattern of length m ∈ {2..5}: a chain of regions that starts with the history's most
+  frequent consecutive pair and follows each region's most frequent successor (for the taxi set:
+  enter H0 → H1 → … along the generator's preferred chain), window m × 45 min; public patterns:
+  the 4 most frequent region-to-region pairs of the history other than the private pattern's own
+  steps, window 1 h (patterns are public choices; the released period plays no part in them);
 * mechanisms: Uniform PPM (instance reading = pattern-level ε-DP), Uniform PPM under the
   single-event reading (ε per event: a weaker guarantee, shown for reference), Adaptive PPM,
   event-level RR on every type, w-event BD/BA, landmark Uniform/Skip/Adaptive with the private
