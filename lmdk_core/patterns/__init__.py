@@ -1,0 +1,66 @@
+"""Pattern-level differential privacy for event streams (Gu et al., ICDE 2023; seed notes).
+
+Where landmark privacy protects significant moments, pattern-level privacy protects significant
+*sequences of events* — private patterns such as Home → Clinic within two hours — while the
+patterns a data consumer legitimately queries (public patterns) stay detectable.
+
+Pipeline: trajectory or value series → :mod:`~.extract` (typed events at public ticks, per
+user) → :mod:`~.match` (seq patterns within a window) → :mod:`~.ppm` (Uniform / Adaptive PPM,
+event-level RR) or :mod:`~.baselines` (w-event and landmark schemes via lmdk_core's
+``release_values``) → :mod:`~.quality` (Prec, Rec, Q, MRE). :mod:`~.taxi` generates a
+T-Drive-shaped data set; ``python -m lmdk_core.patterns.evaluate`` prints the evaluation table.
+The maths and proofs are in docs/pattern-level-dp.md.
+"""
+
+from .extract import KINDS, region_events, threshold_events
+from .match import Pattern, match, match_all, match_bruteforce
+from .ppm import (
+    NEIGHBOURS,
+    PatternRelease,
+    adaptive_allocation,
+    adaptive_ppm,
+    adaptive_ppm_periods,
+    event_rr,
+    release_with_allocation,
+    type_budgets,
+    uniform_allocation,
+    uniform_ppm,
+)
+from .quality import Quality, confusion, mre, quality
+from .regions import GridRegions, PlaceRegions, as_regions
+from .rr import MAX_RR_EPSILON, flip_mask, flip_probability, flip_threshold, realised_epsilon
+from .stream import NS_PER_S, EventStream
+
+__all__ = [
+    "KINDS",
+    "MAX_RR_EPSILON",
+    "NEIGHBOURS",
+    "NS_PER_S",
+    "EventStream",
+    "GridRegions",
+    "Pattern",
+    "PatternRelease",
+    "PlaceRegions",
+    "Quality",
+    "adaptive_allocation",
+    "adaptive_ppm",
+    "adaptive_ppm_periods",
+    "as_regions",
+    "confusion",
+    "event_rr",
+    "flip_mask",
+    "flip_probability",
+    "flip_threshold",
+    "match",
+    "match_all",
+    "match_bruteforce",
+    "mre",
+    "quality",
+    "realised_epsilon",
+    "region_events",
+    "release_with_allocation",
+    "threshold_events",
+    "type_budgets",
+    "uniform_allocation",
+    "uniform_ppm",
+]
