@@ -95,12 +95,19 @@ def _requirements() -> list[str]:
     return reqs
 
 
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
 def _floors() -> dict[str, str]:
-    floors = {}
+    """The highest declared floor of each package (an extra may need more than another)."""
+    floors: dict[str, str] = {}
     for req in _requirements():
         m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", req.split(";")[0].strip())
         assert m, f"every dependency needs a plain '>=' floor: {req!r}"
-        floors[m.group(1).lower()] = m.group(2)
+        name, floor = m.group(1).lower(), m.group(2)
+        if name not in floors or _version(floor) > _version(floors[name]):
+            floors[name] = floor
     return floors
 
 
@@ -114,8 +121,7 @@ def test_constraints_file_pins_exactly_the_declared_floors():
     floors = _floors()
     assert set(pins) == set(floors)
     for name, floor in floors.items():
-        pinned = tuple(int(x) for x in pins[name].split("."))
-        want = tuple(int(x) for x in floor.split("."))
+        pinned, want = _version(pins[name]), _version(floor)
         # the oldest release of the declared floor series, e.g. >=1.9 -> 1.9.3.0, >=1.53 -> 1.53.0
         assert pinned[: len(want)] == want, f"{name}: pinned {pins[name]}, floor {floor}"
 

@@ -20,9 +20,9 @@ def nonblank_line_numbers(data: bytes, skip_lines: int = 0) -> np.ndarray:
     """1-based numbers of the non-blank lines of ``data``, ignoring its first ``skip_lines``."""
     buf = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(buf == 10)
-    starts = np.concatenate(([0], newlines + 1))
-    ends = np.concatenate((newlines, [buf.size]))
-    content = np.concatenate(([0], np.cumsum(~np.isin(buf, _WHITESPACE), dtype=np.int64)))
+    starts = np.r_[0, newlines + 1]
+    ends = np.r_[newlines, buf.size]
+    content = np.r_[0, np.cumsum(~np.isin(buf, _WHITESPACE), dtype=np.int64)]
     nonblank = content[ends] - content[starts] > 0
     nonblank[:skip_lines] = False
     return np.flatnonzero(nonblank) + 1
