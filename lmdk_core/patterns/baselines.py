@@ -111,7 +111,9 @@ def wevent(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float, 
     series = bits.ravel()  # tick-major: users are contiguous in the tick order
     rel = release_values(series, np.zeros(series.size, bool), epsilon=eps, scheme=scheme,
                          seed=gen, w=w) if series.size else None
-    out_bits = (np.zeros(0) if rel is None else rel.values).reshape(bits.shape) >= 0.5
+    released = np.zeros(0) if rel is None else rel.values
+    assert released is not None  # a value release carries values
+    out_bits = released.reshape(bits.shape) >= 0.5
     return _from_bits(stream, codes, out_bits, bits, regions, gen, f"w-event:{scheme}", eps,
                       {stream.types[c]: eps for c in codes})
 
@@ -135,6 +137,7 @@ def landmark(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float
         block = bits[start:stop].T  # type-major: (K, ticks)
         marks = (block > 0) & protected[:, None]
         rel = release_values(block.ravel(), marks.ravel(), epsilon=eps, scheme=scheme, seed=gen)
+        assert rel.values is not None  # a value release carries values
         vals = np.nan_to_num(rel.values, nan=0.0).reshape(block.shape)
         out_bits[start:stop] = (vals >= 0.5).T
     return _from_bits(stream, codes, out_bits, bits, regions, gen, f"landmark:{scheme}", eps,

@@ -42,7 +42,7 @@ from .extract import region_events
 from .match import Pattern, match_all
 from .ppm import adaptive_allocation, event_rr, release_with_allocation, uniform_ppm
 from .quality import confusion
-from .regions import GridRegions
+from .regions import GridRegions, PlaceRegions
 from .stream import NS_PER_S, EventStream
 from .taxi import hotspot_regions, taxi_trajectories
 
@@ -95,6 +95,7 @@ def prepare(*, taxis: int = 300, days: float = 2.0, tick_s: float = 300.0,
     traj = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if len(frames) > 1:
         traj["uid"] = traj["uid"].astype(str)
+    regions: GridRegions | PlaceRegions
     if grid_m:
         regions = GridRegions.covering(traj["lat"], traj["lon"], grid_m)
     else:
@@ -139,7 +140,7 @@ def choose_patterns(history: EventStream, m: int) -> list[Pattern]:
     private = Pattern(tuple(names[c] for c in chain), m * 45 * 60, private=True,
                       name=f"private m={m}")
     own = set(itertools.pairwise(chain))
-    public = []
+    public: list[Pattern] = []
     for (a, b), _ in counts.items():
         if (int(a), int(b)) in own:
             continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -28,7 +30,7 @@ MECHANISM_LABELS = {
 
 
 def timeline_figure(true: EventStream, release: PatternRelease, *, user: str | None = None,
-                    start: object = None, stop: object = None, max_events: int = 3000,
+                    start: Any = None, stop: Any = None, max_events: int = 3000,
                     height: int = 420) -> go.Figure:
     """Events of one user over time, one row per type: true events, and the released stream with
     suppressed (removed) and injected (synthetic) events marked.

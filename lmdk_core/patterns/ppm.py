@@ -121,7 +121,7 @@ def uniform_allocation(patterns: Sequence[Pattern], *, epsilon: float,
 
 
 def type_budgets(patterns: Sequence[Pattern],
-                 allocation: Mapping[str, Sequence[float]]) -> dict[str, float]:
+                 allocation: Mapping[str, Sequence[float] | np.ndarray]) -> dict[str, float]:
     """Budget of each protected type: the minimum over the positions where it occurs."""
     out: dict[str, float] = {}
     for p in _private(patterns):
@@ -265,7 +265,7 @@ def event_rr(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float
 
 
 def _replay_quality(history: EventStream, patterns: Sequence[Pattern],
-                    allocation: Mapping[str, Sequence[float]], alpha: float,
+                    allocation: Mapping[str, Sequence[float] | np.ndarray], alpha: float,
                     seeds: Sequence[int], truth: list[np.ndarray]) -> float:
     public = [p for p in patterns if not p.private]
     type_eps = type_budgets(patterns, allocation)
