@@ -30,7 +30,7 @@ from lmdk_core import release_locations
 t1 = time.perf_counter()
 lat, lon = np.full(100, 39.9), np.full(100, 116.4)
 for s in ("adaptive", "bd", "ba"):
-    release_locations((lat, lon), [3], 1.0, s, seed=0)
+    release_locations((lat, lon), [3], epsilon=1.0, scheme=s, rng=0)
 t2 = time.perf_counter()
 print(f"{t1 - t0:.3f} {t2 - t1:.3f}")
 """
@@ -74,7 +74,7 @@ def main() -> None:
     print(f"numba first call (adaptive+bd+ba, 100 points): cold cache {cold[1]:.2f} s "
           f"(compile), warm cache {warm[1]:.2f} s (load); import lmdk_core {warm[0]:.2f} s")
     for s in ("adaptive", "bd", "ba"):  # warm this process
-        release_locations((lat[:10], lon[:10]), [1], 1.0, s, seed=0)
+        release_locations((lat[:10], lon[:10]), [1], epsilon=1.0, scheme=s, rng=0)
 
     gen = np.random.default_rng(1)
     raw = best_of(lambda: gen.laplace(0.0, 1.0, n), args.repeat)
@@ -86,10 +86,10 @@ def main() -> None:
         for s in SCHEMES:
             if kind == "locations":
                 def fn(s=s):
-                    return release_locations((lat, lon), landmarks, 1.0, s, seed=0)
+                    return release_locations((lat, lon), landmarks, epsilon=1.0, scheme=s, rng=0)
             else:
                 def fn(s=s):
-                    return release_values(values, landmarks, 1.0, s, seed=0)
+                    return release_values(values, landmarks, epsilon=1.0, scheme=s, rng=0)
             t = best_of(fn, args.repeat)
             target = 1.0 if s in ("adaptive", "bd", "ba") else 10.0
             rate = n / t / 1e6

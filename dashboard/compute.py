@@ -61,7 +61,7 @@ def release(
     """The released (perturbed) trajectory for the current settings."""
     mask, _ = landmarks(key, _traj, places)
     return rl.release_locations(
-        _traj, mask, epsilon, scheme, radius_m=radius_m, seed=seed, **dict(params)
+        _traj, mask, epsilon=epsilon, scheme=scheme, radius_m=radius_m, rng=seed, **dict(params)
     )
 
 
@@ -71,7 +71,7 @@ def budget_release(
 ) -> Any:
     """The trajectory released with a given budget vector (the TPL-bounded allocation)."""
     mask, _ = landmarks(key, _traj, places)
-    return rl.release_with_budget(_traj, eps, landmarks=mask, radius_m=radius_m, seed=seed)
+    return rl.release_with_budget(_traj, mask, budget=eps, radius_m=radius_m, rng=seed)
 
 
 @st.cache_resource(**SESSION)

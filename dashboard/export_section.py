@@ -67,6 +67,7 @@ def report_json(
     }
     report = export.privacy_report(
         settings=settings,
+        epsilon=s.epsilon,
         release=release,
         guarantee=accounting.landmark_guarantee(release.eps, mask),
         temporal=temporal,

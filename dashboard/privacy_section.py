@@ -242,10 +242,10 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
                         comparison.compare_schemes(
                             traj,
                             mask,
-                            s.epsilon,
+                            epsilon=s.epsilon,
                             schemes=(scheme,),
                             runs=runs,
-                            seed=s.seed,
+                            rng=s.seed,
                             radius_m=s.radius_m,
                             params={scheme: params} if scheme == s.scheme and params else None,
                         )

@@ -2,7 +2,13 @@
 
 Load trajectories, mark landmark places, allocate a differential-privacy budget over time,
 release protected output, and account for the privacy actually lost per timestamp (with and
-without temporal correlation). Every public name below is documented in its module.
+without temporal correlation). Every public name is listed in ``__all__`` below, grouped by
+topic, and documented in its module.
+
+Conventions: privacy parameters are keyword-only — ``epsilon`` (the total budget ε),
+``radius_m`` (the geo-indistinguishability radius in metres), ``rng`` (None = fresh OS
+randomness; a seed only for simulations); the per-timestamp budget is ``budget``; data come
+first, then landmarks: ``release_locations(traj, landmarks, epsilon=..., scheme=...)``.
 """
 
 from .errors import (
@@ -18,9 +24,7 @@ from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degre
 
 __version__ = "0.1.0"
 
-# Each capability adds its public names below, one block per module.
-
-# Engine-A: noise mechanisms, privacy accounting, utility metrics.
+from . import correlation
 from .accounting import (
     as_landmark_mask,
     landmark_guarantee,
@@ -29,6 +33,37 @@ from .accounting import (
     satisfies_w_event,
     window_sums,
 )
+from .allocation import allocate
+from .comparison import compare_schemes
+from .correlation import (
+    EnvelopeLoss,
+    TemporalLoss,
+    allocate_bounded_tpl,
+    landmark_temporal_loss,
+    loss_increment,
+    sup_bpl,
+    sup_fpl,
+    synthetic_transition_matrix,
+    temporal_loss,
+    transition_matrix,
+)
+from .export import (
+    PRIVATE_NOTICE,
+    privacy_report,
+    release_to_csv,
+    release_to_geojson,
+    report_to_json,
+)
+from .figures import (
+    PALETTE,
+    allocation_figure,
+    comparison_figure,
+    error_figure,
+    loss_figure,
+    trajectory_figure,
+)
+from .landmarks import landmark_mask, landmarks_from_indices
+from .ledger import LedgerEntry, ReleaseLedger
 from .mechanisms import (
     Laplace,
     PlanarLaplace,
@@ -43,10 +78,15 @@ from .mechanisms import (
     unit_planar_draws,
 )
 from .metrics import abs_error, error_metres, mae, mae_metres, mre
-from .sample import load_sample, sample_path
-from .stays import detect_stays, suggest_places
-from .landmarks import landmark_mask, landmarks_from_indices
-from .allocation import allocate
+from .places import (
+    Place,
+    PlacesFormatError,
+    places_from_frame,
+    places_from_geojson,
+    places_to_frame,
+    places_to_geojson,
+)
+from .readers import read_trajectories
 from .release import (
     SCHEME_INFO,
     SCHEME_PARAMS,
@@ -56,27 +96,45 @@ from .release import (
     release_values,
     release_with_budget,
 )
-from .readers import read_trajectories
+from .sample import load_sample, sample_path
+from .stays import detect_stays, suggest_places
 from .trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
-# Figures helper: places, exports, scheme comparison, Plotly figures.
-from .places import (
-    Place,
-    PlacesFormatError,
-    places_from_frame,
-    places_from_geojson,
-    places_to_frame,
-    places_to_geojson,
-)
-from .export import privacy_report, release_to_csv, release_to_geojson, report_to_json
-from .comparison import compare_schemes
-from .figures import (
-    PALETTE,
-    allocation_figure,
-    comparison_figure,
-    error_figure,
-    loss_figure,
-    trajectory_figure,
-)
+
+__all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
+    # errors and warnings
+    "DataWarning", "LmdkError", "LmdkWarning", "MatrixError", "ParameterError",
+    "PlacesFormatError", "SourceFormatError", "TrajectoryFormatError",
+    # geography
+    "EARTH_RADIUS_M", "degrees_to_metres", "haversine_m", "metres_to_degrees", "offset_points",
+    # data: reading, sample, trajectories
+    "downsample", "load_sample", "path_length_m", "read_trajectories", "resample",
+    "sample_path", "select_user", "summary", "time_slice", "users",
+    # places and landmarks
+    "Place", "detect_stays", "landmark_mask", "landmarks_from_indices", "places_from_frame",
+    "places_from_geojson", "places_to_frame", "places_to_geojson", "suggest_places",
+    # budgets and the landmark guarantee
+    "SCHEMES", "SCHEME_INFO", "SCHEME_PARAMS", "allocate", "as_landmark_mask",
+    "landmark_guarantee", "landmark_violations", "satisfies_landmark_privacy",
+    "satisfies_w_event", "window_sums",
+    # noise mechanisms
+    "Laplace", "PlanarLaplace", "RandomizedResponse", "as_rng", "laplace", "planar_laplace",
+    "planar_laplace_offsets", "planar_offsets_from_units", "randomized_response",
+    "unit_laplace", "unit_planar_draws",
+    # releases, composition across releases, utility
+    "Release", "release_locations", "release_values", "release_with_budget",
+    "LedgerEntry", "ReleaseLedger",
+    "abs_error", "compare_schemes", "error_metres", "mae", "mae_metres", "mre",
+    # exports: public release files, the private analysis file
+    "PRIVATE_NOTICE", "privacy_report", "release_to_csv", "release_to_geojson",
+    "report_to_json",
+    # temporal correlation (lmdk_core.correlation)
+    "EnvelopeLoss", "TemporalLoss", "allocate_bounded_tpl", "correlation",
+    "landmark_temporal_loss", "loss_increment", "sup_bpl", "sup_fpl",
+    "synthetic_transition_matrix", "temporal_loss", "transition_matrix",
+    # figures (Plotly) and maps (Folium, loaded on first use)
+    "PALETTE", "allocation_figure", "comparison_figure", "error_figure", "loss_figure",
+    "trajectory_figure", "LocalMap", "local_leaflet", "trajectory_map",
+]
 
 # Folium maps with locally served Leaflet (offline-capable). Imported on first use: folium
 # alone costs ~0.2 s, which library users who never draw a map should not pay at import.
@@ -91,18 +149,3 @@ def __getattr__(name: str):
     if name in _LAZY.values():  # the submodule itself, e.g. lmdk_core.maps.trajectory_map
         return import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-# Temporal privacy loss under Markov correlation (BPL/FPL/TPL, bounded-TPL budgets).
-from . import correlation
-from .correlation import (
-    EnvelopeLoss,
-    TemporalLoss,
-    allocate_bounded_tpl,
-    landmark_temporal_loss,
-    loss_increment,
-    sup_bpl,
-    sup_fpl,
-    synthetic_transition_matrix,
-    temporal_loss,
-    transition_matrix,
-)
