@@ -1,22 +1,28 @@
 """Per-session state of the dashboard and the callbacks that change it.
 
-Everything a user creates (loaded trajectories, landmark places, selection) lives in
-``st.session_state``; nothing is shared between sessions. Callbacks run before the script body,
+Everything a user creates (loaded trajectories, landmark places, selection, the releases drawn
+for them and the ledger of releases downloaded) lives in ``st.session_state``; nothing is
+shared between sessions. Callbacks run before the script body,
 so a map click is applied before the page is drawn (no lost clicks, no one-click-late layers).
 """
 
 from __future__ import annotations
 
 import itertools
+import secrets
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from lmdk_core.errors import LmdkError
+from lmdk_core.ledger import ReleaseLedger
 
 MAP_KEY = "map"
 DEFAULT_RADIUS_M = 100.0
+KEPT_RELEASES = 8
+"""Releases kept per session (one per setting; an evicted setting draws anew when revisited)."""
 
 _token = itertools.count(1)
 
@@ -33,6 +39,8 @@ def init() -> None:
     ss.setdefault("seen_object_clicks", 0)
     ss.setdefault("last_error", None)
     ss.setdefault("new_radius", DEFAULT_RADIUS_M)
+    ss.setdefault("releases", {})  # setting key -> (token, Release): drawn once, kept
+    ss.setdefault("ledgers", {})  # (data name, uid) -> ReleaseLedger of downloaded releases
 
 
 def set_data(df: pd.DataFrame, name: str) -> None:
@@ -179,3 +187,39 @@ def report_error(err: LmdkError | Exception) -> None:
 
 def dismiss_error() -> None:
     st.session_state.last_error = None
+
+
+# --------------------------------------------------------------------------- releases
+
+
+def kept_release(key: Hashable, draw: Callable[[], Any]) -> Any:
+    """The release drawn for ``key`` (settings, places, data) in this session, drawing it with
+    ``draw()`` (fresh randomness) the first time. Reruns never redraw; a new setting draws new
+    noise. Only the last :data:`KEPT_RELEASES` settings are kept."""
+    kept: dict = st.session_state.releases
+    if key in kept:
+        kept[key] = kept.pop(key)  # most recently used last
+        return kept[key][1]
+    release = draw()
+    kept[key] = (secrets.token_hex(8), release)
+    while len(kept) > KEPT_RELEASES:
+        kept.pop(next(iter(kept)))
+    return release
+
+
+def release_token(release: Any) -> str | None:
+    """The session's identifier of a kept release (the same draw has the same token)."""
+    for token, rel in st.session_state.releases.values():
+        if rel is release:
+            return token
+    return None
+
+
+def ledger(person: Hashable) -> ReleaseLedger:
+    """The releases of ``person``'s data downloaded in this session."""
+    return st.session_state.ledgers.get(person, ReleaseLedger())
+
+
+def record_download(person: Hashable, token: str, release: Any, label: str) -> None:
+    """download_button callback: the release left the page; compose it into the ledger."""
+    st.session_state.ledgers[person] = ledger(person).add(release, key=token, label=label)
