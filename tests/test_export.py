@@ -166,7 +166,7 @@ def test_report_is_strict_json_with_full_length_series():
     assert back["landmark_temporal_loss"][3] is None and len(back["landmark_temporal_loss"]) == T
     assert back["metrics"] == {"mae_m": 123.5, "missing": None, "n": T}
     assert back["settings"]["places"] == back["places"] == [
-        {"name": "home", "lat": 39.9, "lon": 116.3, "radius_m": 150.0}
+        {"name": "home", "lat": 39.9, "lon": 116.3, "place_radius_m": 150.0}
     ]
     assert next(iter(back)) == "PRIVATE" and "Do not share" in back["PRIVATE"]
     assert text.splitlines()[1].lstrip().startswith('"PRIVATE"')  # the first line says so
