@@ -126,11 +126,13 @@ def render(
             fmt_number(alone),
             help="The landmark-privacy loss of the release on the page, on its own.",
         )
+        over = taken > s.epsilon + 1e-9
         c[1].metric(
             "Taken away so far",
             f"{fmt_number(taken)} / {s.epsilon:.3g}",
-            delta=f"{len(ledger)} release(s) downloaded",
-            delta_color="off",
+            delta=f"{len(ledger)} release(s) downloaded" + (", exceeds ε" if over else ""),
+            delta_color="inverse" if over else "off",
+            delta_arrow="off",
             help="Every independently drawn release you download spends privacy again "
             "(sequential composition): the loss per timestamp adds up over the releases, and "
             "this is its maximum over time. The same release downloaded twice (CSV and GeoJSON) "
@@ -148,7 +150,8 @@ def render(
                 f"Downloading this release would bring the total privacy loss across what you "
                 f"have taken away to {fmt_number(after)}, above your budget ε = {s.epsilon:.3g}. "
                 "Each new setting draws new noise, and two different noisy copies together reveal "
-                "more than either alone. Re-download a release you already took, or stop here.",
+                "more than either alone. Going back to a setting whose release you downloaded "
+                "shows that same release again, which costs nothing more.",
                 icon="⚠️",
             )
         st.caption(

@@ -459,6 +459,7 @@ def test_ledger_counts_downloads_and_warns_before_passing_epsilon(app):
     app.number_input(key="epsilon").set_value(0.5)
     run(app)
     assert metric(app, "After downloading this one").value == "1.5 / 0.5"
+    assert "exceeds ε" in metric(app, "Taken away so far").delta
     assert any("would bring the total privacy loss" in w.value for w in app.warning)
     next(b for b in app.get("download_button") if b.label == PUBLIC_LABELS[0]).click()
     run(app)
