@@ -89,8 +89,7 @@ def main() -> None:
     t, eps = timed(lambda: lk.allocate(n, mask, epsilon=epsilon, scheme="uniform"), args.repeat)
     steps.append(("allocation (uniform, closed form)", t))
     t, rel = timed(lambda: lk.release_locations(traj, mask, epsilon=epsilon, scheme=scheme,
-                                                radius_m=radius_m,
-                                                rng=1), args.repeat)
+                                                radius_m=radius_m, rng=1), args.repeat)
     steps.append((f"release_locations ({scheme})", t))
     eps = rel.eps
     t, g = timed(lambda: lk.landmark_guarantee(eps, mask), args.repeat)

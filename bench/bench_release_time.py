@@ -17,8 +17,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lmdk_core import release_locations  # noqa: E402
-from lmdk_core.release import utc_times  # noqa: E402
+from lmdk_core import release_locations
+from lmdk_core.release import utc_times
 
 
 def best(fn, repeat: int = 3) -> float:
