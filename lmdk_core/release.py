@@ -79,7 +79,15 @@ def _frozen(arr: np.ndarray | None) -> np.ndarray | None:
 
 
 def utc_times(time: Any) -> np.ndarray:
-    """Datetimes (any unit, naive = UTC, or tz-aware) as a ``datetime64[ns]`` array in UTC."""
+    """Datetimes (any unit, naive = UTC, or tz-aware) as a ``datetime64[ns]`` array in UTC.
+
+    Raises ParameterError if the values are not datetimes."""
+    dtype = getattr(time, "dtype", None)
+    if not (isinstance(dtype, pd.DatetimeTZDtype) or (dtype is not None and dtype.kind == "M")):
+        raise ParameterError(
+            "time must hold datetimes (datetime64, naive = UTC, or tz-aware), got "
+            f"{dtype if dtype is not None else type(time).__name__}"
+        )
     t = pd.DatetimeIndex(time)
     if t.tz is not None:
         t = t.tz_convert("UTC").tz_localize(None)

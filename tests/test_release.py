@@ -164,6 +164,13 @@ def test_privacy_parameters_are_keyword_only():
         release_locations(_trip(5), [], 1.0, "uniform")  # type: ignore[misc]
 
 
+def test_a_time_column_that_is_not_datetimes_is_refused():
+    trip = _trip(3)
+    trip["time"] = ["08:00", "08:01", "08:02"]
+    with pytest.raises(ParameterError, match="time must hold datetimes"):
+        release_locations(trip, epsilon=1.0, scheme="uniform")
+
+
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
 def test_release_time_is_datetime64_ns_utc(unit):
     trip = _trip(5)
