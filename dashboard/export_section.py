@@ -46,14 +46,15 @@ def _on_places_upload() -> None:
         state.report_error(err)
         return
     state.replace_places(
-        [{"name": p.name, "lat": p.lat, "lon": p.lon, "radius_m": p.radius_m} for p in new]
+        [{"name": p.name, "lat": p.lat, "lon": p.lon, "place_radius_m": p.place_radius_m}
+         for p in new]
     )
     st.session_state.last_error = None
 
 
 def places_geojson(places: list[dict[str, Any]]) -> str:
     """The places file (PRIVATE), from a copy of the session's places."""
-    objs = [pl.Place(p["name"], p["lat"], p["lon"], p["radius_m"]) for p in places]
+    objs = [pl.Place(p["name"], p["lat"], p["lon"], p["place_radius_m"]) for p in places]
     return json.dumps(pl.places_to_geojson(objs), indent=1)
 
 

@@ -33,7 +33,7 @@ def init() -> None:
     ss.setdefault("df", None)  # all loaded trajectories (uid, time, lat, lon, ...)
     ss.setdefault("data_name", None)  # what was loaded, shown to the user
     ss.setdefault("data_token", None)  # changes whenever new data is loaded (cache key)
-    ss.setdefault("places", [])  # list of dicts: name, lat, lon, radius_m
+    ss.setdefault("places", [])  # list of dicts: name, lat, lon, place_radius_m
     ss.setdefault("selected", None)  # name of the selected place
     ss.setdefault("editor_version", 0)  # bumps to reset the places editor after an edit
     ss.setdefault("seen_object_clicks", 0)
@@ -55,9 +55,11 @@ def places() -> list[dict[str, Any]]:
 
 
 def place_tuples() -> tuple[tuple[float, float, float, str], ...]:
-    """Places as hashable (lat, lon, radius_m, name) tuples, for cache keys and library calls."""
+    """Places as hashable (lat, lon, place_radius_m, name) tuples, for cache keys and library
+    calls."""
     return tuple(
-        (float(p["lat"]), float(p["lon"]), float(p["radius_m"]), str(p["name"])) for p in places()
+        (float(p["lat"]), float(p["lon"]), float(p["place_radius_m"]), str(p["name"]))
+        for p in places()
     )
 
 
@@ -72,13 +74,13 @@ def _unique_name(base: str) -> str:
 
 
 def add_place(
-    lat: float, lon: float, radius_m: float | None = None, name: str | None = None
+    lat: float, lon: float, place_radius_m: float | None = None, name: str | None = None
 ) -> str:
     """Append a place (a unique name is chosen if none given); returns its name and selects it."""
     name = _unique_name(name or default_name())
-    radius = float(radius_m if radius_m is not None else st.session_state.new_radius)
+    radius = float(place_radius_m if place_radius_m is not None else st.session_state.new_radius)
     lat, lon = round(float(lat), 6), round(float(lon), 6)
-    places().append({"name": name, "lat": lat, "lon": lon, "radius_m": radius})
+    places().append({"name": name, "lat": lat, "lon": lon, "place_radius_m": radius})
     st.session_state.selected = name
     st.session_state.editor_version += 1
     st.session_state.last_error = None
@@ -152,12 +154,12 @@ def apply_table(edited: pd.DataFrame) -> bool:
         elif not name:
             refused = "A place needs a name; not renamed."
         try:
-            radius = float(row.get("radius_m"))
+            radius = float(row.get("place_radius_m"))
         except (TypeError, ValueError):
             radius = float("nan")
         if radius > 0:
-            p["radius_m"] = radius
-        elif radius != p["radius_m"]:
+            p["place_radius_m"] = radius
+        elif radius != p["place_radius_m"]:
             refused = "A place radius must be a positive number of metres."
         new.append(p)
     if refused:

@@ -173,7 +173,7 @@ def test_map_click_adds_a_landmark_place_and_updates_everything(app, fake_map, s
     add_place_by_click(app, fake_map, *home)
     places = app.session_state["places"]
     assert [p["name"] for p in places] == ["Home"]
-    assert places[0]["radius_m"] == 100.0
+    assert places[0]["place_radius_m"] == 100.0
     assert (places[0]["lat"], places[0]["lon"]) == pytest.approx(home, abs=1e-6)
     # drawn on the map as a 100 m circle named Home
     circles = fake_map.circles()
@@ -219,10 +219,10 @@ def test_rename_radius_and_delete_through_the_table(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     add_place_by_click(app, fake_map, home[0] + 0.02, home[1])
     editor_key = f"places_editor_{app.session_state['editor_version']}"
-    app.session_state[editor_key] = edits({"0": {"name": "My home", "radius_m": 250.0}})
+    app.session_state[editor_key] = edits({"0": {"name": "My home", "place_radius_m": 250.0}})
     run(app)
     places = app.session_state["places"]
-    assert [(p["name"], p["radius_m"]) for p in places] == [("My home", 250.0), ("Clinic", 100.0)]
+    assert [(p["name"], p["place_radius_m"]) for p in places] == [("My home", 250.0), ("Clinic", 100.0)]
     editor_key = f"places_editor_{app.session_state['editor_version']}"
     app.session_state[editor_key] = edits({"1": {"name": "My home"}})
     run(app)
@@ -242,7 +242,7 @@ def test_suggested_place_is_added_with_its_radius(app):
     run(app)
     places = app.session_state["places"]
     assert len(places) == 1 and places[0]["name"] == "Home"
-    assert places[0]["radius_m"] >= 20
+    assert places[0]["place_radius_m"] >= 20
 
 
 # --------------------------------------------------------------------------- data
@@ -399,8 +399,8 @@ def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     assert analysis["summary"]["landmark_private"] is True
     assert '"seed"' not in files[PRIVATE_LABELS[0]]
     places = pl.places_from_geojson(files[PRIVATE_LABELS[1]])
-    assert [(p.name, p.lat, p.lon, p.radius_m) for p in places] == [
-        (q["name"], q["lat"], q["lon"], q["radius_m"]) for q in at.session_state["places"]]
+    assert [(p.name, p.lat, p.lon, p.place_radius_m) for p in places] == [
+        (q["name"], q["lat"], q["lon"], q["place_radius_m"]) for q in at.session_state["places"]]
     for label in PRIVATE_LABELS:
         assert "PRIVATE" in names[label] and "DO_NOT_SHARE" in names[label]
 
@@ -477,8 +477,8 @@ def test_places_geojson_import_restores_places_exactly(app):
     uploader = app.file_uploader(key="places_upload")
     uploader.set_value(("places.geojson", data, "application/geo+json"))
     run(app)
-    got = [(p["name"], p["lat"], p["lon"], p["radius_m"]) for p in app.session_state["places"]]
-    assert got == [(p.name, p.lat, p.lon, p.radius_m) for p in original]
+    got = [(p["name"], p["lat"], p["lon"], p["place_radius_m"]) for p in app.session_state["places"]]
+    assert got == [(p.name, p.lat, p.lon, p.place_radius_m) for p in original]
     # a broken places file leaves them as they were
     uploader = app.file_uploader(key="places_upload")
     uploader.set_value(("bad.geojson", b"{not json", "application/geo+json"))
