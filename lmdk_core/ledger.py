@@ -14,6 +14,8 @@ max_t G_t. For a t outside every release's range the sum is Σ_r Σ_{i∈L∩T_r
 than at the timestamps the releases cover, so the maximum over the union of their timestamps is
 the maximum over all t.
 
+Proof of the bound: docs/composition.md; tests/test_ledger.py checks it against brute force.
+
 The same drawn release (same noise) downloaded twice, e.g. as CSV and as GeoJSON, reveals
 nothing new: give it one ``key`` and it is counted once. The ledger is a pure immutable value
 (``add`` returns a new ledger); the dashboard keeps one per person in the session.
