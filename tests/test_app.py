@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 import dashboard.map_section as map_section
 from lmdk_core import places as pl
 from lmdk_core.geo import haversine_m
-from lmdk_core.release import SCHEMES
+from lmdk_core.release import SCHEMES, release_locations
 from lmdk_core.sample import load_sample
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
@@ -222,7 +222,8 @@ def test_rename_radius_and_delete_through_the_table(app, fake_map, home):
     app.session_state[editor_key] = edits({"0": {"name": "My home", "place_radius_m": 250.0}})
     run(app)
     places = app.session_state["places"]
-    assert [(p["name"], p["place_radius_m"]) for p in places] == [("My home", 250.0), ("Clinic", 100.0)]
+    assert [(p["name"], p["place_radius_m"]) for p in places] == [("My home", 250.0),
+                                                                  ("Clinic", 100.0)]
     editor_key = f"places_editor_{app.session_state['editor_version']}"
     app.session_state[editor_key] = edits({"1": {"name": "My home"}})
     run(app)
@@ -429,11 +430,17 @@ def test_release_is_kept_across_reruns_and_redrawn_on_a_new_setting(app):
     assert second is not first and second.epsilon == 2.0 and not second.seeded
     traj = app.session_state["df"]
     alice = traj[traj.uid == traj.uid.iloc[0]].reset_index(drop=True)
-    # uniform with no landmarks: ε_t = ε; shared unit draws would give x = 2·y1 − y2 exactly
-    est_lat = 2 * np.asarray(first.lat) - np.asarray(second.lat)
-    est_lon = 2 * np.asarray(first.lon) - np.asarray(second.lon)
-    dist = haversine_m(est_lat, est_lon, alice.lat.to_numpy(), alice.lon.to_numpy())
-    assert np.median(dist) > 100.0  # main (seed 7 for every setting): ~1e-9 m
+    # uniform with no landmarks: ε_t = ε, y_k = x + u·r/ε_k; shared unit draws u would give
+    # x = 2·y2 − y1 exactly. The attack works on a seeded pair (main's seed 7 for every setting):
+    true = alice.lat.to_numpy(), alice.lon.to_numpy()
+
+    def recovery_error(y1, y2):
+        est = (2 * np.asarray(y2.lat) - y1.lat, 2 * np.asarray(y2.lon) - y1.lon)
+        return haversine_m(*est, *true)
+
+    seeded = [release_locations(alice, epsilon=e, scheme="uniform", rng=7) for e in (1.0, 2.0)]
+    assert np.max(recovery_error(*seeded)) < 1e-6
+    assert np.median(recovery_error(first, second)) > 100.0  # fresh draws: nothing recovered
     # back to ε = 1: the release drawn for that setting is still there, not a third draw
     app.number_input(key="epsilon").set_value(1.0)
     run(app)
@@ -477,7 +484,8 @@ def test_places_geojson_import_restores_places_exactly(app):
     uploader = app.file_uploader(key="places_upload")
     uploader.set_value(("places.geojson", data, "application/geo+json"))
     run(app)
-    got = [(p["name"], p["lat"], p["lon"], p["place_radius_m"]) for p in app.session_state["places"]]
+    got = [(p["name"], p["lat"], p["lon"], p["place_radius_m"])
+           for p in app.session_state["places"]]
     assert got == [(p.name, p.lat, p.lon, p.place_radius_m) for p in original]
     # a broken places file leaves them as they were
     uploader = app.file_uploader(key="places_upload")
