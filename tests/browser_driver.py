@@ -42,7 +42,7 @@ def start_server(port: int, log: Path) -> subprocess.Popen:
                 return proc
         except OSError:
             if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {log.read_text()[-2000:]}")
+                raise RuntimeError(f"streamlit exited: {log.read_text()[-2000:]}") from None
             time.sleep(0.2)
     stop_server(proc)
     raise RuntimeError("streamlit did not become healthy within 60 s")
