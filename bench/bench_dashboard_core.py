@@ -86,10 +86,10 @@ def main() -> None:
     steps: list[tuple[str, float]] = []
     once: list[tuple[str, float]] = []
 
-    t, eps = timed(lambda: lk.allocate("uniform", n, mask, epsilon), args.repeat)
+    t, eps = timed(lambda: lk.allocate(n, mask, epsilon=epsilon, scheme="uniform"), args.repeat)
     steps.append(("allocation (uniform, closed form)", t))
-    t, rel = timed(lambda: lk.release_locations(traj, mask, epsilon, scheme, radius_m=radius_m,
-                                                seed=1), args.repeat)
+    t, rel = timed(lambda: lk.release_locations(traj, mask, epsilon=epsilon, scheme=scheme,
+                                                radius_m=radius_m, rng=1), args.repeat)
     steps.append((f"release_locations ({scheme})", t))
     eps = rel.eps
     t, g = timed(lambda: lk.landmark_guarantee(eps, mask), args.repeat)

@@ -32,7 +32,7 @@ from lmdk_core import release_locations
 t1 = time.perf_counter()
 lat, lon = np.full(100, 39.9), np.full(100, 116.4)
 for s in ("adaptive", "bd", "ba"):
-    release_locations((lat, lon), [3], epsilon=1.0, scheme=s, seed=0)
+    release_locations((lat, lon), [3], epsilon=1.0, scheme=s, rng=0)
 t2 = time.perf_counter()
 print(f"{t1 - t0:.3f} {t2 - t1:.3f}")
 """
@@ -78,9 +78,9 @@ def main() -> None:
           f"(compile), warm cache {warm[1]:.2f} s (load); import lmdk_core {warm[0]:.2f} s")
     for s in ("adaptive", "bd", "ba"):  # warm this process
         for noise in ("safe", "fast"):
-            release_locations((lat[:10], lon[:10]), [1], epsilon=1.0, scheme=s, seed=0,
+            release_locations((lat[:10], lon[:10]), [1], epsilon=1.0, scheme=s, rng=0,
                               noise=noise)
-            release_values(values[:10], [1], epsilon=1.0, scheme=s, seed=0, noise=noise)
+            release_values(values[:10], [1], epsilon=1.0, scheme=s, rng=0, noise=noise)
 
     gen = np.random.default_rng(1)
     raw = best_of(lambda: gen.laplace(0.0, 1.0, n), args.repeat)
@@ -96,11 +96,11 @@ def main() -> None:
                 if kind == "locations":
                     def fn(s=s, noise=noise, m=n):
                         return release_locations((lat[:m], lon[:m]), landmarks[:m], epsilon=1.0,
-                                                 scheme=s, seed=None, noise=noise)
+                                                 scheme=s, rng=None, noise=noise)
                 else:
                     def fn(s=s, noise=noise, m=n):
                         return release_values(values[:m], landmarks[:m], epsilon=1.0, scheme=s,
-                                              seed=None, noise=noise)
+                                              rng=None, noise=noise)
                 t = best_of(fn, args.repeat)
                 small = best_of(lambda fn=fn: fn(m=10_000), args.repeat)
                 times[noise] = t

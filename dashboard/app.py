@@ -27,11 +27,22 @@ from dashboard import (  # noqa: E402
 
 EXPLAINER = """
 **What am I looking at?** A location trace reveals the places that matter to you — home, a clinic.
-*Landmark privacy* lets you mark those places: every moment spent there gets strong protection
-(an observer of the released trace cannot tell whether you were there, up to the privacy level ε),
-while ordinary moments are released with less noise, so the trace stays useful.
-Below, click your places on the map, pick how the budget ε is spent over time, and see what the
-released trace looks like, how far off it is (in metres), and how much privacy is really lost.
+*Landmark privacy* lets you mark those places; the released trace is noisy, and ordinary moments
+get less noise than your places, so the trace stays useful. Click your places on the map, pick how
+the budget ε is spent over time, and see the released trace, its error in metres and the privacy
+lost.
+
+- **Protected:** *where* you were during all the moments spent at your places together with any
+  one other moment — an observer of the released trace learns about them at most what ε allows.
+- **Not protected:** *when* you were at your places. Landmark privacy treats those times as public,
+  and a scheme may show them (Skip repeats the last released point at every landmark moment);
+  hiding them needs dummy landmarks, which this page does not add yet.
+- **Fresh randomness:** each setting draws new random noise once and keeps it while you look
+  around; no seed, so nobody can subtract the noise.
+- **Downloads add up:** two noisy copies reveal more than one; section 6 counts what you have
+  taken away and warns before it passes ε.
+- **Files:** the public release files hold only times and released locations; the analysis and
+  places files contain your places — never share them.
 """
 
 

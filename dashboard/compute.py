@@ -2,9 +2,10 @@
 
 Only the bundled sample is cached globally (it is public). Everything computed from a session's
 trajectory is cached with ``st.cache_resource(scope="session")`` — one user's uploaded data or
-anything derived from it is never visible to another session. Results are immutable library
-objects (Release arrays are read-only) and are never mutated here, so they are not copied.
-Trajectories are passed unhashed (``_traj``) next to a
+anything derived from it is never visible to another session. Releases are not cached here at
+all: each is drawn once with fresh randomness and kept in ``st.session_state`` (state.py).
+Results are immutable library objects (Release arrays are read-only) and are never mutated here,
+so they are not copied. Trajectories are passed unhashed (``_traj``) next to a
 cheap ``key`` (data token, uid, time range) that identifies them.
 """
 
@@ -26,7 +27,8 @@ CHART_POINTS = 400
 chart on each interaction, and a few thousand points per trace made a click take seconds."""
 
 Places = tuple[tuple[float, float, float, str], ...]
-SESSION: dict[str, Any] = {"scope": "session", "show_spinner": False, "max_entries": 64}
+SESSION: dict[str, Any] = {"scope": "session", "show_spinner": False, "max_entries": 4}
+"""Per-session caches keep a few entries: enough for switching back and forth between settings."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -47,31 +49,22 @@ def landmarks(key: Any, _traj: pd.DataFrame, places: Places) -> tuple[np.ndarray
     return mask, counts
 
 
-@st.cache_resource(**SESSION)
 def release(
-    key: Any,
-    _traj: pd.DataFrame,
-    places: Places,
-    epsilon: float,
-    scheme: str,
-    params: tuple[tuple[str, Any], ...],
-    radius_m: float,
-    seed: int,
+    _traj: pd.DataFrame, mask: np.ndarray, epsilon: float, scheme: str,
+    params: tuple[tuple[str, Any], ...], radius_m: float,
 ) -> Any:
-    """The released (perturbed) trajectory for the current settings."""
-    mask, _ = landmarks(key, _traj, places)
+    """A NEW release for the settings, drawn from fresh OS randomness (never cached here: the
+    page keeps each drawn release in its own session, see state.kept_release)."""
     return rl.release_locations(
-        _traj, mask, epsilon, scheme, radius_m=radius_m, seed=seed, **dict(params)
+        _traj, mask, epsilon=epsilon, scheme=scheme, radius_m=radius_m, **dict(params)
     )
 
 
-@st.cache_resource(**SESSION)
-def budget_release(
-    key: Any, _traj: pd.DataFrame, places: Places, eps: np.ndarray, radius_m: float, seed: int
-) -> Any:
-    """The trajectory released with a given budget vector (the TPL-bounded allocation)."""
-    mask, _ = landmarks(key, _traj, places)
-    return rl.release_with_budget(_traj, eps, landmarks=mask, radius_m=radius_m, seed=seed)
+def budget_release(_traj: pd.DataFrame, mask: np.ndarray, budget: np.ndarray, radius_m: float,
+                   epsilon: float) -> Any:
+    """A NEW release with a given budget vector (the TPL-bounded allocation), fresh randomness;
+    ``epsilon`` is the user's total budget it is judged against."""
+    return rl.release_with_budget(_traj, mask, budget=budget, radius_m=radius_m, epsilon=epsilon)
 
 
 @st.cache_resource(**SESSION)

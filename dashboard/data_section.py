@@ -8,9 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from lmdk_core import sample
-from lmdk_core.readers import read_trajectories
 from lmdk_core import trajectory as tr
 from lmdk_core.errors import LmdkError, TrajectoryFormatError
+from lmdk_core.readers import read_trajectories
 
 from . import compute, state
 

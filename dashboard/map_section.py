@@ -105,7 +105,7 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
     )
     if places:
         _, counts = compute.landmarks(key, traj, state.place_tuples())
-        table = pd.DataFrame(places)[["name", "radius_m", "lat", "lon"]]
+        table = pd.DataFrame(places)[["name", "place_radius_m", "lat", "lon"]]
         table["landmarks"] = counts
         edited = st.data_editor(
             table,
@@ -117,7 +117,7 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
                 "name": st.column_config.TextColumn(
                     "Name", help="Rename a place (e.g. Home, Clinic)."
                 ),
-                "radius_m": st.column_config.NumberColumn(
+                "place_radius_m": st.column_config.NumberColumn(
                     "Radius (m)", min_value=1.0, help="Landmark radius around the place, metres."
                 ),
                 "lat": st.column_config.NumberColumn(

@@ -3,6 +3,7 @@ scheme comparison. Numbers come from lmdk_core; this module only lays them out."
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +43,6 @@ class Settings:
     scheme: str
     params: tuple[tuple[str, Any], ...]
     radius_m: float
-    seed: int
 
 
 def fmt_number(x: float) -> str:
@@ -109,28 +109,29 @@ def controls() -> Settings:
         help="Geo-indistinguishability scale: with budget ε_t, locations within r metres are "
         "indistinguishable up to ε_t. The released point is about 2·r/ε_t metres off on average.",
     )
-    seed = st.number_input(
-        "Random seed",
-        min_value=0,
-        max_value=2**31 - 1,
-        value=7,
-        step=1,
-        key="seed",
-        help="Fixes the random noise so the same settings give the same release (reproducible).",
-    )
-    return Settings(float(epsilon), scheme, compute.params_key(params), float(radius), int(seed))
+    return Settings(float(epsilon), scheme, compute.params_key(params), float(radius))
 
 
 def compute_release(traj: pd.DataFrame, key: Any, s: Settings) -> Any | None:
-    """The release for the settings, or None after showing the library's error message."""
+    """The release for the settings, or None after showing the library's error message.
+
+    Drawn once per setting with fresh OS randomness and kept in this session (state.py): reruns
+    show the same release, any new setting (ε, scheme, radius, places, data, budget) draws new
+    noise."""
     bounded = st.session_state.get("bounded_budget")
+    places = state.place_tuples()
+    mask = compute.landmarks(key, traj, places)[0]
     try:
         if bounded is not None and bounded["key"] == key:  # switched on in section 5
-            return compute.budget_release(
-                key, traj, state.place_tuples(), bounded["eps"], s.radius_m, s.seed
+            budget = np.asarray(bounded["eps"], dtype=float)
+            digest = hashlib.sha256(budget.tobytes()).hexdigest()
+            return state.kept_release(
+                ("budget", key, places, digest, s.radius_m, s.epsilon),
+                lambda: compute.budget_release(traj, mask, budget, s.radius_m, s.epsilon),
             )
-        return compute.release(
-            key, traj, state.place_tuples(), s.epsilon, s.scheme, s.params, s.radius_m, s.seed
+        return state.kept_release(
+            ("scheme", key, places, s),
+            lambda: compute.release(traj, mask, s.epsilon, s.scheme, s.params, s.radius_m),
         )
     except LmdkError as err:
         st.error(f"Cannot release with these settings: {err}")
@@ -147,7 +148,8 @@ def render(
     if release.scheme == "budget":
         st.info(
             "The release uses the TPL-bounded allocation of section 5, not the sidebar scheme "
-            f"(its landmark guarantee: max G_t = {release.epsilon:.3g}). Switch it off there.",
+            f"(its landmark guarantee: max G_t = {release.params['achieved_guarantee']:.3g}, "
+            f"judged against ε = {s.epsilon:.3g}). Switch it off there.",
             icon="ℹ️",
         )
     guarantee = accounting.landmark_guarantee(release.eps, mask)
@@ -220,7 +222,8 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
             50,
             10,
             key="compare_runs",
-            help="Each scheme is released this many times with different seeds; the table shows "
+            help="Each scheme is released this many times with fresh random draws (a simulation: "
+            "nothing here is exported); the table shows "
             "the mean and spread of the error. More runs = more reliable, slower.",
         )
         if st.button(
@@ -242,10 +245,9 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
                         comparison.compare_schemes(
                             traj,
                             mask,
-                            s.epsilon,
+                            epsilon=s.epsilon,
                             schemes=(scheme,),
                             runs=runs,
-                            seed=s.seed,
                             radius_m=s.radius_m,
                             params={scheme: params} if scheme == s.scheme and params else None,
                         )
@@ -260,9 +262,12 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
         table = st.session_state.get("comparison")
         if table is not None:
             if st.session_state.get("comparison_for") != (key, state.place_tuples(), s):
-                st.warning("This table is for earlier settings or places; run the comparison again.")
+                st.warning(
+                    "This table is for earlier settings or places; run the comparison again."
+                )
             st.caption(
-                f"{int(table['runs'].iloc[0])} runs per scheme, same seeds for every scheme; "
+                f"{int(table['runs'].iloc[0])} runs per scheme, the same random draws for every "
+                "scheme within a run; "
                 "MAE = mean location error in metres (± sample standard deviation over runs)."
             )
             st.dataframe(table, hide_index=True, width="stretch")

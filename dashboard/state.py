@@ -1,22 +1,28 @@
 """Per-session state of the dashboard and the callbacks that change it.
 
-Everything a user creates (loaded trajectories, landmark places, selection) lives in
-``st.session_state``; nothing is shared between sessions. Callbacks run before the script body,
+Everything a user creates (loaded trajectories, landmark places, selection, the releases drawn
+for them and the ledger of releases downloaded) lives in ``st.session_state``; nothing is
+shared between sessions. Callbacks run before the script body,
 so a map click is applied before the page is drawn (no lost clicks, no one-click-late layers).
 """
 
 from __future__ import annotations
 
 import itertools
+import secrets
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from lmdk_core.errors import LmdkError
+from lmdk_core.ledger import ReleaseLedger
 
 MAP_KEY = "map"
 DEFAULT_RADIUS_M = 100.0
+KEPT_RELEASES = 8
+"""Releases kept per session (one per setting; an evicted setting draws anew when revisited)."""
 
 _token = itertools.count(1)
 
@@ -27,12 +33,14 @@ def init() -> None:
     ss.setdefault("df", None)  # all loaded trajectories (uid, time, lat, lon, ...)
     ss.setdefault("data_name", None)  # what was loaded, shown to the user
     ss.setdefault("data_token", None)  # changes whenever new data is loaded (cache key)
-    ss.setdefault("places", [])  # list of dicts: name, lat, lon, radius_m
+    ss.setdefault("places", [])  # list of dicts: name, lat, lon, place_radius_m
     ss.setdefault("selected", None)  # name of the selected place
     ss.setdefault("editor_version", 0)  # bumps to reset the places editor after an edit
     ss.setdefault("seen_object_clicks", 0)
     ss.setdefault("last_error", None)
     ss.setdefault("new_radius", DEFAULT_RADIUS_M)
+    ss.setdefault("releases", {})  # setting key -> (token, Release): drawn once, kept
+    ss.setdefault("ledgers", {})  # (data name, uid) -> ReleaseLedger of downloaded releases
 
 
 def set_data(df: pd.DataFrame, name: str) -> None:
@@ -47,9 +55,11 @@ def places() -> list[dict[str, Any]]:
 
 
 def place_tuples() -> tuple[tuple[float, float, float, str], ...]:
-    """Places as hashable (lat, lon, radius_m, name) tuples, for cache keys and library calls."""
+    """Places as hashable (lat, lon, place_radius_m, name) tuples, for cache keys and library
+    calls."""
     return tuple(
-        (float(p["lat"]), float(p["lon"]), float(p["radius_m"]), str(p["name"])) for p in places()
+        (float(p["lat"]), float(p["lon"]), float(p["place_radius_m"]), str(p["name"]))
+        for p in places()
     )
 
 
@@ -64,13 +74,13 @@ def _unique_name(base: str) -> str:
 
 
 def add_place(
-    lat: float, lon: float, radius_m: float | None = None, name: str | None = None
+    lat: float, lon: float, place_radius_m: float | None = None, name: str | None = None
 ) -> str:
     """Append a place (a unique name is chosen if none given); returns its name and selects it."""
     name = _unique_name(name or default_name())
-    radius = float(radius_m if radius_m is not None else st.session_state.new_radius)
+    radius = float(place_radius_m if place_radius_m is not None else st.session_state.new_radius)
     lat, lon = round(float(lat), 6), round(float(lon), 6)
-    places().append({"name": name, "lat": lat, "lon": lon, "radius_m": radius})
+    places().append({"name": name, "lat": lat, "lon": lon, "place_radius_m": radius})
     st.session_state.selected = name
     st.session_state.editor_version += 1
     st.session_state.last_error = None
@@ -144,12 +154,12 @@ def apply_table(edited: pd.DataFrame) -> bool:
         elif not name:
             refused = "A place needs a name; not renamed."
         try:
-            radius = float(row.get("radius_m"))
+            radius = float(row.get("place_radius_m"))
         except (TypeError, ValueError):
             radius = float("nan")
         if radius > 0:
-            p["radius_m"] = radius
-        elif radius != p["radius_m"]:
+            p["place_radius_m"] = radius
+        elif radius != p["place_radius_m"]:
             refused = "A place radius must be a positive number of metres."
         new.append(p)
     if refused:
@@ -179,3 +189,39 @@ def report_error(err: LmdkError | Exception) -> None:
 
 def dismiss_error() -> None:
     st.session_state.last_error = None
+
+
+# --------------------------------------------------------------------------- releases
+
+
+def kept_release(key: Hashable, draw: Callable[[], Any]) -> Any:
+    """The release drawn for ``key`` (settings, places, data) in this session, drawing it with
+    ``draw()`` (fresh randomness) the first time. Reruns never redraw; a new setting draws new
+    noise. Only the last :data:`KEPT_RELEASES` settings are kept."""
+    kept: dict = st.session_state.releases
+    if key in kept:
+        kept[key] = kept.pop(key)  # most recently used last
+        return kept[key][1]
+    release = draw()
+    kept[key] = (secrets.token_hex(8), release)
+    while len(kept) > KEPT_RELEASES:
+        kept.pop(next(iter(kept)))
+    return release
+
+
+def release_token(release: Any) -> str | None:
+    """The session's identifier of a kept release (the same draw has the same token)."""
+    for token, rel in st.session_state.releases.values():
+        if rel is release:
+            return token
+    return None
+
+
+def ledger(person: Hashable) -> ReleaseLedger:
+    """The releases of ``person``'s data downloaded in this session."""
+    return st.session_state.ledgers.get(person, ReleaseLedger())
+
+
+def record_download(person: Hashable, token: str, release: Any, label: str) -> None:
+    """download_button callback: the release left the page; compose it into the ledger."""
+    st.session_state.ledgers[person] = ledger(person).add(release, key=token, label=label)

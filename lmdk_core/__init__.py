@@ -2,7 +2,13 @@
 
 Load trajectories, mark landmark places, allocate a differential-privacy budget over time,
 release protected output, and account for the privacy actually lost per timestamp (with and
-without temporal correlation). Every public name below is documented in its module.
+without temporal correlation). Every public name is listed in ``__all__`` below, grouped by
+topic, and documented in its module.
+
+Conventions: privacy parameters are keyword-only — ``epsilon`` (the total budget ε),
+``radius_m`` (the geo-indistinguishability radius in metres), ``rng`` (None = fresh OS
+randomness; a seed only for simulations); the per-timestamp budget is ``budget``; data come
+first, then landmarks: ``release_locations(traj, landmarks, epsilon=..., scheme=...)``.
 """
 
 from .errors import (
@@ -18,9 +24,7 @@ from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degre
 
 from ._version import __version__
 
-# Each capability adds its public names below, one block per module.
-
-# Engine-A: noise mechanisms, privacy accounting, utility metrics.
+from . import correlation
 from .accounting import (
     as_landmark_mask,
     landmark_guarantee,
@@ -29,6 +33,47 @@ from .accounting import (
     satisfies_w_event,
     window_sums,
 )
+from .allocation import allocate
+from .comparison import compare_schemes, compare_with_dummies
+from .correlation import (
+    CorrelationModel,
+    EnvelopeCache,
+    EnvelopeLoss,
+    TemporalLoss,
+    allocate_bounded_tpl,
+    allocate_for_model,
+    dp_grid_model,
+    landmark_temporal_loss,
+    location_steps,
+    loss_increment,
+    public_grid_model,
+    sup_bpl,
+    sup_fpl,
+    synthetic_transition_matrix,
+    temporal_loss,
+    trajectory_model,
+    transition_matrix,
+    value_steps,
+)
+from .dummies import (
+    HiddenLandmarks,
+    HiddenRelease,
+    exhaustive_options,
+    greedy_options,
+    hide_landmarks,
+    release_hidden,
+    split_budget,
+)
+from .export import (
+    PRIVATE_NOTICE,
+    privacy_report,
+    release_to_csv,
+    release_to_geojson,
+    report_to_json,
+)
+from .interval import IntervalResult, release_interval
+from .landmarks import landmark_mask, landmarks_from_indices
+from .ledger import LedgerEntry, ReleaseLedger
 from .mechanisms import (
     Laplace,
     PlanarLaplace,
@@ -39,12 +84,17 @@ from .mechanisms import (
     randomized_response,
     unit_laplace,
 )
-from .noise import RandomSource
 from .metrics import abs_error, error_metres, mae, mae_metres, mre
-from .sample import load_sample, sample_path
-from .stays import detect_stays, suggest_places
-from .landmarks import landmark_mask, landmarks_from_indices
-from .allocation import allocate
+from .noise import RandomSource
+from .places import (
+    Place,
+    PlacesFormatError,
+    places_from_frame,
+    places_from_geojson,
+    places_to_frame,
+    places_to_geojson,
+)
+from .readers import read_trajectories
 from .release import (
     SCHEME_INFO,
     SCHEME_PARAMS,
@@ -54,19 +104,50 @@ from .release import (
     release_values,
     release_with_budget,
 )
-from .readers import read_trajectories
+from .sample import load_sample, load_sample_context, sample_path
+from .stays import detect_stays, suggest_places
 from .trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
-# Figures helper: places, exports, scheme comparison, Plotly figures.
-from .places import (
-    Place,
-    PlacesFormatError,
-    places_from_frame,
-    places_from_geojson,
-    places_to_frame,
-    places_to_geojson,
-)
-from .export import privacy_report, release_to_csv, release_to_geojson, report_to_json
-from .comparison import compare_schemes
+
+__all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
+    # errors and warnings
+    "DataWarning", "LmdkError", "LmdkWarning", "MatrixError", "ParameterError",
+    "PlacesFormatError", "SourceFormatError", "TrajectoryFormatError",
+    # geography
+    "EARTH_RADIUS_M", "degrees_to_metres", "haversine_m", "metres_to_degrees", "offset_points",
+    # data: reading, sample, trajectories
+    "downsample", "load_sample", "load_sample_context", "path_length_m", "read_trajectories",
+    "resample", "sample_path", "select_user", "summary", "time_slice", "users",
+    # places and landmarks
+    "Place", "detect_stays", "landmark_mask", "landmarks_from_indices", "places_from_frame",
+    "places_from_geojson", "places_to_frame", "places_to_geojson", "suggest_places",
+    # budgets and the landmark guarantee
+    "SCHEMES", "SCHEME_INFO", "SCHEME_PARAMS", "allocate", "as_landmark_mask",
+    "landmark_guarantee", "landmark_violations", "satisfies_landmark_privacy",
+    "satisfies_w_event", "window_sums",
+    # noise mechanisms and the random source
+    "Laplace", "PlanarLaplace", "RandomSource", "RandomizedResponse", "as_rng", "laplace",
+    "planar_laplace", "randomized_response", "unit_laplace",
+    # releases, composition across releases, utility
+    "Release", "release_locations", "release_values", "release_with_budget",
+    "LedgerEntry", "ReleaseLedger",
+    "abs_error", "compare_schemes", "error_metres", "mae", "mae_metres", "mre",
+    # hiding the landmarks (dummy landmarks) and the release interval
+    "HiddenLandmarks", "HiddenRelease", "IntervalResult", "compare_with_dummies",
+    "exhaustive_options", "greedy_options", "hide_landmarks", "release_hidden",
+    "release_interval", "split_budget",
+    # exports: public release files, the private analysis file
+    "PRIVATE_NOTICE", "privacy_report", "release_to_csv", "release_to_geojson",
+    "report_to_json",
+    # temporal correlation (lmdk_core.correlation)
+    "CorrelationModel", "EnvelopeCache", "EnvelopeLoss", "TemporalLoss",
+    "allocate_bounded_tpl", "allocate_for_model", "correlation", "dp_grid_model",
+    "landmark_temporal_loss", "location_steps", "loss_increment", "public_grid_model",
+    "sup_bpl", "sup_fpl", "synthetic_transition_matrix", "temporal_loss", "trajectory_model",
+    "transition_matrix", "value_steps",
+    # figures (Plotly, extra "plot") and maps (Folium, extra "app"), loaded on first use
+    "PALETTE", "allocation_figure", "comparison_figure", "error_figure", "loss_figure",
+    "trajectory_figure", "LocalMap", "local_leaflet", "trajectory_map",
+]
 
 # Plotly figures (extra "plot") and Folium maps with locally served Leaflet (extra "app") load on
 # first use: the core installs without them, and users who never draw pay nothing at import.
@@ -92,31 +173,3 @@ def __getattr__(name: str):
     if name in _LAZY.values():  # the submodule itself, e.g. lmdk_core.maps.trajectory_map
         return import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-# Temporal privacy loss under Markov correlation (BPL/FPL/TPL, bounded-TPL budgets).
-from . import correlation
-from .correlation import (
-    EnvelopeLoss,
-    TemporalLoss,
-    allocate_bounded_tpl,
-    landmark_temporal_loss,
-    loss_increment,
-    sup_bpl,
-    sup_fpl,
-    synthetic_transition_matrix,
-    temporal_loss,
-    transition_matrix,
-)
-
-# Dummy landmarks (hide which timestamps are landmarks) and the release interval.
-from .dummies import (
-    HiddenLandmarks,
-    HiddenRelease,
-    exhaustive_options,
-    greedy_options,
-    hide_landmarks,
-    release_hidden,
-    split_budget,
-)
-from .interval import IntervalResult, release_interval
-from .comparison import compare_with_dummies

@@ -30,13 +30,28 @@ ALLOCATION_SCHEMES = ("event", "user", "uniform", "skip")
 _DATA_DEPENDENT = ("adaptive", "bd", "ba")
 
 
-def allocate(scheme: str, n: int, landmarks: Any, epsilon: float, **params: Any) -> np.ndarray:
+def allocate(
+    n: Any, landmarks: Any = None, *legacy: Any, epsilon: Any = None, scheme: Any = None,
+    **params: Any,
+) -> np.ndarray:
     """Per-timestamp budgets ε_t (float array of length ``n``) of a data-independent scheme.
 
-    ``landmarks``: bool mask of length ``n`` or integer indices (None = no landmarks).
-    ``epsilon``: the user's total budget ε > 0. These four schemes take no parameters.
-    Raises ParameterError for an unknown or data-dependent scheme, or invalid arguments.
+    Called like the release functions: ``allocate(n, landmarks, epsilon=..., scheme=...)``.
+    ``n``: number of timestamps; ``landmarks``: bool mask of length ``n`` or integer indices
+    (None = no landmarks); ``epsilon``: the user's total budget ε > 0. These four schemes take
+    no parameters. The pre-0.2 positional order ``allocate(scheme, n, landmarks, epsilon)`` is
+    still accepted (deprecated). Raises ParameterError for an unknown or data-dependent scheme,
+    or invalid arguments.
     """
+    if isinstance(n, str):  # legacy order: (scheme, n, landmarks, epsilon)
+        if scheme is not None or len(legacy) > 2 or (len(legacy) == 2) == (epsilon is not None):
+            raise ParameterError("allocate(n, landmarks, *, epsilon=..., scheme=...)")
+        scheme, n, landmarks = n, landmarks, legacy[0] if legacy else None
+        epsilon = legacy[1] if len(legacy) == 2 else epsilon
+    elif legacy:
+        raise ParameterError(
+            "epsilon and scheme are keyword-only: allocate(n, landmarks, epsilon=..., scheme=...)"
+        )
     if scheme in _DATA_DEPENDENT:
         raise ParameterError(
             f"scheme {scheme!r} decides its budgets from the data while releasing; use "

@@ -1,4 +1,4 @@
-"""Compare release schemes on the same trajectory, landmarks, budget and seeds.
+"""Compare release schemes on the same trajectory, landmarks, budget and random draws.
 
 :func:`compare_schemes` releases the trajectory ``runs`` times with every scheme and summarises
 utility (mean location error in metres, share of fresh releases) next to privacy (budget spent,
@@ -6,9 +6,11 @@ the largest landmark guarantee G_t, and whether G_t ≤ ε everywhere). It shows
 privacy buys: user-level protection is private but very noisy, event-level is accurate but not
 landmark-private, the landmark schemes sit in between.
 
-Seeds: ``numpy.random.SeedSequence(seed).spawn(runs)`` gives one independent child per run; in
-run k every scheme draws from a fresh generator on child k (common random numbers), so
-differences between schemes are not noise between seeds, and the table is reproducible.
+Randomness: the comparison is a simulation (its releases are never published). ``rng`` (None =
+fresh OS entropy, or an int seed for a reproducible table) seeds one SeedSequence whose
+``spawn(runs)`` gives one independent child per run; in run k every scheme draws from a fresh
+generator on child k (common random numbers), so differences between schemes are not noise
+between draws.
 """
 
 from __future__ import annotations
@@ -45,12 +47,12 @@ COMPARISON_COLUMNS = (
 
 def compare_schemes(
     traj: Any,
-    landmarks: Any,
-    epsilon: float,
+    landmarks: Any = None,
     *,
+    epsilon: float,
     schemes: Sequence[str] = SCHEMES,
     runs: int = 10,
-    seed: int = 0,
+    rng: int | None = None,
     radius_m: float = 200.0,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     tol: float = 1e-9,
@@ -59,7 +61,8 @@ def compare_schemes(
 
     ``traj``: DataFrame with lat, lon (or a (lat, lon) pair); ``landmarks``: bool mask or
     indices; ``epsilon``: total budget ε; ``radius_m``: planar-Laplace protection radius (m);
-    ``params``: per-scheme parameters, e.g. ``{"bd": {"w": 20}}``.
+    ``params``: per-scheme parameters, e.g. ``{"bd": {"w": 20}}``; ``rng``: None (fresh OS
+    entropy) or an int ≥ 0 seed for a reproducible table.
 
     Columns: ``scheme``; ``mae_m_mean``/``mae_m_std`` — mean and sample std (ddof=1; 0 for one
     run) over runs of the per-run mean location error in metres (timestamps with no output yet
@@ -85,13 +88,15 @@ def compare_schemes(
         raise ParameterError(
             f"params given for scheme(s) not compared: {', '.join(map(str, stray))}"
         )
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ParameterError(f"seed must be an integer >= 0, got {seed!r}")
+    if rng is not None and (
+        not isinstance(rng, (int, np.integer)) or isinstance(rng, bool) or rng < 0
+    ):
+        raise ParameterError(f"rng must be None or an integer seed >= 0, got {rng!r}")
 
     lat, lon = trajectory_points(traj)
     mask = as_landmark_mask(landmarks, lat.size)
     points = (lat, lon)
-    children = np.random.SeedSequence(int(seed)).spawn(runs)
+    children = np.random.SeedSequence(None if rng is None else int(rng)).spawn(runs)
 
     rows = []
     for scheme in schemes:
@@ -100,8 +105,9 @@ def compare_schemes(
         spent = np.empty(runs)
         gmax = np.empty(runs)
         for k, child in enumerate(children):
-            rel = release_locations(points, mask, epsilon, scheme, radius_m=radius_m,
-                                    seed=np.random.default_rng(child), **params.get(scheme, {}))
+            rel = release_locations(points, mask, epsilon=epsilon, scheme=scheme,
+                                    radius_m=radius_m, rng=np.random.default_rng(child),
+                                    noise="fast", **params.get(scheme, {}))
             mae[k] = mae_metres(points, rel)
             fresh[k] = rel.fresh_share
             spent[k] = rel.budget_spent
@@ -184,7 +190,7 @@ def compare_with_dummies(
 
         def plain(mask, gen, **kw):
             return release_locations(points, mask, epsilon=epsilon, scheme=kw.pop("scheme"),
-                                     radius_m=r, seed=gen, **kw)
+                                     radius_m=r, rng=gen, noise="fast", **kw)
 
         def error(rel):
             return mae_metres(points, rel)
@@ -198,7 +204,7 @@ def compare_with_dummies(
 
         def plain(mask, gen, **kw):
             return release_values(values, mask, epsilon=epsilon, scheme=kw.pop("scheme"),
-                                  sensitivity=sensitivity, seed=gen, **kw)
+                                  sensitivity=sensitivity, rng=gen, noise="fast", **kw)
 
         def error(rel):
             return mae(values, rel)

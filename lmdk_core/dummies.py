@@ -528,9 +528,9 @@ def release_hidden(data: Any, landmarks: Any, *, epsilon: float, epsilon_select:
                             max_dummies=max_dummies, bins=bins, rng=gen)
     if sensitivity is None:
         rel = release_locations(data, hidden.mask, epsilon=e_scheme, scheme=scheme,
-                                radius_m=200.0 if radius_m is None else radius_m, seed=gen,
+                                radius_m=200.0 if radius_m is None else radius_m, rng=gen,
                                 **params)
     else:
         rel = release_values(data, hidden.mask, epsilon=e_scheme, scheme=scheme,
-                             sensitivity=sensitivity, seed=gen, **params)
+                             sensitivity=sensitivity, rng=gen, **params)
     return HiddenRelease(hidden, rel, e_scheme + hidden.epsilon_select)

@@ -1,16 +1,26 @@
-"""Exports: the released series (CSV, GeoJSON) and a JSON privacy report.
+"""Exports: PUBLIC release files (CSV, GeoJSON) and ONE PRIVATE analysis file (JSON).
 
-* :func:`release_to_csv` — one row per timestamp, the columns of ``Release.to_frame()``; floats are
-  written with full precision (they read back to the same doubles).
-* :func:`release_to_geojson` — a FeatureCollection: one LineString through the released
-  locations in time order, then one Point per released timestamp with properties ``t`` (0-based
-  index), ``time`` (ISO 8601 UTC or null), ``eps`` (budget spent), ``published`` (fresh release)
-  and ``landmark``. Timestamps with nothing released yet (NaN) are skipped.
-* :func:`privacy_report` / :func:`report_to_json` — settings, ε_t, the landmark guarantee G_t,
-  the temporal losses BPL/FPL/TPL and the landmark loss under correlation (when computed), a summary
-  and the utility metrics, as strict JSON: NaN and ±inf become ``null``, numpy values plain numbers.
+Public files hold only what an observer of the release is meant to see: the time (ISO 8601 UTC)
+and the released location (or value) — no landmark flag, no ε_t, no published flag, no place
+names, no settings. Republished rows stay as they are: landmark privacy takes the landmark
+timestamps as public input, so a scheme's repeats (Skip) can show when the landmarks were;
+hiding them is the job of dummy landmarks.
 
-Landmark places export through :func:`lmdk_core.places.places_to_geojson`.
+* :func:`release_to_csv` — one row per timestamp, the columns of ``Release.to_frame()``
+  (public): ``time`` (when known), ``lat``/``lon`` or ``value``; floats at full precision (they
+  read back to the same doubles), NaN (nothing released yet) as an empty field.
+* :func:`release_to_geojson` — a FeatureCollection of one Point per released timestamp with the
+  single property ``time`` (ISO 8601 UTC or null); timestamps with nothing released yet are
+  skipped.
+* :func:`privacy_report` / :func:`report_to_json` — the private analysis file: its first key
+  ``PRIVATE`` says it holds the user's places and true-data analysis and must not be shared;
+  then the exact release configuration (no seed), the places, ε_t, G_t, published flags,
+  BPL/FPL/TPL and the landmark loss, a summary judged against the user's ε and metrics computed
+  from the true data. Strict JSON: NaN and ±inf become ``null``, numpy values plain numbers.
+
+A seeded release (``Release.seeded``) is a simulation: every file says "simulation, not private"
+(the CSV in a leading ``#`` comment line, the GeoJSON and the report in their ``lmdk`` marker).
+Landmark places export through :func:`lmdk_core.places.places_to_geojson` (also private).
 """
 
 from __future__ import annotations
@@ -27,10 +37,12 @@ import numpy as np
 import pandas as pd
 
 from ._version import __version__
+from .accounting import landmark_guarantee
 from .errors import ParameterError
-from .validation import check_same_length
+from .validation import check_epsilon, check_same_length
 
 __all__ = [
+    "PRIVATE_NOTICE",
     "REPORT_FORMAT_VERSION",
     "iso_utc",
     "jsonable",
@@ -40,8 +52,18 @@ __all__ = [
     "report_to_json",
 ]
 
-REPORT_FORMAT_VERSION = 1
-"""Version of the ``"lmdk"`` marker written into exported GeoJSON and reports."""
+REPORT_FORMAT_VERSION = 2
+"""Version of the ``"lmdk"`` marker written into exported GeoJSON and reports (2: public files
+hold only released fields; the report is the private analysis file)."""
+
+PRIVATE_NOTICE = (
+    "PRIVATE: this file contains your landmark places and an analysis of your true data "
+    "(which timestamps are landmarks, the budget spent there, errors against your real "
+    "locations). Do not share or publish it. Publish only the release CSV/GeoJSON files."
+)
+"""The first key's value of every private analysis file."""
+
+_SECRET_KEYS = frozenset({"seed", "rng"})
 
 
 def iso_utc(time: Any) -> np.ndarray:
@@ -62,22 +84,39 @@ def iso_utc(time: Any) -> np.ndarray:
     return np.datetime_as_string(v.astype(f"datetime64[{unit}]"), unit=unit, timezone="UTC")
 
 
+def _simulation_label(release: Any) -> str | None:
+    if not getattr(release, "seeded", False):
+        return None
+    from .release import SIMULATION_LABEL
+
+    return SIMULATION_LABEL
+
+
 def release_to_csv(release: Any) -> str:
-    """The release as CSV text (header row, no index), from ``release.to_frame()``."""
-    return release.to_frame().to_csv(index=False, lineterminator="\n")
+    """The PUBLIC release as CSV text (header row, no index): ``time`` (ISO 8601 UTC, when
+    known) and ``lat``/``lon`` or ``value``. A seeded release starts with a ``#`` comment line
+    saying it is a simulation, not private (read it back with ``pd.read_csv(..., comment="#")``).
+    """
+    frame = release.to_frame(public=True)
+    if "time" in frame.columns:
+        frame["time"] = iso_utc(frame["time"])
+    text = frame.to_csv(index=False, lineterminator="\n")
+    label = _simulation_label(release)
+    return text if label is None else f"# lmdk {label}\n{text}"
 
 
-def _release_marker(release: Any) -> dict:
+def _public_marker(release: Any) -> dict:
+    label = _simulation_label(release)
     return {
-        "kind": "release",
+        "kind": "public-release",
         "version": REPORT_FORMAT_VERSION,
-        "scheme": str(release.scheme),
-        "epsilon": float(release.epsilon),
+        "simulation": label is not None,
+        **({"label": label} if label else {}),
     }
 
 
 def release_to_geojson(release: Any) -> dict:
-    """A locations release as a GeoJSON FeatureCollection (see module docstring).
+    """A locations release as a PUBLIC GeoJSON FeatureCollection (see module docstring).
 
     Raises ParameterError for a values release (no coordinates).
     """
@@ -87,13 +126,7 @@ def release_to_geojson(release: Any) -> dict:
         )
     lat = np.asarray(release.lat, dtype=np.float64)
     lon = np.asarray(release.lon, dtype=np.float64)
-    n = lat.size
-    eps = np.asarray(release.eps, dtype=np.float64)
-    pub = np.asarray(release.published, dtype=bool)
-    lmk = np.asarray(release.landmarks, dtype=bool)
-    for arr, what in ((lon, "release lon"), (eps, "release eps"), (pub, "release published"),
-                      (lmk, "release landmarks")):
-        check_same_length(n, arr.size, what)
+    check_same_length(lat.size, lon.size, "release lon")
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
     times: list[Any]
     if getattr(release, "time", None) is not None:
@@ -101,25 +134,12 @@ def release_to_geojson(release: Any) -> dict:
     else:
         times = [None] * ok.size
     coords = np.column_stack((lon[ok], lat[ok])).tolist()
-    features: list[dict] = []
-    if ok.size >= 2:
-        features.append({
-            "type": "Feature",
-            "geometry": {"type": "LineString", "coordinates": coords},
-            "properties": {"kind": "released path", "scheme": str(release.scheme)},
-        })
-    features.extend(
-        {
-            "type": "Feature",
-            "geometry": {"type": "Point", "coordinates": c},
-            "properties": {"t": t, "time": tm, "eps": e, "published": p, "landmark": m},
-        }
-        for c, t, tm, e, p, m in zip(
-            coords, ok.tolist(), times, eps[ok].tolist(), pub[ok].tolist(), lmk[ok].tolist(),
-            strict=True,
-        )
-    )
-    return {"type": "FeatureCollection", "lmdk": _release_marker(release), "features": features}
+    features = [
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": c},
+         "properties": {"time": tm}}
+        for c, tm in zip(coords, times, strict=True)
+    ]
+    return {"type": "FeatureCollection", "lmdk": _public_marker(release), "features": features}
 
 
 def _float_list(a: np.ndarray) -> list:
@@ -181,32 +201,63 @@ def _temporal_dict(temporal: Any) -> dict | None:
     return {k: np.asarray(get(k), dtype=np.float64) for k in ("bpl", "fpl", "tpl")}
 
 
+def _without_secrets(obj: Any) -> Any:
+    """A copy of nested settings without any ``seed``/``rng`` entry (never exported)."""
+    if isinstance(obj, Mapping):
+        return {k: _without_secrets(v) for k, v in obj.items() if str(k) not in _SECRET_KEYS}
+    if isinstance(obj, list):
+        return [_without_secrets(v) for v in obj]
+    return obj
+
+
+def _time_range(time: Any) -> dict | None:
+    if time is None or len(time) == 0:
+        return None
+    iso = iso_utc(np.asarray(time))
+    return {"start": str(iso[0]), "end": str(iso[-1])}
+
+
 def privacy_report(
     *,
-    settings: Mapping[str, Any],
     release: Any,
-    guarantee: Any,
+    epsilon: float,
+    guarantee: Any = None,
+    settings: Mapping[str, Any] | None = None,
+    places: Any = None,
+    correlation: Mapping[str, Any] | None = None,
     temporal: Any = None,
     landmark_loss: Any = None,
-    metrics: Mapping[str, Any],
+    metrics: Mapping[str, Any] | None = None,
 ) -> dict:
-    """A JSON-ready report of one run.
+    """The PRIVATE analysis file of one release, JSON-ready (see :func:`report_to_json`).
 
-    Keys: ``lmdk`` (format marker), ``settings`` (as given), ``release`` (scheme, ε, parameters,
-    kind, length), ``series`` (``time``, ``eps`` = ε_t, ``published``, ``landmark``, ``guarantee``
-    = G_t), ``temporal`` (``bpl``, ``fpl``, ``tpl``, or null), ``landmark_temporal_loss`` (the
-    composed landmark loss per timestamp — an array or a LandmarkTemporalLoss — or null),
-    ``summary`` (budget spent, max G_t, landmark-private, fresh share, max TPL/landmark loss and
-    how many timestamps exceed ε) and ``metrics``. Every array has one entry per timestamp;
-    non-finite numbers are null.
+    ``epsilon``: the user's total budget ε — landmark privacy is judged against it in every
+    path, including a release under a custom budget (``release_with_budget``) whose
+    ``Release.epsilon`` may be something else. ``guarantee``: G_t per timestamp (default:
+    computed from ``release.budget`` and ``release.landmarks``). ``places``: the landmark places
+    (Place objects, dicts or tuples); ``correlation``: a description of the correlation model
+    behind ``temporal``/``landmark_loss``; ``settings``: anything else worth recording (any
+    ``seed``/``rng`` entry is dropped: a seed is never exported).
+
+    Keys, in order: ``PRIVATE`` (the :data:`PRIVATE_NOTICE`), ``lmdk`` (format marker, with
+    ``simulation`` true for a seeded release), ``configuration`` (scheme, its parameters, the
+    user's ε, budget source, randomness, kind, time range, length), ``places``, ``settings``,
+    ``correlation``, ``series`` (``time``, ``eps`` = ε_t, ``published``, ``landmark``,
+    ``guarantee`` = G_t), ``temporal`` (``bpl``, ``fpl``, ``tpl``, or null),
+    ``landmark_temporal_loss``, ``summary`` (budget spent, max G_t, ``landmark_private`` = G_t ≤
+    ε everywhere, exceedances, fresh share, max TPL / landmark loss) and ``metrics``. Every
+    array has one entry per timestamp; non-finite numbers are null.
     """
-    eps = np.asarray(release.eps, dtype=np.float64)
+    epsilon = check_epsilon(epsilon)
+    eps = np.asarray(release.budget if hasattr(release, "budget") else release.eps,
+                     dtype=np.float64)
     n = eps.size
-    g = np.asarray(guarantee, dtype=np.float64)
+    lmk = np.asarray(release.landmarks, dtype=bool)
+    check_same_length(n, lmk.size, "release landmarks")
+    g = (landmark_guarantee(eps, lmk) if guarantee is None
+         else np.asarray(guarantee, dtype=np.float64))
     check_same_length(n, g.size, "guarantee")
     pub = np.asarray(release.published, dtype=bool)
-    lmk = np.asarray(release.landmarks, dtype=bool)
-    epsilon = float(release.epsilon)
     tol = 1e-9
     temp = _temporal_dict(temporal)
     if temp is not None:
@@ -221,6 +272,7 @@ def privacy_report(
         return float(np.max(a)) if a is not None and a.size else None
 
     summary = {
+        "epsilon": epsilon,
         "n_timestamps": n,
         "n_landmarks": int(lmk.sum()),
         "budget_spent": float(eps.sum()),
@@ -229,26 +281,35 @@ def privacy_report(
         "landmark_private": bool(np.all(g <= epsilon + tol)),
         "guarantee_exceeds_epsilon": int(np.sum(g > epsilon + tol)),
         "max_tpl": fmax(temp["tpl"]) if temp else None,
-        "max_landmark_temporal_loss": fmax(lloss),
-        "landmark_temporal_exceeds_epsilon": (
-            None if lloss is None else int(np.sum(lloss > epsilon + tol))
-        ),
+        # an UPPER BOUND on the landmarks' loss under correlation (docs/temporal-loss.md), not
+        # the guarantee: it is reported, never judged against ε
+        "max_landmark_temporal_loss_bound": fmax(lloss),
     }
     time = getattr(release, "time", None)
+    label = _simulation_label(release)
+    params = _without_secrets(dict(release.params) if release.params is not None else {})
     report = {
+        "PRIVATE": PRIVATE_NOTICE,
         "lmdk": {
-            "kind": "privacy-report",
+            "kind": "private-analysis",
             "version": REPORT_FORMAT_VERSION,
             "package_version": __version__,
+            "simulation": label is not None,
+            **({"label": label} if label else {}),
         },
-        "settings": dict(settings),
-        "release": {
+        "configuration": {
             "kind": getattr(release, "kind", None),
             "scheme": str(release.scheme),
+            "params": params,
             "epsilon": epsilon,
-            "params": dict(release.params) if release.params is not None else {},
+            "budget_source": getattr(release, "budget_source", "scheme"),
+            "randomness": (label or "fresh OS entropy (one draw per release, never reused)"),
+            "time_range": _time_range(time),
             "n_timestamps": n,
         },
+        "places": None if places is None else [_place_dict(p) for p in places],
+        "settings": _without_secrets(dict(settings or {})),
+        "correlation": None if correlation is None else _without_secrets(dict(correlation)),
         "series": {
             "time": None if time is None else iso_utc(np.asarray(time)).tolist(),
             "eps": eps,
@@ -259,9 +320,15 @@ def privacy_report(
         "temporal": temp,
         "landmark_temporal_loss": lloss,
         "summary": summary,
-        "metrics": dict(metrics),
+        "metrics": dict(metrics or {}),
     }
     return jsonable(report)
+
+
+def _place_dict(p: Any) -> Any:
+    if isinstance(p, Mapping) or dataclasses.is_dataclass(p):
+        return p
+    return list(p)
 
 
 def _dumps(obj: Any, level: int) -> str:

@@ -37,12 +37,14 @@ def trajectory_points(traj: Any) -> tuple[np.ndarray, np.ndarray]:
 def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lat, lon, radius_m) arrays from a DataFrame or a sequence of (lat, lon, radius_m, ...)."""
     if isinstance(places, pd.DataFrame):
-        missing = [c for c in ("lat", "lon", "radius_m") if c not in places.columns]
+        rcol = "place_radius_m" if "place_radius_m" in places.columns else "radius_m"
+        missing = [c for c in ("lat", "lon", rcol) if c not in places.columns]
         if missing:
             raise ParameterError(
-                f"places table is missing column(s) {missing}; it needs lat, lon and radius_m"
+                f"places table is missing column(s) {missing}; it needs lat, lon and "
+                "place_radius_m"
             )
-        cols = [places[c].to_numpy() for c in ("lat", "lon", "radius_m")]
+        cols = [places[c].to_numpy() for c in ("lat", "lon", rcol)]
     else:
         if places is None:
             places = []
@@ -52,6 +54,7 @@ def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             raise ParameterError(
                 "places must be a list of (lat, lon, radius_m) or a DataFrame"
             ) from None
+        rows = [r.as_tuple() if hasattr(r, "as_tuple") else r for r in rows]  # Place objects
         for i, row in enumerate(rows):
             if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) < 3:
                 raise ParameterError(

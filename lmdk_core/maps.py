@@ -218,9 +218,11 @@ def _place_rows(places: Any) -> list[dict[str, Any]]:
     for i, p in enumerate(places or ()):
         if isinstance(p, dict):
             d = dict(p)
+            if "radius_m" not in d and "place_radius_m" in d:
+                d["radius_m"] = d["place_radius_m"]
         elif hasattr(p, "lat") and hasattr(p, "lon"):
             d = {"name": getattr(p, "name", None), "lat": p.lat, "lon": p.lon,
-                 "radius_m": p.radius_m}
+                 "radius_m": getattr(p, "place_radius_m", getattr(p, "radius_m", None))}
         else:
             t = tuple(p)
             d = {"lat": t[0], "lon": t[1], "radius_m": t[2], "name": t[3] if len(t) > 3 else None}

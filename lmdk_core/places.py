@@ -1,11 +1,12 @@
 """Landmark places: named circles (centre latitude/longitude in degrees, radius in metres).
 
 A :class:`Place` marks a significant location (home, work, clinic ...); every timestamp whose
-true location lies within ``radius_m`` of a place is a landmark (see
+true location lies within ``place_radius_m`` of a place is a landmark (see
 :func:`lmdk_core.landmarks.landmark_mask`, which accepts :func:`places_to_frame` output).
 
-Places convert to and from a pandas DataFrame (columns ``name, lat, lon, radius_m``) and a GeoJSON
-FeatureCollection of Points (``coordinates = [lon, lat]``, properties ``name`` and ``radius_m``,
+Places convert to and from a pandas DataFrame (columns ``name, lat, lon, place_radius_m``) and a
+GeoJSON FeatureCollection of Points (``coordinates = [lon, lat]``, properties ``name`` and
+``place_radius_m``; files with the older ``radius_m`` still read),
 plus a top-level ``"lmdk"`` marker naming the kind and format version). The GeoJSON round trip is
 exact: Python writes floats with ``repr``, which reads back to the same double.
 Invalid places raise :class:`~lmdk_core.errors.ParameterError`; unreadable GeoJSON raises
@@ -41,7 +42,8 @@ DEFAULT_RADIUS_M = 100.0
 PLACES_FORMAT_VERSION = 1
 """Version of the ``"lmdk"`` marker written into places GeoJSON."""
 
-_COLUMNS = ["name", "lat", "lon", "radius_m"]
+_COLUMNS = ["name", "lat", "lon", "place_radius_m"]
+_RADIUS_KEYS = ("place_radius_m", "radius_m")  # the second: files written before 0.2
 
 
 class PlacesFormatError(SourceFormatError):
@@ -66,50 +68,67 @@ def _coordinate(value: Any, name: str, low: float, high: float) -> float:
     return x
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Place:
-    """A named landmark circle: centre ``lat``/``lon`` (degrees, WGS84), ``radius_m`` (metres, > 0).
+    """A named landmark circle: centre ``lat``/``lon`` (degrees, WGS84) and ``place_radius_m``
+    (metres, > 0) — the place's own circle, not the noise radius ``radius_m`` of a release.
 
+    ``Place(name, lat, lon, place_radius_m=100.0)``; the keyword ``radius_m=`` and the attribute
+    ``radius_m`` are kept as aliases. A Place prints, compares and iterates in that order
+    (name, lat, lon, place_radius_m); :meth:`as_tuple` gives the ``(lat, lon, radius, name)`` form
+    of :func:`lmdk_core.landmarks.landmark_mask`, which also takes Place objects directly.
     Values are stored as plain ``str``/``float``; invalid values raise ParameterError.
     """
 
     name: str
     lat: float
     lon: float
-    radius_m: float = DEFAULT_RADIUS_M
+    place_radius_m: float = DEFAULT_RADIUS_M
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str):
-            raise ParameterError(f"place name must be a string, got {self.name!r}")
-        label = f"place {self.name!r}"
-        object.__setattr__(self, "lat", _coordinate(self.lat, f"{label} latitude", -90.0, 90.0))
-        object.__setattr__(self, "lon", _coordinate(self.lon, f"{label} longitude", -180.0, 180.0))
-        r = self.radius_m
-        if isinstance(r, bool) or not isinstance(r, (int, float)) and not hasattr(r, "__float__"):
-            raise ParameterError(f"{label} radius_m must be a number, got {r!r}")
+    def __init__(self, name: str, lat: float, lon: float, place_radius_m: float | None = None,
+                 *, radius_m: float | None = None) -> None:
+        if radius_m is not None:
+            if place_radius_m is not None:
+                raise ParameterError("give place_radius_m or its alias radius_m, not both")
+            place_radius_m = radius_m
+        if not isinstance(name, str):
+            raise ParameterError(f"place name must be a string, got {name!r}")
+        label = f"place {name!r}"
+        r: Any = DEFAULT_RADIUS_M if place_radius_m is None else place_radius_m
+        if isinstance(r, bool) or (not isinstance(r, (int, float)) and not hasattr(r, "__float__")):
+            raise ParameterError(f"{label} place_radius_m must be a number, got {r!r}")
         r = float(r)
         if not math.isfinite(r) or r <= 0:
-            raise ParameterError(f"{label} radius_m must be a finite number > 0 metres, got {r}")
-        object.__setattr__(self, "radius_m", r)
+            raise ParameterError(
+                f"{label} place_radius_m must be a finite number > 0 metres, got {r}"
+            )
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "lat", _coordinate(lat, f"{label} latitude", -90.0, 90.0))
+        object.__setattr__(self, "lon", _coordinate(lon, f"{label} longitude", -180.0, 180.0))
+        object.__setattr__(self, "place_radius_m", r)
+
+    @property
+    def radius_m(self) -> float:
+        """Alias of :attr:`place_radius_m`."""
+        return self.place_radius_m
 
     def as_tuple(self) -> tuple[float, float, float, str]:
-        """``(lat, lon, radius_m, name)``: the tuple form :func:`landmark_mask` accepts."""
-        return (self.lat, self.lon, self.radius_m, self.name)
+        """``(lat, lon, place_radius_m, name)``: the tuple form :func:`landmark_mask` accepts."""
+        return (self.lat, self.lon, self.place_radius_m, self.name)
 
-    # Sequence protocol over as_tuple(), so a list of Places can be passed wherever
-    # ``(lat, lon, radius_m, ...)`` items are expected (e.g. landmark_mask(traj, places)).
+    # Iterates in construction order, like its repr.
     def __len__(self) -> int:
         return 4
 
     def __getitem__(self, i: int | slice) -> Any:
-        return self.as_tuple()[i]
+        return (self.name, self.lat, self.lon, self.place_radius_m)[i]
 
     def __iter__(self):
-        return iter(self.as_tuple())
+        return iter((self.name, self.lat, self.lon, self.place_radius_m))
 
 
 def places_to_frame(places: Iterable[Place]) -> pd.DataFrame:
-    """One row per place: columns ``name`` (str), ``lat``, ``lon``, ``radius_m`` (float64)."""
+    """One row per place: columns ``name`` (str), ``lat``, ``lon``, ``place_radius_m`` (float64)."""
     places = list(places)
     for i, p in enumerate(places):
         if not isinstance(p, Place):
@@ -119,14 +138,15 @@ def places_to_frame(places: Iterable[Place]) -> pd.DataFrame:
             "name": pd.Series([p.name for p in places], dtype=object),
             "lat": pd.Series([p.lat for p in places], dtype="float64"),
             "lon": pd.Series([p.lon for p in places], dtype="float64"),
-            "radius_m": pd.Series([p.radius_m for p in places], dtype="float64"),
+            "place_radius_m": pd.Series([p.place_radius_m for p in places], dtype="float64"),
         },
         columns=_COLUMNS,
     )
 
 
 def places_from_frame(df: pd.DataFrame) -> list[Place]:
-    """Places from a DataFrame with ``lat`` and ``lon`` columns (``name``, ``radius_m`` optional).
+    """Places from a DataFrame with ``lat`` and ``lon`` columns (``name`` and ``place_radius_m``
+    — or the older ``radius_m`` — optional).
 
     A missing name becomes ``"place <row>"`` (1-based); a missing radius :data:`DEFAULT_RADIUS_M`.
     Raises ParameterError naming the row (1-based) and the reason.
@@ -137,7 +157,8 @@ def places_from_frame(df: pd.DataFrame) -> list[Place]:
     if missing:
         raise ParameterError(f"places table lacks column(s) {', '.join(missing)}")
     names = df["name"].tolist() if "name" in df.columns else [None] * len(df)
-    radii = df["radius_m"].tolist() if "radius_m" in df.columns else [None] * len(df)
+    rcol = next((c for c in _RADIUS_KEYS if c in df.columns), None)
+    radii = df[rcol].tolist() if rcol else [None] * len(df)
     out = []
     for row, (name, lat, lon, r) in enumerate(
         zip(names, df["lat"].tolist(), df["lon"].tolist(), radii, strict=True), start=1
@@ -153,7 +174,8 @@ def places_from_frame(df: pd.DataFrame) -> list[Place]:
 
 
 def places_to_geojson(places: Iterable[Place]) -> dict:
-    """GeoJSON FeatureCollection of Points (``[lon, lat]``), properties ``name`` and ``radius_m``."""
+    """GeoJSON FeatureCollection of Points (``[lon, lat]``), properties ``name`` and
+    ``place_radius_m``. The file holds the user's places: it is private."""
     places = list(places)
     places_to_frame(places)  # type check with a clear message
     return {
@@ -163,7 +185,7 @@ def places_to_geojson(places: Iterable[Place]) -> dict:
             {
                 "type": "Feature",
                 "geometry": {"type": "Point", "coordinates": [p.lon, p.lat]},
-                "properties": {"name": p.name, "radius_m": p.radius_m},
+                "properties": {"name": p.name, "place_radius_m": p.place_radius_m},
             }
             for p in places
         ],
@@ -191,7 +213,7 @@ def _feature_place(feature: Any, number: int, source: str) -> Place:
         name = f"place {number}"
     if not isinstance(name, str):
         raise fail(f"name must be a string, got {name!r}")
-    radius = props.get("radius_m", DEFAULT_RADIUS_M)
+    radius = next((props[k] for k in _RADIUS_KEYS if k in props), DEFAULT_RADIUS_M)
     try:
         return Place(name, coords[1], coords[0], DEFAULT_RADIUS_M if radius is None else radius)
     except ParameterError as exc:
@@ -203,7 +225,8 @@ def places_from_geojson(obj: dict | str | bytes, source: str = "places.geojson")
 
     ``obj`` is the parsed object or its JSON text. Each feature needs Point coordinates
     ``[lon, lat]`` (an altitude is ignored); properties ``name`` (default ``"place <n>"``) and
-    ``radius_m`` (default :data:`DEFAULT_RADIUS_M`) are optional. Raises PlacesFormatError naming
+    ``place_radius_m`` (or the older ``radius_m``; default :data:`DEFAULT_RADIUS_M`) are
+    optional. Raises PlacesFormatError naming
     ``source``, the feature number (1-based) and the reason.
     """
     if isinstance(obj, (bytes, bytearray)):

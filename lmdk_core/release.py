@@ -1,19 +1,32 @@
 """Release a time series or a trajectory under a landmark-privacy scheme.
 
 ``release_values`` (Laplace noise, sensitivity Δ) and ``release_locations`` (planar Laplace,
-protection radius r metres) run any of :data:`SCHEMES` and return an immutable :class:`Release`:
-the released series, the budget ε_t actually spent at each t, and which timestamps were fresh
-releases (``published``) rather than republished approximations.
+protection radius ``radius_m`` metres) run any of :data:`SCHEMES` and return an immutable
+:class:`Release`: the released series, the budget ε_t actually spent at each t (``budget``), and
+which timestamps were fresh releases (``published``) rather than republished approximations.
+``release_with_budget`` releases under a per-timestamp budget computed elsewhere.
+
+One argument order everywhere: ``(data, landmarks, *, epsilon, scheme, ...)``; the privacy
+parameters are keyword-only.
 
 Guarantees (ε_t of independent steps, landmark set L, total ε): every scheme except ``event``
 satisfies (ε, L)-landmark privacy, G_t = Σ_{i∈L∪{t}} ε_i ≤ ε at every t, for every input;
 ``bd``/``ba`` additionally satisfy w-event ε-DP (every w-window spends ≤ ε). ``event`` is the
 event-level baseline and is NOT landmark-private once |L| ≥ 1 (see :mod:`lmdk_core.allocation`).
-Noise (``noise=``): "safe" (default) releases through the exact, floating-point-safe mechanisms
-of lmdk_core.mechanisms, fed by fresh OS entropy unless a seed is given; "fast" draws the same
-laws in floating point, for simulations only (docs/fp-safe-noise.md). A seed makes a release
-reproducible and is for simulations and tests only: the draw order is fixed and independent
-of the data (lmdk_core.schemes._kernel, lmdk_core.noise.apply).
+Landmark privacy takes the landmark timestamps as public input: Skip's repeats, for example,
+show where the landmarks are (hiding them is the job of dummy landmarks).
+
+Randomness (``rng``): ``None`` (the default) draws fresh OS entropy for every release — the only
+setting for a real release. An int seed or a numpy Generator makes the release reproducible: a
+*simulation*, unsafe to publish (whoever knows the seed subtracts the noise, and two releases with
+the same seed share their noise, so their difference reveals the data). Such a release has
+``Release.seeded = True`` and every export labels it "simulation, not private"; the seed itself
+is never stored. ``seed=`` is a deprecated alias of ``rng=``.
+
+Noise (``noise=``): "safe" (default) releases through the exact, floating-point-safe
+mechanisms of lmdk_core.mechanisms, fed by a fresh ChaCha20 keystream keyed from the OS; "fast"
+draws the same laws in floating point, for simulations only (docs/fp-safe-noise.md). The draw
+order is fixed and independent of the data (lmdk_core.schemes._kernel, lmdk_core.noise.apply).
 
 Derived budgets are reported in ``Release.params``: ``release_epsilon`` (adaptive, ε/(|L|+1)),
 ``window_epsilon`` (bd/ba, the landmark-aware window budget, see lmdk_core.schemes.wevent),
@@ -23,6 +36,7 @@ budgets the exact mechanisms actually achieve (grid rounding included).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -32,8 +46,9 @@ import numpy as np
 import pandas as pd
 
 from .accounting import as_landmark_mask, landmark_guarantee
+from .errors import ParameterError
 from .landmarks import trajectory_points
-from .noise.source import as_source, check_noise
+from .noise.source import RandomSource, as_source, check_noise
 from .schemes import (
     SCHEME_INFO,
     SCHEME_PARAMS,
@@ -45,18 +60,27 @@ from .schemes import (
 )
 from .schemes._space import Space
 from .schemes.vectorised import run_budget
-from .errors import ParameterError
 from .validation import as_budget_array, as_finite_array, check_epsilon, check_positive
 
 __all__ = [
-    "Release",
+    "PUBLIC_COLUMNS",
     "SCHEMES",
     "SCHEME_INFO",
     "SCHEME_PARAMS",
+    "SIMULATION_LABEL",
+    "Release",
     "release_locations",
     "release_values",
     "release_with_budget",
 ]
+
+SIMULATION_LABEL = "simulation, not private (seeded noise: do not publish)"
+"""How everything produced from a seeded release is labelled."""
+
+PUBLIC_COLUMNS = {"values": ("time", "value"), "locations": ("time", "lat", "lon")}
+"""The only columns a public export may hold (``time`` when the release has times)."""
+
+_UNSET: Any = object()
 
 
 def _frozen(arr: np.ndarray | None) -> np.ndarray | None:
@@ -69,20 +93,42 @@ def _frozen(arr: np.ndarray | None) -> np.ndarray | None:
     return arr
 
 
+def utc_times(time: Any) -> np.ndarray:
+    """Datetimes (any unit, naive = UTC, or tz-aware) as a ``datetime64[ns]`` array in UTC.
+
+    Raises ParameterError if the values are not datetimes."""
+    dtype = getattr(time, "dtype", None)
+    if not (isinstance(dtype, pd.DatetimeTZDtype) or (dtype is not None and dtype.kind == "M")):
+        raise ParameterError(
+            "time must hold datetimes (datetime64, naive = UTC, or tz-aware), got "
+            f"{dtype if dtype is not None else type(time).__name__}"
+        )
+    t = pd.DatetimeIndex(time)
+    if t.tz is not None:
+        t = t.tz_convert("UTC").tz_localize(None)
+    return t.as_unit("ns").to_numpy()
+
+
 @dataclass(frozen=True, eq=False)
 class Release:
     """Result of one release (immutable: arrays are read-only, ``params`` a read-only mapping).
 
-    ``eps[t]``: budget spent at t (0 where nothing fresh was released); ``published[t]``: fresh
-    noisy release (True) or republished/approximated (False; NaN before the first release);
-    ``landmarks``: the landmark mask used; ``params``: every parameter used (scheme parameters,
-    ``seed``, ``sensitivity`` or ``radius_m``, derived budgets such as ``window_epsilon``).
-    Exactly one of ``values`` or (``lat``, ``lon``) is set; ``time`` is copied from the input.
+    ``budget[t]``: ε_t spent at t (0 where nothing fresh was released; ``eps`` is an alias);
+    ``published[t]``: fresh noisy release (True) or republished/approximated (False; NaN output
+    before the first release); ``landmarks``: the landmark mask used; ``params``: the scheme's
+    parameters, ``sensitivity`` or ``radius_m``, derived budgets such as ``window_epsilon``;
+    ``budget_source``: ``"scheme"`` or ``"custom"`` (release_with_budget); ``seeded``: True when
+    drawn from a seed or a caller's generator — a simulation, not a private release (the seed
+    itself is not kept). Exactly one of ``values`` or (``lat``, ``lon``) is set; ``time`` is the
+    input's times as ``datetime64[ns]`` in UTC (None without times).
+
+    ``budget``, ``published`` and ``landmarks`` are private: they describe the true landmarks.
+    Only :meth:`to_frame` with its default ``public=True`` is meant to be published.
     """
 
     scheme: str
     epsilon: float
-    eps: np.ndarray
+    budget: np.ndarray
     published: np.ndarray
     landmarks: np.ndarray
     params: Mapping[str, Any]
@@ -90,101 +136,146 @@ class Release:
     lat: np.ndarray | None = None
     lon: np.ndarray | None = None
     time: np.ndarray | None = None
+    seeded: bool = False
+    budget_source: str = "scheme"
 
     def __post_init__(self) -> None:
-        for name in ("eps", "published", "landmarks", "values", "lat", "lon", "time"):
+        if self.time is not None:
+            object.__setattr__(self, "time", utc_times(self.time))
+        for name in ("budget", "published", "landmarks", "values", "lat", "lon", "time"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
+        if "seed" in self.params or "rng" in self.params:
+            raise ParameterError("a Release never stores its seed or generator")
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        object.__setattr__(self, "seeded", bool(self.seeded))
+
+    @property
+    def eps(self) -> np.ndarray:
+        """Alias of :attr:`budget` (ε_t per timestamp)."""
+        return self.budget
 
     @property
     def kind(self) -> str:
         """"values" or "locations"."""
         return "values" if self.values is not None else "locations"
 
+    @property
+    def label(self) -> str:
+        """"private release" or the simulation label for a seeded release."""
+        return SIMULATION_LABEL if self.seeded else "private release (fresh OS randomness)"
+
     def __len__(self) -> int:
-        return int(self.eps.size)
+        return int(self.budget.size)
 
     @property
     def budget_spent(self) -> float:
         """Σ_t ε_t (not the privacy loss: see lmdk_core.accounting.landmark_guarantee)."""
-        return float(self.eps.sum())
+        return float(self.budget.sum())
 
     @property
     def fresh_share(self) -> float:
         """Share of timestamps with a fresh release (0 for an empty release)."""
         return float(self.published.mean()) if self.published.size else 0.0
 
-    def to_frame(self) -> pd.DataFrame:
-        """DataFrame with columns [time], value or lat/lon, eps, published, landmark."""
+    def to_frame(self, *, public: bool = True) -> pd.DataFrame:
+        """The release as a DataFrame.
+
+        ``public=True`` (default): only what an observer is meant to see — ``time`` (UTC, when
+        known) and ``value`` or ``lat``/``lon``. ``public=False`` adds the private columns
+        ``eps`` (ε_t), ``published`` and ``landmark``, which reveal the landmarks: never publish
+        that frame. A seeded release's frame says so in ``frame.attrs["lmdk"]``.
+        """
         cols: dict[str, Any] = {}
         if self.time is not None:
-            cols["time"] = self.time
+            cols["time"] = pd.DatetimeIndex(self.time).tz_localize("UTC")
         if self.values is not None:
-            cols["value"] = self.values
+            cols["value"] = np.array(self.values)
         else:
-            cols["lat"] = self.lat
-            cols["lon"] = self.lon
-        cols["eps"] = self.eps
-        cols["published"] = self.published
-        cols["landmark"] = self.landmarks
-        return pd.DataFrame({k: np.array(v) for k, v in cols.items()})
+            cols["lat"] = np.array(self.lat)
+            cols["lon"] = np.array(self.lon)
+        if not public:
+            cols["eps"] = np.array(self.budget)
+            cols["published"] = np.array(self.published)
+            cols["landmark"] = np.array(self.landmarks)
+        frame = pd.DataFrame(cols)
+        frame.attrs["lmdk"] = {"public": public, "label": self.label, "seeded": self.seeded}
+        return frame
 
 
-def _setup(scheme: str, epsilon: Any, params: Mapping[str, Any]) -> tuple[dict[str, Any], float]:
-    resolved = resolve_params(check_scheme(scheme), params)
-    return resolved, check_epsilon(epsilon)
+def _random_source(rng: Any, seed: Any) -> tuple[RandomSource, bool]:
+    """The random source to draw from and whether it is reproducible (seeded)."""
+    if seed is not _UNSET:
+        if rng is not None:
+            raise ParameterError("give rng or its deprecated alias seed, not both")
+        warnings.warn("seed= is deprecated: pass rng= (None = fresh OS randomness)",
+                      DeprecationWarning, stacklevel=3)
+        rng = seed
+    try:
+        return as_source(rng), rng is not None
+    except ParameterError as err:
+        raise ParameterError(str(err).replace("seed must", "rng must", 1)) from None
+
+
+def _times(data: Any) -> np.ndarray | None:
+    if isinstance(data, pd.DataFrame) and "time" in data.columns:
+        return utc_times(data["time"])
+    return None
 
 
 def _release(space: Space, landmarks: Any, epsilon: float, scheme: str, params: dict[str, Any],
-             seed: Any, extra: dict[str, Any], time: np.ndarray | None,
+             rng: Any, seed: Any, extra: dict[str, Any], time: np.ndarray | None,
              noise: str = "safe") -> Release:
     mask = as_landmark_mask(landmarks, space.n)
-    out = run_scheme(scheme, space, mask, epsilon, seed, params, noise)
-    cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns))
+    source, seeded = _random_source(rng, seed)
+    out = run_scheme(scheme, space, mask, epsilon, source, params, noise)
+    cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns,
+                    strict=True))
     return Release(
-        scheme=scheme, epsilon=epsilon, eps=out.eps, published=out.published, landmarks=mask,
-        params={**params, **extra, "seed": seed, **out.derived}, time=time, **cols,
+        scheme=scheme, epsilon=epsilon, budget=out.eps, published=out.published, landmarks=mask,
+        params={**params, **extra, **out.derived}, time=time, seeded=seeded, **cols,
     )
 
 
 def release_values(
-    values: Any, landmarks: Any, epsilon: float, scheme: str, *,
-    sensitivity: float = 1.0, seed: Any = None, noise: str = "safe", **params: Any,
+    values: Any, landmarks: Any = None, *, epsilon: float, scheme: str,
+    sensitivity: float = 1.0, rng: Any = None, seed: Any = _UNSET, noise: str = "safe",
+    **params: Any,
 ) -> Release:
     """Release a numeric series with Laplace noise (Δ = ``sensitivity``) under ``scheme``.
 
-    ``landmarks``: bool mask or integer indices; ``epsilon``: total budget ε > 0; ``params``:
-    the scheme's parameters (defaults in SCHEME_PARAMS). Raises ParameterError on invalid input.
+    ``landmarks``: bool mask or integer indices (None: no landmarks); ``epsilon``: total budget
+    ε > 0; ``rng``: None = fresh OS randomness (real releases), an int seed or a Generator = a
+    reproducible simulation, not private (``seed`` is a deprecated alias); ``params``: the
+    scheme's parameters (defaults in SCHEME_PARAMS). Raises ParameterError on invalid input.
     """
-    resolved, eps = _setup(scheme, epsilon, params)
+    resolved, eps = resolve_params(check_scheme(scheme), params), check_epsilon(epsilon)
     delta = check_positive(sensitivity, "sensitivity")
     x = as_finite_array(values, "values")
-    return _release(Space("values", (x,), delta), landmarks, eps, scheme, resolved, seed,
+    return _release(Space("values", (x,), delta), landmarks, eps, scheme, resolved, rng, seed,
                     {"sensitivity": delta}, None, check_noise(noise))
 
 
 def release_locations(
-    traj: Any, landmarks: Any, epsilon: float, scheme: str, *,
-    radius_m: float = 200.0, seed: Any = None, noise: str = "safe", **params: Any,
+    traj: Any, landmarks: Any = None, *, epsilon: float, scheme: str,
+    radius_m: float = 200.0, rng: Any = None, seed: Any = _UNSET, noise: str = "safe",
+    **params: Any,
 ) -> Release:
     """Release a trajectory with planar Laplace noise (protection radius ``radius_m`` metres).
 
-    ``traj``: DataFrame with lat, lon (and optionally time, copied to Release.time) or a
+    ``traj``: DataFrame with lat, lon (and optionally time, kept as Release.time in UTC) or a
     ``(lat, lon)`` pair of arrays in decimal degrees. Other arguments as in release_values.
     """
-    resolved, eps = _setup(scheme, epsilon, params)
+    resolved, eps = resolve_params(check_scheme(scheme), params), check_epsilon(epsilon)
     r = check_positive(radius_m, "radius_m")
     lat, lon = trajectory_points(traj)
-    time = None
-    if isinstance(traj, pd.DataFrame) and "time" in traj.columns:
-        time = traj["time"].to_numpy(copy=True)
-    return _release(Space("locations", (lat, lon), r), landmarks, eps, scheme, resolved, seed,
-                    {"radius_m": r}, time, check_noise(noise))
+    return _release(Space("locations", (lat, lon), r), landmarks, eps, scheme, resolved, rng,
+                    seed, {"radius_m": r}, _times(traj), check_noise(noise))
 
 
 def release_with_budget(
-    data: Any, eps: Any, *, landmarks: Any = None, radius_m: float | None = None,
-    sensitivity: float | None = None, seed: Any = None, noise: str = "safe",
+    data: Any, landmarks: Any = None, *, budget: Any = None, epsilon: float | None = None,
+    radius_m: float | None = None, sensitivity: float | None = None, rng: Any = None,
+    seed: Any = _UNSET, eps: Any = None, noise: str = "safe",
 ) -> Release:
     """Release ``data`` with a given per-timestamp budget ε_t ≥ 0 (scheme ``"budget"``).
 
@@ -192,9 +283,17 @@ def release_with_budget(
     :func:`lmdk_core.correlation.allocate_bounded_tpl`: a fresh release wherever ε_t > 0,
     the last release repeated (spending 0) elsewhere. ``data`` is a trajectory (as in
     :func:`release_locations`; give ``radius_m``, default 200 m) or a numeric series (give
-    ``sensitivity``). The budget itself is the only guarantee: ``Release.epsilon`` is set to
-    the landmark guarantee it achieves, max_t G_t over ``landmarks`` (none: max_t ε_t).
+    ``sensitivity``). ``epsilon``: the user's total budget, recorded as ``Release.epsilon``
+    (it is what the release is judged against; the budget itself may exceed it). Without it,
+    ``Release.epsilon`` is the landmark guarantee the budget achieves, max_t G_t over
+    ``landmarks`` (none: max_t ε_t). ``eps`` is a deprecated alias of ``budget``.
     """
+    if eps is not None:
+        if budget is not None:
+            raise ParameterError("give budget or its deprecated alias eps, not both")
+        budget = eps
+    if budget is None:
+        raise ParameterError("release_with_budget needs budget= (ε_t per timestamp)")
     if radius_m is not None and sensitivity is not None:
         raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
     if sensitivity is not None:
@@ -206,16 +305,19 @@ def release_with_budget(
         scale = check_positive(200.0 if radius_m is None else radius_m, "radius_m")
         space = Space("locations", trajectory_points(data), scale)
         extra = {"radius_m": scale}
-        time = (data["time"].to_numpy(copy=True)
-                if isinstance(data, pd.DataFrame) and "time" in data.columns else None)
-    budget = as_budget_array(eps)
-    if budget.size != space.n:
-        raise ParameterError(f"length mismatch: eps has length {budget.size}, data has {space.n}")
+        time = _times(data)
+    b = as_budget_array(budget, "budget")
+    if b.size != space.n:
+        raise ParameterError(f"length mismatch: budget has length {b.size}, data has {space.n}")
     mask = as_landmark_mask(landmarks, space.n)
+    target = None if epsilon is None else check_epsilon(epsilon)
     noise = check_noise(noise)
-    out = with_achieved(run_budget(space, budget, as_source(seed), noise), mask, noise)
-    achieved = float(landmark_guarantee(budget, mask).max()) if space.n else 0.0
-    cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns))
-    return Release(scheme="budget", epsilon=achieved, eps=out.eps, published=out.published,
-                   landmarks=mask, params={**extra, "seed": seed, **out.derived}, time=time,
-                   **cols)
+    source, seeded = _random_source(rng, seed)
+    out = with_achieved(run_budget(space, b, source, noise), mask, noise)
+    achieved = float(landmark_guarantee(b, mask).max()) if space.n else 0.0
+    cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns,
+                    strict=True))
+    return Release(scheme="budget", epsilon=achieved if target is None else target,
+                   budget=out.eps, published=out.published, landmarks=mask,
+                   params={**extra, "achieved_guarantee": achieved, **out.derived}, time=time,
+                   seeded=seeded, budget_source="custom", **cols)

@@ -42,7 +42,7 @@ def start_server(port: int, log: Path) -> subprocess.Popen:
                 return proc
         except OSError:
             if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {log.read_text()[-2000:]}")
+                raise RuntimeError(f"streamlit exited: {log.read_text()[-2000:]}") from None
             time.sleep(0.2)
     stop_server(proc)
     raise RuntimeError("streamlit did not become healthy within 60 s")
@@ -80,7 +80,11 @@ def map_point(page, lat: float, lon: float) -> dict:
 
 
 def click_map(page, lat: float, lon: float) -> None:
+    """Click the map at (lat, lon). The whole map is scrolled into view first: Playwright's own
+    scroll-before-click moved a partly hidden map under the computed position."""
     frame = page.frame_locator(MAP_FRAME)
+    page.locator(MAP_FRAME).scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
     frame.locator(".leaflet-container").click(position=map_point(page, lat, lon))
 
 

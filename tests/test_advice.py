@@ -35,10 +35,10 @@ def test_closed_forms_match_simulated_releases():
     pred = _by_scheme(predict_errors(n=n, n_landmarks=k, epsilon=eps, radius_m=r))
     for scheme in ("event", "uniform"):
         rel = lm.release_locations((lat, lon), mask, epsilon=eps, scheme=scheme, radius_m=r,
-                                   seed=11)
+                                   rng=11)
         err = lm.error_metres((lat, lon), rel)
         assert err.mean() == pytest.approx(pred[scheme].mean_error, rel=0.05), scheme
-    rel = lm.release_locations((lat, lon), mask, epsilon=eps, scheme="skip", radius_m=r, seed=12)
+    rel = lm.release_locations((lat, lon), mask, epsilon=eps, scheme="skip", radius_m=r, rng=12)
     err = lm.error_metres((lat, lon), rel)
     assert err[~mask].mean() == pytest.approx(pred["skip"].mean_error, rel=0.05)
     assert pred["skip"].kind == "lower bound"

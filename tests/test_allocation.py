@@ -28,16 +28,18 @@ def cases(draw):
 def test_closed_forms(case):
     n, mask, eps = case
     k = int(mask.sum())
-    np.testing.assert_array_equal(allocate("event", n, mask, eps), np.full(n, eps))
-    user = allocate("user", n, mask, eps)
+    np.testing.assert_array_equal(allocate(n, mask, epsilon=eps, scheme="event"), np.full(n, eps))
+    user = allocate(n, mask, epsilon=eps, scheme="user")
     np.testing.assert_allclose(user, eps / n, rtol=1e-15)
     assert user.sum() == pytest.approx(eps, rel=1e-12)
-    np.testing.assert_allclose(allocate("uniform", n, mask, eps), eps / (k + 1), rtol=1e-15)
-    skip = allocate("skip", n, mask, eps)
+    np.testing.assert_allclose(allocate(n, mask, epsilon=eps, scheme="uniform"), eps / (k + 1),
+                               rtol=1e-15)
+    skip = allocate(n, mask, epsilon=eps, scheme="skip")
     assert np.all(skip[mask] == 0) and np.all(skip[~mask] == eps)
     # indices and masks are interchangeable
     np.testing.assert_array_equal(
-        allocate("uniform", n, np.flatnonzero(mask), eps), allocate("uniform", n, mask, eps)
+        allocate(n, np.flatnonzero(mask), epsilon=eps, scheme="uniform"),
+        allocate(n, mask, epsilon=eps, scheme="uniform"),
     )
 
 
@@ -45,13 +47,15 @@ def test_closed_forms(case):
 def test_landmark_private_closed_forms_meet_the_guarantee(case):
     n, mask, eps = case
     for scheme in ("user", "uniform", "skip"):
-        assert landmark_guarantee(allocate(scheme, n, mask, eps), mask).max() <= eps + 1e-9
+        assert landmark_guarantee(allocate(n, mask, epsilon=eps, scheme=scheme),
+                                  mask).max() <= eps + 1e-9
 
 
 def test_uniform_example():
-    np.testing.assert_allclose(allocate("uniform", 5, [1, 3], 1.5), [0.5] * 5)
-    np.testing.assert_array_equal(allocate("skip", 4, [0, 2], 2.0), [0.0, 2.0, 0.0, 2.0])
-    assert allocate("user", 0, None, 1.0).shape == (0,)
+    np.testing.assert_allclose(allocate(5, [1, 3], epsilon=1.5, scheme="uniform"), [0.5] * 5)
+    np.testing.assert_array_equal(allocate(4, [0, 2], epsilon=2.0, scheme="skip"), [0.0, 2.0, 0.0,
+                                                                                    2.0])
+    assert allocate(0, None, epsilon=1.0, scheme="user").shape == (0,)
 
 
 @pytest.mark.parametrize(
@@ -71,5 +75,16 @@ def test_uniform_example():
     ],
 )
 def test_invalid_arguments(args, kwargs, match):
+    scheme, n, landmarks, epsilon = args
     with pytest.raises(ParameterError, match=match):
+        allocate(n, landmarks, epsilon=epsilon, scheme=scheme, **kwargs)
+    with pytest.raises(ParameterError, match=match):  # the deprecated positional order too
         allocate(*args, **kwargs)
+
+
+def test_one_argument_order_and_keyword_only_privacy_parameters():
+    """allocate(n, landmarks, *, epsilon, scheme) like release_values/release_locations."""
+    new = allocate(5, [1, 3], epsilon=1.5, scheme="uniform")
+    np.testing.assert_array_equal(allocate("uniform", 5, [1, 3], 1.5), new)  # legacy order
+    with pytest.raises(ParameterError, match="keyword-only"):
+        allocate(5, [1, 3], 1.5, "uniform")

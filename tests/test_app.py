@@ -8,6 +8,7 @@ then rerun, as the frontend would, and the tests check what the user would see.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 import dashboard.map_section as map_section
 from lmdk_core import places as pl
 from lmdk_core.geo import haversine_m
-from lmdk_core.release import SCHEMES
+from lmdk_core.release import SCHEMES, release_locations
 from lmdk_core.sample import load_sample
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
@@ -172,7 +173,7 @@ def test_map_click_adds_a_landmark_place_and_updates_everything(app, fake_map, s
     add_place_by_click(app, fake_map, *home)
     places = app.session_state["places"]
     assert [p["name"] for p in places] == ["Home"]
-    assert places[0]["radius_m"] == 100.0
+    assert places[0]["place_radius_m"] == 100.0
     assert (places[0]["lat"], places[0]["lon"]) == pytest.approx(home, abs=1e-6)
     # drawn on the map as a 100 m circle named Home
     circles = fake_map.circles()
@@ -218,10 +219,11 @@ def test_rename_radius_and_delete_through_the_table(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     add_place_by_click(app, fake_map, home[0] + 0.02, home[1])
     editor_key = f"places_editor_{app.session_state['editor_version']}"
-    app.session_state[editor_key] = edits({"0": {"name": "My home", "radius_m": 250.0}})
+    app.session_state[editor_key] = edits({"0": {"name": "My home", "place_radius_m": 250.0}})
     run(app)
     places = app.session_state["places"]
-    assert [(p["name"], p["radius_m"]) for p in places] == [("My home", 250.0), ("Clinic", 100.0)]
+    assert [(p["name"], p["place_radius_m"]) for p in places] == [("My home", 250.0),
+                                                                  ("Clinic", 100.0)]
     editor_key = f"places_editor_{app.session_state['editor_version']}"
     app.session_state[editor_key] = edits({"1": {"name": "My home"}})
     run(app)
@@ -241,7 +243,7 @@ def test_suggested_place_is_added_with_its_radius(app):
     run(app)
     places = app.session_state["places"]
     assert len(places) == 1 and places[0]["name"] == "Home"
-    assert places[0]["radius_m"] >= 20
+    assert places[0]["place_radius_m"] >= 20
 
 
 # --------------------------------------------------------------------------- data
@@ -323,10 +325,156 @@ def test_comparison_table(app):
 # --------------------------------------------------------------------------- export
 
 
+PUBLIC_LABELS = ("Public release (CSV)", "Public release (GeoJSON)")
+PRIVATE_LABELS = ("PRIVATE analysis (JSON) — do not share",
+                  "PRIVATE places (GeoJSON) — do not share")
+
+
 def test_export_buttons_present(app):
     labels = {b.label for b in app.get("download_button")}
-    assert {"Released series (CSV)", "Released series (GeoJSON)", "Landmark places (GeoJSON)",
-            "Privacy report (JSON)"} <= labels
+    assert set(PUBLIC_LABELS + PRIVATE_LABELS) <= labels
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Record every download button's label, data and file name as the page draws it."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    seen: dict[str, dict] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self, label, data, file_name=None, *args, **kwargs):
+        seen[label] = {"data": data, "file_name": file_name}
+        return original(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    return seen
+
+
+def _in_a_thread_without_session(func):
+    """Call a deferred download callable the way Streamlit does: in another thread, without
+    the session (main read st.session_state there and produced no file)."""
+    import threading
+
+    out: dict = {}
+
+    def target():
+        try:
+            out["value"] = func()
+        except Exception as err:  # reported below with the failing file
+            out["error"] = err
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join(60)
+    assert "error" not in out, out.get("error")
+    data = out["value"]
+    return data.decode() if isinstance(data, bytes) else data
+
+
+def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
+    """Issue 8 items 2 and 5: all four files are produced outside the session; the public ones
+    hold only time and released coordinates, the private ones say so first."""
+    at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
+    add_place_by_click(at, fake_map, *home)
+    assert set(PUBLIC_LABELS + PRIVATE_LABELS) <= set(downloads)
+    files = {label: _in_a_thread_without_session(d["data"]) for label, d in downloads.items()}
+    names = {label: d["file_name"] for label, d in downloads.items()}
+    release = list(at.session_state["releases"].values())[-1][1]
+    csv = pd.read_csv(io.StringIO(files["Public release (CSV)"]))
+    assert list(csv.columns) == ["time", "lat", "lon"] and len(csv) == len(release)
+    np.testing.assert_array_equal(csv["lat"].to_numpy(), release.lat)
+    gj = json.loads(files["Public release (GeoJSON)"])
+    assert gj["type"] == "FeatureCollection" and gj["features"]
+    assert all(f["geometry"]["type"] == "Point" and set(f["properties"]) == {"time"}
+               for f in gj["features"])
+    for label in PUBLIC_LABELS:
+        assert "Home" not in files[label] and "eps" not in files[label]
+        assert "PRIVATE" not in names[label] and "public" in names[label]
+    analysis = json.loads(files[PRIVATE_LABELS[0]])
+    assert next(iter(analysis)) == "PRIVATE" and "Do not share" in analysis["PRIVATE"]
+    assert {"configuration", "places", "series", "summary", "correlation", "metrics"} <= set(
+        analysis)
+    assert analysis["places"][0]["name"] == "Home"
+    assert analysis["configuration"]["scheme"] == "uniform"
+    assert analysis["summary"]["landmark_private"] is True
+    assert '"seed"' not in files[PRIVATE_LABELS[0]]
+    places = pl.places_from_geojson(files[PRIVATE_LABELS[1]])
+    assert [(p.name, p.lat, p.lon, p.place_radius_m) for p in places] == [
+        (q["name"], q["lat"], q["lon"], q["place_radius_m"]) for q in at.session_state["places"]]
+    for label in PRIVATE_LABELS:
+        assert "PRIVATE" in names[label] and "DO_NOT_SHARE" in names[label]
+
+
+def test_no_seed_in_the_controls(app):
+    keys = {w.key for kind in ("number_input", "text_input", "slider") for w in app.get(kind)}
+    assert "seed" not in keys
+    assert not any("seed" in (w.label or "").lower() for w in app.number_input)
+
+
+def _kept(at) -> list:
+    return [rel for _, rel in at.session_state["releases"].values()]
+
+
+def test_release_is_kept_across_reruns_and_redrawn_on_a_new_setting(app):
+    """Issue 8 item 1 on the page: no fixed seed. A rerun shows the same draw; a new ε draws
+    new noise, so the two releases do not give the true points back by subtraction."""
+    first = _kept(app)[-1]
+    app.toggle(key="show_release").set_value(False)  # any rerun that changes no setting
+    run(app)
+    run(app)
+    assert _kept(app)[-1] is first and len(_kept(app)) == 1
+    app.number_input(key="epsilon").set_value(2.0)
+    run(app)
+    second = _kept(app)[-1]
+    assert second is not first and second.epsilon == 2.0 and not second.seeded
+    traj = app.session_state["df"]
+    alice = traj[traj.uid == traj.uid.iloc[0]].reset_index(drop=True)
+    # uniform with no landmarks: ε_t = ε, y_k = x + u·r/ε_k; shared unit draws u would give
+    # x = 2·y2 − y1 exactly. The attack works on a seeded pair (main's seed 7 for every setting):
+    true = alice.lat.to_numpy(), alice.lon.to_numpy()
+
+    def recovery_error(y1, y2):
+        est = (2 * np.asarray(y2.lat) - y1.lat, 2 * np.asarray(y2.lon) - y1.lon)
+        return haversine_m(*est, *true)
+
+    seeded = [release_locations(alice, epsilon=e, scheme="uniform", rng=7) for e in (1.0, 2.0)]
+    assert np.max(recovery_error(*seeded)) < 1e-6
+    assert np.median(recovery_error(first, second)) > 100.0  # fresh draws: nothing recovered
+    # back to ε = 1: the release drawn for that setting is still there, not a third draw
+    app.number_input(key="epsilon").set_value(1.0)
+    run(app)
+    assert _kept(app)[-1] is first
+
+
+def test_ledger_counts_downloads_and_warns_before_passing_epsilon(app):
+    def total():
+        return metric(app, "Taken away so far").value
+
+    assert total().startswith("0 /")
+    assert not any("would bring the total" in w.value for w in app.warning)
+    csv = next(b for b in app.get("download_button") if b.label == PUBLIC_LABELS[0])
+    csv.click()
+    run(app)
+    assert total() == "1 / 1" and len(next(iter(app.session_state["ledgers"].values()))) == 1
+    # the same release as GeoJSON: same noise, counted once
+    next(b for b in app.get("download_button") if b.label == PUBLIC_LABELS[1]).click()
+    run(app)
+    assert total() == "1 / 1"
+    assert metric(app, "After downloading this one").delta == "within ε"
+    # a new setting draws a new release: taking it too would spend 1 + 0.5 > 0.5
+    app.number_input(key="epsilon").set_value(0.5)
+    run(app)
+    assert metric(app, "After downloading this one").value == "1.5 / 0.5"
+    assert "exceeds ε" in metric(app, "Taken away so far").delta
+    assert any("would bring the total privacy loss" in w.value for w in app.warning)
+    next(b for b in app.get("download_button") if b.label == PUBLIC_LABELS[0]).click()
+    run(app)
+    assert total() == "1.5 / 0.5"
+    # the private files are not releases: downloading them does not touch the ledger
+    next(b for b in app.get("download_button") if b.label == PRIVATE_LABELS[0]).click()
+    run(app)
+    assert total() == "1.5 / 0.5"
 
 
 def test_places_geojson_import_restores_places_exactly(app):
@@ -336,8 +484,9 @@ def test_places_geojson_import_restores_places_exactly(app):
     uploader = app.file_uploader(key="places_upload")
     uploader.set_value(("places.geojson", data, "application/geo+json"))
     run(app)
-    got = [(p["name"], p["lat"], p["lon"], p["radius_m"]) for p in app.session_state["places"]]
-    assert got == [(p.name, p.lat, p.lon, p.radius_m) for p in original]
+    got = [(p["name"], p["lat"], p["lon"], p["place_radius_m"])
+           for p in app.session_state["places"]]
+    assert got == [(p.name, p.lat, p.lon, p.place_radius_m) for p in original]
     # a broken places file leaves them as they were
     uploader = app.file_uploader(key="places_upload")
     uploader.set_value(("bad.geojson", b"{not json", "application/geo+json"))

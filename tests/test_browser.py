@@ -122,3 +122,52 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     assert page.locator("td", has_text="Home").count() >= 1
     assert "Mean error" in metrics_text(page)
     page.close()
+
+
+DOWNLOADS = {
+    "Public release (CSV)": "lmdk_public_release.csv",
+    "Public release (GeoJSON)": "lmdk_public_release.geojson",
+    "PRIVATE analysis (JSON) — do not share": "lmdk_PRIVATE_analysis_DO_NOT_SHARE.json",
+    "PRIVATE places (GeoJSON) — do not share": "lmdk_PRIVATE_places_DO_NOT_SHARE.geojson",
+}
+
+
+@pytest.mark.slow
+def test_every_download_button_gives_a_parseable_file(server, browser):
+    """Issue 8 item 5: on main two of the four buttons produced no file at all."""
+    import csv
+    import io
+    import json
+
+    from lmdk_core.places import places_from_geojson
+
+    page = browser.new_page(viewport={"width": 1366, "height": 1000}, accept_downloads=True)
+    page.goto(f"{server}/?tiles=none")
+    wait_idle(page, settle_ms=800)
+    before_chart = chart_signature(page, 0)
+    click_map(page, *home_of_first_user())  # a place, so the places file is enabled
+    wait_chart_change(page, before_chart)
+    wait_idle(page)
+    files: dict[str, str] = {}
+    for label, name in DOWNLOADS.items():
+        button = page.get_by_role("button", name=label, exact=True)
+        with page.expect_download(timeout=30_000) as info:
+            button.click()
+        download = info.value
+        assert download.suggested_filename == name
+        files[label] = download.path().read_text(encoding="utf-8")
+        wait_idle(page)
+    rows = list(csv.reader(io.StringIO(files["Public release (CSV)"])))
+    assert rows[0] == ["time", "lat", "lon"] and len(rows) > 1000
+    gj = json.loads(files["Public release (GeoJSON)"])
+    assert gj["type"] == "FeatureCollection" and len(gj["features"]) > 1000
+    assert all(set(f["properties"]) == {"time"} for f in gj["features"])
+    analysis = json.loads(files["PRIVATE analysis (JSON) — do not share"])
+    assert next(iter(analysis)) == "PRIVATE"
+    assert {"configuration", "places", "series", "summary"} <= set(analysis)
+    assert [p["name"] for p in analysis["places"]] == ["Home"]
+    places = places_from_geojson(files["PRIVATE places (GeoJSON) — do not share"])
+    assert [p.name for p in places] == ["Home"]
+    # the two public files are one release: the ledger counts it once
+    assert metrics_text(page)["Taken away so far"].startswith("1 /")
+    page.close()

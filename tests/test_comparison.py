@@ -44,7 +44,7 @@ def landmarks():
 
 @pytest.fixture(scope="module")
 def table(traj, landmarks):
-    return compare_schemes(traj, landmarks, EPSILON, runs=6, seed=3, radius_m=RADIUS)
+    return compare_schemes(traj, landmarks, epsilon=EPSILON, runs=6, rng=3, radius_m=RADIUS)
 
 
 def row(table, scheme):
@@ -59,19 +59,29 @@ def test_columns_and_one_row_per_scheme(table):
 
 
 def test_reproducible_with_a_seed_and_different_with_another(traj, landmarks):
-    a = compare_schemes(traj, landmarks, EPSILON, schemes=("uniform", "adaptive"), runs=3, seed=9)
-    b = compare_schemes(traj, landmarks, EPSILON, schemes=("uniform", "adaptive"), runs=3, seed=9)
+    a = compare_schemes(traj, landmarks, epsilon=EPSILON, schemes=("uniform", "adaptive"), runs=3,
+                        rng=9)
+    b = compare_schemes(traj, landmarks, epsilon=EPSILON, schemes=("uniform", "adaptive"), runs=3,
+                        rng=9)
     pd.testing.assert_frame_equal(a, b)
-    c = compare_schemes(traj, landmarks, EPSILON, schemes=("uniform", "adaptive"), runs=3, seed=10)
+    c = compare_schemes(traj, landmarks, epsilon=EPSILON, schemes=("uniform", "adaptive"), runs=3,
+                        rng=10)
     assert not np.allclose(a["mae_m_mean"], c["mae_m_mean"])
+
+
+def test_default_draws_fresh_randomness(traj, landmarks):
+    a, b = (compare_schemes(traj, landmarks, epsilon=EPSILON, schemes=("uniform",), runs=2)
+            for _ in range(2))
+    assert a["mae_m_mean"].iloc[0] != b["mae_m_mean"].iloc[0]
 
 
 def test_runs_use_spawned_seed_sequence_children(traj, landmarks):
     """Each run k releases with a fresh generator on SeedSequence(seed).spawn(runs)[k]."""
-    got = compare_schemes(traj, landmarks, EPSILON, schemes=("skip",), runs=4, seed=21)
+    got = compare_schemes(traj, landmarks, epsilon=EPSILON, schemes=("skip",), runs=4, rng=21)
     maes = [
-        mae_metres(traj, release_locations(traj, landmarks, EPSILON, "skip", radius_m=RADIUS,
-                                           seed=np.random.default_rng(child)))
+        mae_metres(traj, release_locations(traj, landmarks, epsilon=EPSILON, scheme="skip",
+                                           radius_m=RADIUS,
+                                           rng=np.random.default_rng(child)))
         for child in np.random.SeedSequence(21).spawn(4)
     ]
     assert got.loc[0, "mae_m_mean"] == pytest.approx(np.mean(maes), rel=1e-12)
@@ -100,7 +110,7 @@ def test_only_event_level_is_not_landmark_private(table):
 
 
 def test_without_landmarks_every_scheme_is_landmark_private(traj):
-    t = compare_schemes(traj, np.zeros(T, dtype=bool), EPSILON,
+    t = compare_schemes(traj, np.zeros(T, dtype=bool), epsilon=EPSILON,
                         schemes=("event", "uniform", "skip"), runs=2)
     assert t["landmark_private"].all()
     # L = ∅: uniform is ε/(0+1) = ε, i.e. the same allocation as event
@@ -120,7 +130,8 @@ def test_utility_order_on_the_sample_trajectory():
     places = suggest_places(user)
     mask = landmark_mask(user, places.rename(columns={"suggested_radius_m": "radius_m"}))
     assert 0 < mask.sum() < len(user)
-    t = compare_schemes(user, mask, EPSILON, schemes=("user", "uniform", "event"), runs=3, seed=0)
+    t = compare_schemes(user, mask, epsilon=EPSILON, schemes=("user", "uniform", "event"), runs=3,
+                        rng=0)
     user_mae, uniform_mae, event_mae = t["mae_m_mean"]
     assert user_mae > uniform_mae > event_mae
     assert t["landmark_private"].tolist() == [True, True, False]
@@ -132,8 +143,8 @@ def test_utility_order_on_the_sample_trajectory():
         ({"schemes": ("uniform", "magic")}, "magic"),
         ({"schemes": ()}, "none given"),
         ({"runs": 0}, "runs"),
-        ({"seed": -1}, "seed"),
-        ({"seed": 1.5}, "seed"),
+        ({"rng": -1}, "rng"),
+        ({"rng": 1.5}, "rng"),
         ({"radius_m": 0}, "radius_m"),
         ({"schemes": ("uniform",), "params": {"bd": {"w": 3}}}, "bd"),
         ({"schemes": ("bd",), "params": {"bd": {"w": 0}}}, "w"),
@@ -141,10 +152,12 @@ def test_utility_order_on_the_sample_trajectory():
 )
 def test_invalid_arguments_raise_parameter_errors(traj, landmarks, kwargs, fragment):
     with pytest.raises(ParameterError, match=fragment):
-        compare_schemes(traj, landmarks, EPSILON, **kwargs)
+        compare_schemes(traj, landmarks, epsilon=EPSILON, **kwargs)
 
 
 def test_params_reach_the_scheme(traj, landmarks):
-    a = compare_schemes(traj, landmarks, EPSILON, schemes=("bd",), runs=2, params={"bd": {"w": 2}})
-    b = compare_schemes(traj, landmarks, EPSILON, schemes=("bd",), runs=2, params={"bd": {"w": 40}})
+    a = compare_schemes(traj, landmarks, epsilon=EPSILON, schemes=("bd",), runs=2,
+                        params={"bd": {"w": 2}})
+    b = compare_schemes(traj, landmarks, epsilon=EPSILON, schemes=("bd",), runs=2,
+                        params={"bd": {"w": 40}})
     assert a.loc[0, "budget_spent"] != b.loc[0, "budget_spent"]

@@ -329,7 +329,7 @@ def test_guarantee_holds_on_L_prime_for_every_scheme(n, share, eps, sel_share, s
     for scheme in SCHEMES:
         if scheme == "event":
             continue
-        rel = release_values(x, h.mask, e_scheme, scheme, seed=seed)
+        rel = release_values(x, h.mask, epsilon=e_scheme, scheme=scheme, rng=seed)
         g_prime = landmark_guarantee(rel.eps, h.mask)
         assert g_prime.max() <= e_scheme + 1e-9
         # L ⊆ L': the true landmarks are protected at least as well

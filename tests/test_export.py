@@ -43,69 +43,88 @@ def strict_loads(text):
     return json.loads(text, parse_constant=bad)
 
 
-# ------------------------------------------------------------------ CSV
+# ------------------------------------------------------------------ CSV (public)
+
+PRIVATE_COLUMNS = {"eps", "published", "landmark", "landmarks", "guarantee", "place", "name"}
 
 
 @pytest.mark.parametrize("scheme", ["skip", "adaptive", "uniform"])
-def test_location_csv_reads_back_to_the_same_numbers(scheme):
+def test_location_csv_holds_only_time_and_released_coordinates(scheme):
+    """Issue 8 item 2: the public CSV has no landmark/ε_t/published column (main had all 3)."""
     traj = make_traj()
-    rel = release_locations(traj, LANDMARKS, 1.0, scheme, seed=7)
-    back = pd.read_csv(io.StringIO(release_to_csv(rel)))
-    assert list(back.columns) == ["time", "lat", "lon", "eps", "published", "landmark"]
+    rel = release_locations(traj, LANDMARKS, epsilon=1.0, scheme=scheme)
+    text = release_to_csv(rel)
+    back = pd.read_csv(io.StringIO(text))
+    assert list(back.columns) == ["time", "lat", "lon"]
+    assert not PRIVATE_COLUMNS & set(back.columns)
     assert len(back) == T
-    for col in ("lat", "lon", "eps"):
+    for col in ("lat", "lon"):
         # exact to the bit (NaN where nothing was released yet)
         np.testing.assert_array_equal(back[col].to_numpy(), np.asarray(getattr(rel, col)))
-    np.testing.assert_array_equal(back["published"].to_numpy(), rel.published)
-    np.testing.assert_array_equal(back["landmark"].to_numpy(), LANDMARKS)
     assert (pd.to_datetime(back["time"], utc=True) == traj["time"]).all()
+    assert "#" not in text and "simulation" not in text  # a fresh release is not labelled
     if scheme == "skip":
         assert back["lat"].isna().sum() == 2
 
 
-def test_values_csv_reads_back():
+def test_values_csv_holds_only_the_released_values():
     x = np.linspace(0, 10, T) ** 1.5
-    rel = release_values(x, LANDMARKS, 0.5, "uniform", seed=1)
+    rel = release_values(x, LANDMARKS, epsilon=0.5, scheme="uniform")
     back = pd.read_csv(io.StringIO(release_to_csv(rel)))
-    assert list(back.columns) == ["value", "eps", "published", "landmark"]
+    assert list(back.columns) == ["value"]
     np.testing.assert_array_equal(back["value"].to_numpy(), rel.values)
 
 
-# ------------------------------------------------------------------ GeoJSON
-
-
-def test_release_geojson_structure_skips_nan_points():
-    traj = make_traj()
-    rel = release_locations(traj, LANDMARKS, 1.0, "skip", seed=3)
+def test_seeded_release_files_say_simulation_not_private():
+    rel = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="uniform", rng=7)
+    text = release_to_csv(rel)
+    assert text.startswith("# lmdk simulation, not private")
+    back = pd.read_csv(io.StringIO(text), comment="#")
+    assert list(back.columns) == ["time", "lat", "lon"] and len(back) == T
     gj = release_to_geojson(rel)
-    strict_loads(json.dumps(gj, allow_nan=False))  # valid strict JSON
+    assert gj["lmdk"]["simulation"] is True and "not private" in gj["lmdk"]["label"]
+    report = privacy_report(release=rel, epsilon=1.0)
+    assert report["lmdk"]["simulation"] is True
+    assert "not private" in report["configuration"]["randomness"]
+    fresh = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="uniform")
+    assert release_to_geojson(fresh)["lmdk"]["simulation"] is False
+
+
+# ------------------------------------------------------------------ GeoJSON (public)
+
+
+def test_release_geojson_holds_only_time_and_points():
+    traj = make_traj()
+    rel = release_locations(traj, LANDMARKS, epsilon=1.0, scheme="skip")
+    gj = release_to_geojson(rel)
+    text = json.dumps(gj, allow_nan=False)
+    strict_loads(text)  # valid strict JSON
     assert gj["type"] == "FeatureCollection"
-    assert gj["lmdk"]["kind"] == "release" and gj["lmdk"]["scheme"] == "skip"
-    line, *points = gj["features"]
+    assert gj["lmdk"] == {"kind": "public-release", "version": 2, "simulation": False}
+    for word in ("eps", "published", "landmark", "skip", "scheme", "epsilon"):
+        assert f'"{word}"' not in text, word
     ok = np.flatnonzero(np.isfinite(rel.lat))
     assert ok.tolist() == list(range(2, T))  # t = 0, 1 are landmarks before any regular release
-    assert line["geometry"]["type"] == "LineString"
-    assert line["geometry"]["coordinates"] == [[rel.lon[t], rel.lat[t]] for t in ok]
+    points = gj["features"]
     assert len(points) == ok.size
-    for f, t in zip(points, ok):
+    for f, t in zip(points, ok, strict=True):
         assert f["type"] == "Feature" and f["geometry"]["type"] == "Point"
         lon, lat = f["geometry"]["coordinates"]
         assert (lon, lat) == (rel.lon[t], rel.lat[t])
         assert -90 <= lat <= 90 and -180 <= lon <= 180
-        p = f["properties"]
-        assert p["t"] == t and p["eps"] == rel.eps[t]
-        assert p["published"] is bool(rel.published[t]) and p["landmark"] is bool(LANDMARKS[t])
-        assert pd.Timestamp(p["time"]) == traj["time"][t] and p["time"].endswith("Z")
+        assert set(f["properties"]) == {"time"}
+        tm = f["properties"]["time"]
+        assert pd.Timestamp(tm) == traj["time"][t] and tm.endswith("Z")
 
 
 def test_release_geojson_without_time_and_values_release_rejected():
     traj = make_traj()
-    rel = release_locations((traj["lat"].to_numpy(), traj["lon"].to_numpy()), LANDMARKS, 1.0,
-                            "uniform", seed=3)
+    rel = release_locations((traj["lat"].to_numpy(), traj["lon"].to_numpy()), LANDMARKS,
+                            epsilon=1.0, scheme="uniform")
     gj = release_to_geojson(rel)
-    assert all(f["properties"]["time"] is None for f in gj["features"][1:])
+    assert all(f["properties"]["time"] is None for f in gj["features"])
     with pytest.raises(ParameterError, match="locations"):
-        release_to_geojson(release_values(np.ones(T), LANDMARKS, 1.0, "uniform", seed=0))
+        release_to_geojson(release_values(np.ones(T), LANDMARKS, epsilon=1.0, scheme="uniform"))
 
 
 def test_iso_utc_precision_and_timezone():
@@ -121,7 +140,7 @@ def test_iso_utc_precision_and_timezone():
 
 def test_report_is_strict_json_with_full_length_series():
     traj = make_traj()
-    rel = release_locations(traj, LANDMARKS, 1.0, "event", seed=2)
+    rel = release_locations(traj, LANDMARKS, epsilon=1.0, scheme="event", rng=2)
     g = landmark_guarantee(rel.eps, LANDMARKS)
     bpl = np.cumsum(rel.eps)
     fpl = np.cumsum(rel.eps[::-1])[::-1]
@@ -131,8 +150,9 @@ def test_report_is_strict_json_with_full_length_series():
     metrics = {"mae_m": np.float64(123.5), "missing": float("nan"), "n": np.int64(T)}
     settings = {"epsilon": 1.0, "scheme": "event", "places": [Place("home", 39.9, 116.3, 150.0)],
                 "start": pd.Timestamp("2024-03-01", tz="UTC")}
-    report = privacy_report(settings=settings, release=rel, guarantee=g, temporal=temporal,
-                            landmark_loss=lloss, metrics=metrics)
+    report = privacy_report(settings=settings, release=rel, epsilon=1.0, guarantee=g,
+                            temporal=temporal, landmark_loss=lloss, metrics=metrics,
+                            places=[Place("home", 39.9, 116.3, 150.0)])
     text = report_to_json(report)
     back = strict_loads(text)
     assert back == report  # the dict is already JSON-ready
@@ -145,9 +165,11 @@ def test_report_is_strict_json_with_full_length_series():
         np.testing.assert_array_equal(back["temporal"][key], arr)
     assert back["landmark_temporal_loss"][3] is None and len(back["landmark_temporal_loss"]) == T
     assert back["metrics"] == {"mae_m": 123.5, "missing": None, "n": T}
-    assert back["settings"]["places"] == [
-        {"name": "home", "lat": 39.9, "lon": 116.3, "radius_m": 150.0}
+    assert back["settings"]["places"] == back["places"] == [
+        {"name": "home", "lat": 39.9, "lon": 116.3, "place_radius_m": 150.0}
     ]
+    assert next(iter(back)) == "PRIVATE" and "Do not share" in back["PRIVATE"]
+    assert text.splitlines()[1].lstrip().startswith('"PRIVATE"')  # the first line says so
     assert back["settings"]["start"] == "2024-03-01T00:00:00Z"
     summary = back["summary"]
     # independent: event spends ε everywhere, so G_t = (|L| + 1)ε off the landmarks
@@ -156,20 +178,28 @@ def test_report_is_strict_json_with_full_length_series():
     assert summary["landmark_private"] is False
     assert summary["guarantee_exceeds_epsilon"] == T  # landmarks see |L|ε too
     assert summary["n_landmarks"] == 5 and summary["fresh_share"] == 1.0
-    assert back["release"]["scheme"] == "event" and back["release"]["n_timestamps"] == T
+    conf = back["configuration"]
+    assert conf["scheme"] == "event" and conf["n_timestamps"] == T and conf["epsilon"] == 1.0
+    assert conf["budget_source"] == "scheme" and conf["params"] == {"radius_m": 200.0}
+    assert conf["time_range"] == {"start": "2024-03-01T09:00:00.250Z",
+                                  "end": "2024-03-01T09:05:43.250Z"}
     assert "NaN" not in text and "Infinity" not in text
 
 
 def test_report_without_correlation_has_null_temporal_and_private_summary():
-    rel = release_locations(make_traj(), LANDMARKS, 1.0, "uniform", seed=2)
+    rel = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="uniform", rng=2)
     g = landmark_guarantee(rel.eps, LANDMARKS)
-    back = strict_loads(report_to_json(privacy_report(
-        settings={}, release=rel, guarantee=g, metrics={})))
+    back = strict_loads(report_to_json(privacy_report(release=rel, epsilon=1.0)))
     assert back["temporal"] is None and back["landmark_temporal_loss"] is None
     assert back["summary"]["landmark_private"] is True
     assert back["summary"]["max_tpl"] is None
+    assert back["series"]["guarantee"] == g.tolist()  # computed when not given
     with pytest.raises(ParameterError, match="guarantee"):
-        privacy_report(settings={}, release=rel, guarantee=g[:-1], metrics={})
+        privacy_report(release=rel, epsilon=1.0, guarantee=g[:-1])
+    with pytest.raises(ParameterError, match="epsilon"):
+        privacy_report(release=rel, epsilon=0.0)
+    with pytest.raises(TypeError):
+        privacy_report(release=rel)  # the user's ε is required: no silent default
 
 
 def test_jsonable_rejects_unknown_objects_with_the_path():
@@ -186,15 +216,51 @@ def test_report_with_the_correlation_module_objects():
         temporal_loss,
     )
 
-    rel = release_locations(make_traj(), LANDMARKS, 1.0, "uniform", seed=2)
+    rel = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="uniform", rng=2)
     P = synthetic_transition_matrix(5, "moderate")
     tl = temporal_loss(rel.eps, P, P)
     lt = landmark_temporal_loss(rel.eps, LANDMARKS, P, P)
     g = landmark_guarantee(rel.eps, LANDMARKS)
     back = strict_loads(report_to_json(privacy_report(
-        settings={}, release=rel, guarantee=g, temporal=tl, landmark_loss=lt, metrics={})))
+        release=rel, epsilon=1.0, guarantee=g, temporal=tl, landmark_loss=lt,
+        correlation={"source": "synthetic", "strength": "moderate", "n_states": 5})))
+    assert back["correlation"]["strength"] == "moderate"
     np.testing.assert_array_equal(back["temporal"]["tpl"], tl.tpl)
     np.testing.assert_array_equal(back["landmark_temporal_loss"], lt.composed)
     assert back["summary"]["max_tpl"] == pytest.approx(float(np.max(tl.tpl)))
-    exceeds = int(np.sum(lt.composed > 1.0 + 1e-9))
-    assert back["summary"]["landmark_temporal_exceeds_epsilon"] == exceeds
+    assert back["summary"]["max_landmark_temporal_loss_bound"] == pytest.approx(
+        float(np.max(lt.composed)))
+    assert not any("exceeds" in k for k in back["summary"] if "guarantee" not in k)
+
+
+# ------------------------------------------------------------------ report: the user's ε
+
+
+def test_report_judges_a_custom_budget_against_the_users_epsilon():
+    """Issue 8 item 4: ε = 0.5, every ε_t above it → not private (main said private, 0 over)."""
+    from lmdk_core import release_with_budget
+
+    traj = make_traj()
+    budget = np.full(T, 0.6)
+    rel = release_with_budget(traj, LANDMARKS, budget=budget, radius_m=100)
+    report = privacy_report(release=rel, epsilon=0.5)
+    brute = max(sum(budget[i] for i in set(np.flatnonzero(LANDMARKS)) | {t}) for t in range(T))
+    assert report["summary"]["max_guarantee"] == pytest.approx(brute)
+    assert report["summary"]["landmark_private"] is False
+    assert report["summary"]["guarantee_exceeds_epsilon"] == T
+    assert report["configuration"]["budget_source"] == "custom"
+    assert report["configuration"]["epsilon"] == 0.5
+    # even without landmarks, ε_t = 0.6 > 0.5 at every single timestamp
+    rel0 = release_with_budget(traj, budget=budget, radius_m=100)
+    assert privacy_report(release=rel0, epsilon=0.5)["summary"]["guarantee_exceeds_epsilon"] == T
+    # a budget that does fit is judged private
+    ok = release_with_budget(traj, LANDMARKS, budget=np.full(T, 0.5 / 6), radius_m=100)
+    assert privacy_report(release=ok, epsilon=0.5)["summary"]["landmark_private"] is True
+
+
+def test_report_never_contains_the_seed():
+    rel = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="uniform", rng=987654)
+    text = report_to_json(privacy_report(
+        release=rel, epsilon=1.0, settings={"seed": 987654, "nested": {"rng": 987654, "a": 1}}))
+    assert "987654" not in text and '"seed"' not in text and '"rng"' not in text
+    assert strict_loads(text)["settings"] == {"nested": {"a": 1}}

@@ -73,7 +73,7 @@ def trace_colours(fig):
 
 @pytest.mark.parametrize("scheme, violated", [("uniform", False), ("skip", False), ("event", True)])
 def test_allocation_figure_traces_and_violation_region(scheme, violated):
-    eps = allocate(scheme, T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme=scheme)
     fig = allocation_figure(eps, LANDMARKS, EPSILON)
     check_common(fig, "lmdk-allocation")
     assert fig.layout.xaxis2.title.text == "timestamp index"
@@ -107,7 +107,7 @@ def test_allocation_figure_traces_and_violation_region(scheme, violated):
 
 
 def test_allocation_figure_computes_guarantee_only_when_not_given():
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     fake = np.linspace(0, 2, T)
     fig = allocation_figure(eps, np.flatnonzero(LANDMARKS), EPSILON, guarantee=fake)
     np.testing.assert_array_equal(trace(fig, "guarantee G_t").y, fake)
@@ -116,7 +116,7 @@ def test_allocation_figure_computes_guarantee_only_when_not_given():
 
 def test_time_axis_in_utc_from_any_timezone():
     t = pd.date_range("2024-05-01 10:00", periods=T, freq="30s", tz="Europe/Berlin")
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     fig = allocation_figure(eps, LANDMARKS, EPSILON, time=t)
     assert fig.layout.xaxis2.title.text == "time (UTC)"
     x = pd.DatetimeIndex(trace(fig, "budget ε_t").x)
@@ -125,7 +125,7 @@ def test_time_axis_in_utc_from_any_timezone():
 
 
 def test_mismatched_lengths_raise_parameter_errors():
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     with pytest.raises(ParameterError):
         allocation_figure(eps, LANDMARKS[:-1], EPSILON)
     with pytest.raises(ParameterError):
@@ -159,7 +159,7 @@ def test_long_series_are_thinned_but_a_single_violation_stays_visible():
     n = 20_000
     mask = np.zeros(n, dtype=bool)
     mask[::1000] = True
-    eps = allocate("uniform", n, mask, EPSILON)
+    eps = allocate(n, mask, epsilon=EPSILON, scheme="uniform")
     eps[12_345] *= 3  # one over-spent regular timestamp
     fig = allocation_figure(eps, mask, EPSILON, max_points=1000)
     g = trace(fig, "guarantee G_t")
@@ -202,7 +202,7 @@ def test_error_figure_of_a_real_release():
         "time": pd.date_range("2024-01-01", periods=T, freq="min", tz="UTC"),
         "lat": 39.9 + rng.normal(0, 1e-3, T), "lon": 116.3 + rng.normal(0, 1e-3, T),
     })
-    rel = release_locations(traj, LANDMARKS, EPSILON, "adaptive", seed=5)
+    rel = release_locations(traj, LANDMARKS, epsilon=EPSILON, scheme="adaptive", rng=5)
     from lmdk_core import error_metres
 
     err = error_metres(traj, rel)
@@ -215,7 +215,7 @@ def test_error_figure_of_a_real_release():
 
 
 def test_loss_figure_traces_bounds_and_exceedance_markers():
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
     g_bad = g + np.linspace(-0.2, 0.3, T)  # the guarantee crosses ε part-way
     bpl = np.cumsum(eps) * 0.5
@@ -250,7 +250,7 @@ def test_loss_figure_traces_bounds_and_exceedance_markers():
 
 
 def test_loss_figure_marks_nothing_when_the_guarantee_holds_however_large_the_bounds():
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
     big = np.full(T, 50 * EPSILON)
     fig = loss_figure(eps, g, EPSILON, temporal={"bpl": big, "fpl": big, "tpl": big},
@@ -259,11 +259,11 @@ def test_loss_figure_marks_nothing_when_the_guarantee_holds_however_large_the_bo
 
 
 def test_loss_figure_without_correlation_marks_guarantee_exceedances_only_when_present():
-    eps_ok = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps_ok = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     fig = loss_figure(eps_ok, brute_guarantee(eps_ok, LANDMARKS), EPSILON)
     assert not any(n.startswith("exceeds") for n in names(fig))
     assert not any("BPL" in n or "TPL" in n for n in names(fig))
-    eps_bad = allocate("event", T, LANDMARKS, EPSILON)
+    eps_bad = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="event")
     g = brute_guarantee(eps_bad, LANDMARKS)
     over = trace(loss_figure(eps_bad, g, EPSILON), "exceeds ε: G_t")
     assert list(over.x) == [t for t in range(T) if g[t] > EPSILON]
@@ -272,7 +272,7 @@ def test_loss_figure_without_correlation_marks_guarantee_exceedances_only_when_p
 def test_loss_figure_accepts_an_object_with_bpl_fpl_tpl_attributes():
     from types import SimpleNamespace
 
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     tl = SimpleNamespace(bpl=eps * 2, fpl=eps * 3, tpl=eps * 4)
     fig = loss_figure(eps, brute_guarantee(eps, LANDMARKS), EPSILON, temporal=tl)
     np.testing.assert_allclose(trace(fig, "TPL").y, eps * 4)
@@ -318,7 +318,7 @@ def test_trajectory_figure_equal_aspect_and_traces():
     traj = pd.DataFrame({"lat": lat, "lon": lon})
     mask = LANDMARKS.copy()
     mask[0] = True  # skip has no output before its first regular timestamp: NaN points
-    rel = release_locations(traj, mask, EPSILON, "skip", seed=0)
+    rel = release_locations(traj, mask, epsilon=EPSILON, scheme="skip", rng=0)
     places = [Place("home", 60.0, 10.0, 80.0)]
     fig = trajectory_figure(traj, rel, mask, places=places)
     check_common(fig, "lmdk-trajectory")
@@ -345,7 +345,7 @@ def test_trajectory_figure_equal_aspect_and_traces():
 def test_palette_is_okabe_ito_and_figures_use_it():
     assert PALETTE == ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2",
                        "#D55E00", "#CC79A7")
-    eps = allocate("event", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="event")
     g = brute_guarantee(eps, LANDMARKS)
     figs = [
         allocation_figure(eps, LANDMARKS, EPSILON),
@@ -381,7 +381,7 @@ def test_loss_figure_with_the_correlation_module_golden_chain():
 
 
 def test_loss_figure_log_axis_when_losses_dwarf_epsilon():
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
     assert loss_figure(eps, g, EPSILON).layout.yaxis.type != "log"  # G_t ≤ ε: linear
     huge = g * 1000
@@ -392,7 +392,7 @@ def test_loss_figure_log_axis_when_losses_dwarf_epsilon():
 
 
 def test_loss_figure_log_axis_starts_near_epsilon_and_hides_a_far_composition_line():
-    eps = allocate("uniform", T, LANDMARKS, EPSILON)
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
     tiny = np.geomspace(1e-150, 100 * EPSILON, T)  # a bound decaying to ~0 at republished times
     fig = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,

@@ -56,9 +56,10 @@ def _locations(x):
 
 def _releases(x, mask, epsilon, w, seed, scheme):
     params = {"w": w} if scheme in ("bd", "ba") else {}
-    yield release_values(x, mask, epsilon, scheme, sensitivity=1.0, seed=seed, **params)
+    yield release_values(x, mask, epsilon=epsilon, scheme=scheme, sensitivity=1.0, rng=seed,
+                         **params)
     yield release_locations(
-        _locations(x), mask, epsilon, scheme, radius_m=100.0, seed=seed, **params
+        _locations(x), mask, epsilon=epsilon, scheme=scheme, radius_m=100.0, rng=seed, **params
     )
 
 
@@ -74,7 +75,8 @@ def test_landmark_guarantee_and_w_event_for_every_private_scheme(case):
             if scheme in ("bd", "ba"):
                 assert window_sums(r.eps, w).max() <= epsilon + TOL, (scheme, r.kind)
             if scheme in ("user", "uniform", "skip"):  # the closed forms are what is spent
-                np.testing.assert_array_equal(r.eps, allocate(scheme, len(x), mask, epsilon))
+                np.testing.assert_array_equal(r.eps, allocate(len(x), mask, epsilon=epsilon,
+                                                              scheme=scheme))
                 np.testing.assert_array_equal(r.published, r.eps > 0)
             if scheme == "adaptive":
                 eps_r = epsilon / (mask.sum() + 1)
@@ -104,11 +106,12 @@ def test_skip_never_reads_landmark_values(case, seed2):
     x, mask, epsilon, w, seed = case
     other = x.copy()
     other[mask] = np.random.default_rng(seed2).normal(0, 1e4, int(mask.sum()))
-    a = release_values(x, mask, epsilon, "skip", seed=seed)
-    b = release_values(other, mask, epsilon, "skip", seed=seed)
+    a = release_values(x, mask, epsilon=epsilon, scheme="skip", rng=seed)
+    b = release_values(other, mask, epsilon=epsilon, scheme="skip", rng=seed)
     np.testing.assert_array_equal(a.values, b.values)
     la, lb = (
-        release_locations(_locations(v), mask, epsilon, "skip", seed=seed) for v in (x, other)
+        release_locations(_locations(v), mask, epsilon=epsilon, scheme="skip",
+                          rng=seed) for v in (x, other)
     )
     # _locations(x) moves lon of t+1 with x_t: compare the timestamps whose point is unchanged
     same = ~(mask | np.roll(mask, 1))
@@ -120,19 +123,19 @@ def test_skip_never_reads_landmark_values(case, seed2):
 @given(inputs(max_n=300), st.integers(0, 2**32 - 1))
 def test_adaptive_never_reads_approximated_timestamps(case, seed2):
     x, mask, epsilon, w, seed = case
-    a = release_values(x, mask, epsilon, "adaptive", seed=seed)
+    a = release_values(x, mask, epsilon=epsilon, scheme="adaptive", rng=seed)
     skipped = ~a.published
     other = x.copy()
     other[skipped] = np.random.default_rng(seed2).normal(0, 1e4, int(skipped.sum()))
-    b = release_values(other, mask, epsilon, "adaptive", seed=seed)
+    b = release_values(other, mask, epsilon=epsilon, scheme="adaptive", rng=seed)
     np.testing.assert_array_equal(a.values, b.values)
     np.testing.assert_array_equal(a.published, b.published)
     lat, lon = _locations(x)
-    la = release_locations((lat, lon), mask, epsilon, "adaptive", seed=seed)
+    la = release_locations((lat, lon), mask, epsilon=epsilon, scheme="adaptive", rng=seed)
     lat2, lon2 = lat.copy(), lon.copy()
     lat2[~la.published] += 0.05
     lon2[~la.published] -= 0.05
-    lb = release_locations((lat2, lon2), mask, epsilon, "adaptive", seed=seed)
+    lb = release_locations((lat2, lon2), mask, epsilon=epsilon, scheme="adaptive", rng=seed)
     np.testing.assert_array_equal(la.published, lb.published)
     np.testing.assert_allclose(la.lat, lb.lat, rtol=0, atol=1e-9)  # projection origin may shift
 
@@ -144,10 +147,10 @@ def test_wevent_reads_approximated_timestamps_only_through_the_private_test(case
     last release can only lower the test statistic, so the output must not change at all."""
     x, mask, epsilon, w, seed = case
     for scheme in ("bd", "ba"):
-        a = release_values(x, mask, epsilon, scheme, seed=seed, w=w)
+        a = release_values(x, mask, epsilon=epsilon, scheme=scheme, rng=seed, w=w)
         skipped = ~a.published
         other = np.where(skipped, a.values, x)
-        b = release_values(other, mask, epsilon, scheme, seed=seed, w=w)
+        b = release_values(other, mask, epsilon=epsilon, scheme=scheme, rng=seed, w=w)
         np.testing.assert_array_equal(a.values, b.values)
         np.testing.assert_array_equal(a.eps, b.eps)
 
@@ -163,13 +166,14 @@ def test_value_releases_are_shift_equivariant(case, shift):
     x, mask, epsilon, w, seed = case
     for scheme in ("uniform", "skip", "adaptive", "bd", "ba"):
         params = {"w": w} if scheme in ("bd", "ba") else {}
-        a = release_values(x, mask, epsilon, scheme, seed=seed, noise="fast", **params)
-        b = release_values(x + shift, mask, epsilon, scheme, seed=seed, noise="fast", **params)
+        fast = {"rng": seed, "noise": "fast", **params}
+        a = release_values(x, mask, epsilon=epsilon, scheme=scheme, **fast)
+        b = release_values(x + shift, mask, epsilon=epsilon, scheme=scheme, **fast)
         np.testing.assert_array_equal(a.published, b.published)
         scale = 1 + np.abs(x).max() + abs(shift) + np.nanmax(np.abs(a.values), initial=0)
         np.testing.assert_allclose(b.values, a.values + shift, rtol=0, atol=1e-9 * scale)
         k = float(round(shift))
-        a = release_values(x, mask, epsilon, scheme, seed=seed, **params)
-        b = release_values(x + k, mask, epsilon, scheme, seed=seed, **params)
+        a = release_values(x, mask, epsilon=epsilon, scheme=scheme, rng=seed, **params)
+        b = release_values(x + k, mask, epsilon=epsilon, scheme=scheme, rng=seed, **params)
         np.testing.assert_array_equal(a.published, b.published)
         np.testing.assert_array_equal(b.values, a.values + k)

@@ -303,7 +303,7 @@ def test_every_release_reports_an_achieved_epsilon_within_its_guarantee(n, eps, 
     mask = rng.random(n) < 0.2
     params = {"w": 5} if scheme in ("bd", "ba") else {}
     for rel in (
-        release_values(rng.normal(0, 5, n), mask, epsilon=eps, scheme=scheme, seed=seed,
+        release_values(rng.normal(0, 5, n), mask, epsilon=eps, scheme=scheme, rng=seed,
                        **params),
         release_locations((40 + rng.normal(0, 1e-3, n), 116 + rng.normal(0, 1e-3, n)), mask,
                           epsilon=eps, scheme=scheme, radius_m=150.0, seed=seed, **params),

@@ -49,7 +49,7 @@ def released_offsets(scheme, lat0, lon0, origin, seed, first=(20.0, 116.4)):
     far_lat, far_lon = offset_points(lat0, lon0, 0.0, 50_000.0 if lat0 < 89 else -50_000.0)
     lat = np.concatenate([[first[0]], np.tile([lat0, float(far_lat)], N)])
     lon = np.concatenate([[first[1]], np.tile([lon0, float(far_lon)], N)])
-    rel = release_locations((lat, lon), [], epsilon=EPS, scheme=scheme, radius_m=R, seed=seed,
+    rel = release_locations((lat, lon), [], epsilon=EPS, scheme=scheme, radius_m=R, rng=seed,
                             **params)
     at_x = np.zeros(lat.size, dtype=bool)
     at_x[1::2] = True

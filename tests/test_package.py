@@ -57,7 +57,7 @@ def test_core_works_without_any_extra_and_extras_fail_naming_the_extra():
         "import lmdk_core as lm\n"
         "traj = lm.select_user(lm.load_sample(), 'alice').iloc[:2000]\n"
         "L = lm.landmark_mask(traj, [lm.Place('Home', 39.9925, 116.3395, 100)])\n"
-        "rel = lm.release_locations(traj, L, epsilon=1.0, scheme='skip', radius_m=200, seed=1)\n"
+        "rel = lm.release_locations(traj, L, epsilon=1.0, scheme='skip', radius_m=200, rng=1)\n"
         "assert lm.landmark_guarantee(rel.eps, L).max() <= 1.0 + 1e-9\n"
         "assert 'lat' in lm.release_to_csv(rel).splitlines()[0]\n"
         "model = lm.transition_matrix(traj, cell_m=500)\n"

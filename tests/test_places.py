@@ -41,10 +41,10 @@ def test_place_coerces_numbers_to_float_and_keeps_default_radius():
         (("x", 0.0, -181), "longitude"),
         (("x", float("nan"), 0.0), "latitude"),
         (("x", 0.0, float("inf")), "longitude"),
-        (("x", 0.0, 0.0, 0.0), "radius_m"),
-        (("x", 0.0, 0.0, -5.0), "radius_m"),
-        (("x", 0.0, 0.0, float("nan")), "radius_m"),
-        (("x", 0.0, 0.0, True), "radius_m"),
+        (("x", 0.0, 0.0, 0.0), "place_radius_m"),
+        (("x", 0.0, 0.0, -5.0), "place_radius_m"),
+        (("x", 0.0, 0.0, float("nan")), "place_radius_m"),
+        (("x", 0.0, 0.0, True), "place_radius_m"),
         (("x", "north", 0.0), "latitude"),
         ((3, 0.0, 0.0), "name"),
     ],
@@ -66,9 +66,16 @@ def test_place_is_immutable():
         p.lat = 3.0  # type: ignore[misc]
 
 
-def test_place_behaves_as_landmark_tuple():
+def test_place_iterates_and_prints_in_construction_order():
     p = Place("home", 39.9, 116.3, 250.0)
-    assert tuple(p) == (39.9, 116.3, 250.0, "home") and len(p) == 4 and p[2] == 250.0
+    assert tuple(p) == ("home", 39.9, 116.3, 250.0) and len(p) == 4 and p[3] == 250.0
+    assert repr(p) == "Place(name='home', lat=39.9, lon=116.3, place_radius_m=250.0)"
+    assert p.as_tuple() == (39.9, 116.3, 250.0, "home")  # landmark_mask's tuple form
+    # the place's own circle has its own name; radius_m stays as a cheap alias
+    assert p.place_radius_m == p.radius_m == 250.0
+    assert Place("home", 39.9, 116.3, radius_m=250.0) == p
+    with pytest.raises(ParameterError, match="not both"):
+        Place("home", 39.9, 116.3, 250.0, radius_m=250.0)
 
 
 def test_landmark_mask_accepts_places_and_their_frame_alike():
@@ -87,9 +94,12 @@ def test_landmark_mask_accepts_places_and_their_frame_alike():
 
 def test_frame_columns_and_dtypes():
     df = places_to_frame([Place("a", 1.5, 2.5, 30.0), Place("b", -3.0, 4.0)])
-    assert list(df.columns) == ["name", "lat", "lon", "radius_m"]
+    assert list(df.columns) == ["name", "lat", "lon", "place_radius_m"]
     assert [str(t) for t in df.dtypes[1:]] == ["float64"] * 3
-    assert df["name"].tolist() == ["a", "b"] and df["radius_m"].tolist() == [30.0, 100.0]
+    assert df["name"].tolist() == ["a", "b"] and df["place_radius_m"].tolist() == [30.0, 100.0]
+    # frames written before the rename still read
+    old = df.rename(columns={"place_radius_m": "radius_m"})
+    assert places_from_frame(old) == places_from_frame(df)
 
 
 def test_empty_places_give_an_empty_frame_and_collection():
@@ -145,7 +155,7 @@ def test_geojson_structure_is_lon_lat_points_with_properties():
     assert f == {
         "type": "Feature",
         "geometry": {"type": "Point", "coordinates": [116.31, 39.98]},
-        "properties": {"name": "clinic", "radius_m": 75.0},
+        "properties": {"name": "clinic", "place_radius_m": 75.0},
     }
 
 
@@ -191,9 +201,9 @@ _GOOD = {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]}
              {"type": "Feature", "geometry": {"type": "Point", "coordinates": [10, 95]}}),
          ["feature 3", "latitude 95"]),
         (_fc({"type": "Feature", "geometry": {"type": "Point", "coordinates": [10, 5]},
-              "properties": {"radius_m": -1}}), ["feature 1", "radius_m"]),
+              "properties": {"radius_m": -1}}), ["feature 1", "place_radius_m"]),
         (_fc({"type": "Feature", "geometry": {"type": "Point", "coordinates": [10, 5]},
-              "properties": {"radius_m": "big"}}), ["feature 1", "radius_m"]),
+              "properties": {"radius_m": "big"}}), ["feature 1", "place_radius_m"]),
         (_fc({"type": "Feature", "geometry": {"type": "Point", "coordinates": [10, 5]},
               "properties": {"name": 7}}), ["feature 1", "name"]),
         (_fc({"type": "Feature", "geometry": {"type": "Point", "coordinates": ["a", 5]}}),

@@ -13,7 +13,8 @@ def test_readme_example_runs_and_keeps_its_promises():
     assert ns["G"].max() <= 1.0 + 1e-9
     assert int(ns["L"].sum()) == 7046 and len(ns["traj"]) == 11373  # as the comment says
     assert len(ns["tl"].tpl) == len(ns["traj"])
-    assert (ns["tl"].tpl >= ns["rel"].eps - 1e-12).all()
+    assert (ns["tl"].tpl >= ns["rel"].budget - 1e-12).all()
+    assert ns["public_csv"].splitlines()[0] == "time,lat,lon"
 
 
 def test_readme_quick_start_names_the_two_make_targets():

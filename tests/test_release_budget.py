@@ -22,8 +22,9 @@ def test_constant_budget_reproduces_uniform_exactly():
     traj = _traj(300)
     mask = np.zeros(300, bool)
     mask[[5, 40, 41, 200]] = True
-    uni = release_locations(traj, mask, 1.0, "uniform", radius_m=150, seed=9)
-    bud = release_with_budget(traj, np.full(300, 1.0 / 5), landmarks=mask, radius_m=150, seed=9)
+    uni = release_locations(traj, mask, epsilon=1.0, scheme="uniform", radius_m=150, rng=9)
+    bud = release_with_budget(traj, budget=np.full(300, 1.0 / 5), landmarks=mask, radius_m=150,
+                              rng=9)
     np.testing.assert_array_equal(bud.lat, uni.lat)
     np.testing.assert_array_equal(bud.lon, uni.lon)
     assert bud.scheme == "budget" and bud.epsilon == pytest.approx(1.0)
@@ -34,8 +35,9 @@ def test_skip_budget_reproduces_skip_values():
     x = np.linspace(0, 10, 50)
     mask = np.zeros(50, bool)
     mask[[0, 7, 8, 49]] = True
-    skip = release_values(x, mask, 2.0, "skip", sensitivity=0.5, seed=4)
-    bud = release_with_budget(x, np.where(mask, 0.0, 2.0), landmarks=mask, sensitivity=0.5, seed=4)
+    skip = release_values(x, mask, epsilon=2.0, scheme="skip", sensitivity=0.5, rng=4)
+    bud = release_with_budget(x, budget=np.where(mask, 0.0, 2.0), landmarks=mask, sensitivity=0.5,
+                              rng=4)
     np.testing.assert_array_equal(bud.values, skip.values)
     np.testing.assert_array_equal(bud.published, skip.published)
 
@@ -44,7 +46,7 @@ def test_skip_budget_reproduces_skip_values():
 def test_spent_budget_and_reported_guarantee(budget, data):
     eps = np.array(budget)
     idx = data.draw(st.lists(st.integers(0, len(eps) - 1), max_size=len(eps)))
-    rel = release_with_budget(np.zeros(len(eps)), eps, landmarks=idx, sensitivity=1, seed=0)
+    rel = release_with_budget(np.zeros(len(eps)), budget=eps, landmarks=idx, sensitivity=1, rng=0)
     np.testing.assert_array_equal(rel.eps, eps)
     np.testing.assert_array_equal(rel.published, eps > 0)
     brute = max(sum(eps[i] for i in set(idx) | {t}) for t in range(len(eps)))
@@ -56,7 +58,7 @@ def test_spent_budget_and_reported_guarantee(budget, data):
 
 
 @pytest.mark.parametrize(("eps", "kwargs", "match"), [
-    ([0.1, -0.1, 0.2], {"sensitivity": 1}, "eps must be >= 0"),
+    ([0.1, -0.1, 0.2], {"sensitivity": 1}, "budget must be >= 0"),
     ([0.1, np.nan, 0.2], {"sensitivity": 1}, "NaN"),
     ([0.1, 0.2], {"sensitivity": 1}, "length mismatch"),
     ([0.1, 0.2, 0.3], {"sensitivity": 1, "radius_m": 100}, "not both"),
@@ -64,4 +66,17 @@ def test_spent_budget_and_reported_guarantee(budget, data):
 ])
 def test_invalid_budgets_are_refused(eps, kwargs, match):
     with pytest.raises(ParameterError, match=match):
-        release_with_budget(np.zeros(3), eps, **kwargs)
+        release_with_budget(np.zeros(3), budget=eps, **kwargs)
+
+
+def test_users_epsilon_is_recorded_and_eps_is_a_deprecated_alias():
+    x = np.zeros(4)
+    rel = release_with_budget(x, [0], budget=[0.6] * 4, epsilon=0.5, sensitivity=1)
+    assert rel.epsilon == 0.5 and rel.budget_source == "custom"
+    assert rel.params["achieved_guarantee"] == pytest.approx(1.2)
+    old = release_with_budget(x, eps=[0.1, 0, 0.2, 0], sensitivity=1, rng=1)
+    np.testing.assert_array_equal(old.budget, [0.1, 0, 0.2, 0])
+    with pytest.raises(ParameterError, match="not both"):
+        release_with_budget(x, budget=[0.1] * 4, eps=[0.1] * 4, sensitivity=1)
+    with pytest.raises(ParameterError, match="budget="):
+        release_with_budget(x, sensitivity=1)

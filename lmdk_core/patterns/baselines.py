@@ -110,7 +110,7 @@ def wevent(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float, 
     w = codes.size * max_ticks_in_window(stream, max(p.window_s for p in priv))
     series = bits.ravel()  # tick-major: users are contiguous in the tick order
     rel = release_values(series, np.zeros(series.size, bool), epsilon=eps, scheme=scheme,
-                         seed=gen, w=w) if series.size else None
+                         rng=gen, w=w) if series.size else None
     released = np.zeros(0) if rel is None else rel.values
     assert released is not None  # a value release carries values
     out_bits = released.reshape(bits.shape) >= 0.5
@@ -136,7 +136,7 @@ def landmark(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float
             continue
         block = bits[start:stop].T  # type-major: (K, ticks)
         marks = (block > 0) & protected[:, None]
-        rel = release_values(block.ravel(), marks.ravel(), epsilon=eps, scheme=scheme, seed=gen)
+        rel = release_values(block.ravel(), marks.ravel(), epsilon=eps, scheme=scheme, rng=gen)
         assert rel.values is not None  # a value release carries values
         vals = np.nan_to_num(rel.values, nan=0.0).reshape(block.shape)
         out_bits[start:stop] = (vals >= 0.5).T
