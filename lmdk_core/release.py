@@ -228,8 +228,8 @@ def _release(space: Space, landmarks: Any, epsilon: float, scheme: str, params: 
     mask = as_landmark_mask(landmarks, space.n)
     source, seeded = _random_source(rng, seed)
     out = run_scheme(scheme, space, mask, epsilon, source, params, noise)
-    cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns,
-                    strict=True))
+    cols: dict[str, Any] = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"),
+                                    out.columns, strict=True))
     return Release(
         scheme=scheme, epsilon=epsilon, budget=out.eps, published=out.published, landmarks=mask,
         params={**params, **extra, **out.derived}, time=time, seeded=seeded, **cols,
@@ -315,8 +315,8 @@ def release_with_budget(
     source, seeded = _random_source(rng, seed)
     out = with_achieved(run_budget(space, b, source, noise), mask, noise)
     achieved = float(landmark_guarantee(b, mask).max()) if space.n else 0.0
-    cols = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"), out.columns,
-                    strict=True))
+    cols: dict[str, Any] = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"),
+                                    out.columns, strict=True))
     return Release(scheme="budget", epsilon=achieved if target is None else target,
                    budget=out.eps, published=out.published, landmarks=mask,
                    params={**extra, "achieved_guarantee": achieved, **out.derived}, time=time,

@@ -21,7 +21,8 @@ def run_vectorised(
     noise: str,
 ) -> SchemeOutput:
     """Release ``space`` under a data-independent scheme (see module docstring)."""
-    return run_budget(space, allocate(space.n, landmarks, epsilon=epsilon, scheme=scheme), source, noise)
+    budget = allocate(space.n, landmarks, epsilon=epsilon, scheme=scheme)
+    return run_budget(space, budget, source, noise)
 
 
 def run_budget(space: Space, eps: np.ndarray, source: RandomSource, noise: str) -> SchemeOutput:
