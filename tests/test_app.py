@@ -438,8 +438,10 @@ def test_release_is_kept_across_reruns_and_redrawn_on_a_new_setting(app):
         est = (2 * np.asarray(y2.lat) - y1.lat, 2 * np.asarray(y2.lon) - y1.lon)
         return haversine_m(*est, *true)
 
-    seeded = [release_locations(alice, epsilon=e, scheme="uniform", rng=7) for e in (1.0, 2.0)]
-    assert np.max(recovery_error(*seeded)) < 1e-6
+    seeded = [release_locations(alice, epsilon=e, scheme="uniform", rng=7, noise="fast")
+              for e in (1.0, 2.0)]
+    # within metres (the lattice twin maps back to the sphere non-linearly), against ~570 m noise
+    assert np.max(recovery_error(*seeded)) < 10.0
     assert np.median(recovery_error(first, second)) > 100.0  # fresh draws: nothing recovered
     # back to ε = 1: the release drawn for that setting is still there, not a third draw
     app.number_input(key="epsilon").set_value(1.0)

@@ -180,7 +180,9 @@ def test_report_is_strict_json_with_full_length_series():
     assert summary["n_landmarks"] == 5 and summary["fresh_share"] == 1.0
     conf = back["configuration"]
     assert conf["scheme"] == "event" and conf["n_timestamps"] == T and conf["epsilon"] == 1.0
-    assert conf["budget_source"] == "scheme" and conf["params"] == {"radius_m": 200.0}
+    assert conf["budget_source"] == "scheme" and conf["params"]["radius_m"] == 200.0
+    assert conf["params"]["noise"] == "safe" and 0 < conf["params"]["achieved_epsilon"] <= 6.0
+    assert set(conf["params"]) == {"radius_m", "noise", "achieved_epsilon"}
     assert conf["time_range"] == {"start": "2024-03-01T09:00:00.250Z",
                                   "end": "2024-03-01T09:05:43.250Z"}
     assert "NaN" not in text and "Infinity" not in text
