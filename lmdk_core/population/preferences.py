@@ -102,11 +102,13 @@ MIXES = {
 
 def draw_preferences(uids: Any, mix: PreferenceMix = ICDE15_MIX, *, rng: Any = None
                      ) -> pd.DataFrame:
-    """Draw each user's group and ε_u from ``mix``: DataFrame uid, group, epsilon (private).
+    """Draw each user's group and ε_u from ``mix``: DataFrame uid (sorted), group, epsilon
+    (private).
 
     ``rng=None`` draws from fresh OS entropy; pass a seed only for simulations.
     """
-    ids = pd.Index(pd.unique(np.asarray(list(uids), dtype=object)).astype(str))
+    ids = pd.Index(np.unique(np.asarray(list(uids), dtype=object).astype(str)))  # sorted:
+    # the draw of each user does not depend on the order users arrive in
     gen = as_rng(rng)
     shares = np.array([g[1] for g in mix.groups])
     g = gen.choice(len(mix.groups), size=len(ids), p=shares / shares.sum())
