@@ -18,7 +18,13 @@ from .preferences import (
     preferences_from_column,
     read_preferences,
 )
-from .release import METHODS, PopulationRelease, PrivateStats, release_population
+from .release import (
+    METHODS,
+    PopulationRelease,
+    PrivateStats,
+    release_methods,
+    release_population,
+)
 from .tau import TAU_RULES, choose_tau, estimated_cell_mse, keep_probability, public_bin_budgets
 
 
@@ -35,5 +41,5 @@ __all__ = [
     "PreferencesFormatError", "PrivateStats", "bounded_records", "choose_tau",
     "discrete_laplace", "draw_preferences", "estimated_cell_mse", "generate_population",
     "keep_probability", "ledger_counts", "preferences_from_column", "public_bin_budgets",
-    "publish_counts", "read_preferences", "release_population", "snap_tau", "write_partitioned",
+    "publish_counts", "read_preferences", "release_methods", "release_population", "snap_tau", "write_partitioned",
 ]

@@ -3,8 +3,8 @@
 For each user u (rows sorted by time), in this order:
 
 1. points outside the public grid (box × time window) are dropped;
-2. **landmark bins** L_u: bins holding at least one point within one of u's own places
-   (:func:`lmdk_core.landmark_mask`);
+2. **landmark bins** L_u: bins holding at least one point within one of u's own places (the
+   rule of :func:`lmdk_core.landmark_mask`, vectorised over users: :func:`own_place_mask`);
 3. **per-bin budgets** ε_{u,t} = ``allocate(scheme, n_bins, L_u, epsilon=ε_u)`` — u's own landmark
    scheme over u's own bins, so u gets (ε_u, L_u)-landmark privacy (docs/personalised-dp.md);
 4. **contribution bounding**: one record per (user, bin): the cell of the bin's first point
@@ -33,7 +33,8 @@ import pandas as pd
 
 from ..allocation import allocate
 from ..errors import ParameterError
-from ..landmarks import landmark_mask
+from ..geo import haversine_m
+from ..landmarks import _places as _check_places
 from .grid import Grid
 from .tau import keep_probability
 
@@ -115,20 +116,30 @@ def _bounded_records(key: np.ndarray, cell: np.ndarray, rule: str, n_cells: int
     return k[first], c[first]
 
 
+Variant = tuple[str, float, str]
+"""(scheme, τ, mode) of one release computed from the same per-user work."""
+
+
 def process_partition(
     part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series, places: pd.DataFrame | None,
-    scheme: str, tau: float, mode: str, rule: str, master_key: bytes,
-    progress: Callable[[int, int], None] | None = None,
-) -> PartitionResult:
+    scheme: str = "skip", tau: float = 1.0, mode: str = "sample", rule: str = "first",
+    master_key: bytes, progress: Callable[[int, int], None] | None = None,
+    variants: list[Variant] | None = None,
+) -> PartitionResult | list[PartitionResult]:
     """Bounded, sampled records of one partition (every row of each of its users).
 
     ``epsilon_of``: ε_u indexed by uid (str). ``places``: uid, lat, lon, radius_m (u's own
-    landmark places; None or no rows = no landmarks).
+    landmark places; None or no rows = no landmarks). With ``variants`` (a list of
+    (scheme, τ, mode)), the landmarks, bounding and coins are computed once and one result per
+    variant is returned (the baselines of an evaluation share this work).
     """
     if rule not in BOUNDING_RULES:
         raise ParameterError(f"unknown bounding rule {rule!r}; use one of {BOUNDING_RULES}")
-    if mode not in ("sample", "threshold"):
-        raise ParameterError(f"unknown mode {mode!r}")
+    single = variants is None
+    variants = [(scheme, tau, mode)] if variants is None else variants
+    for _, _, m in variants:
+        if m not in ("sample", "threshold"):
+            raise ParameterError(f"unknown mode {m!r}")
     uids, code, t_ns, lat, lon = _sorted_view(part)
     n_points = int(code.size)
     b, cell = grid.locate(t_ns, lat, lon)
@@ -143,41 +154,67 @@ def process_partition(
             "user an epsilon"
         )
     n_bins, n_cells = grid.n_bins, grid.n_cells
-    key = code * n_bins + b
-    rkey, rcell = _bounded_records(key, cell, rule, n_cells)
+    rkey, rcell = _bounded_records(code * n_bins + b, cell, rule, n_cells)
     ruser, rbin = rkey // n_bins, rkey % n_bins
-    pt_bounds = np.searchsorted(code, np.arange(n_users + 1))
-    rec_bounds = np.searchsorted(ruser, np.arange(n_users + 1))
-    by_user = _places_by_user(places)
-    r_eps = np.zeros(rkey.size)
-    r_coin = np.zeros(rkey.size, dtype=np.int64)
-    lmk_bins = np.zeros(n_users, dtype=np.int64)
+    # landmark bins L_u: bins with a point inside one of u's own places
+    lmk = own_place_mask(code, lat, lon, uids, places)
+    L = np.zeros((n_users, n_bins), dtype=bool)
+    L[code[lmk], b[lmk]] = True
+    schemes = sorted({v[0] for v in variants})
+    eps_t = {sc: np.empty((n_users, n_bins)) for sc in schemes}
+    coins = np.empty((n_users, n_bins), dtype=np.int64)
     step = max(1, n_users // 100)
-    for i in range(n_users):
-        p0, p1 = pt_bounds[i], pt_bounds[i + 1]
-        r0, r1 = rec_bounds[i], rec_bounds[i + 1]
-        uid = str(uids[i])
-        mask = np.zeros(n_bins, dtype=bool)
-        own = by_user.get(uid)
-        if own is not None and p1 > p0:
-            mask[b[p0:p1][landmark_mask((lat[p0:p1], lon[p0:p1]), own)]] = True
-        lmk_bins[i] = int(mask.sum())
-        eps_t = allocate(scheme, n_bins, mask, epsilon=float(eps_u[i]))
-        rb = rbin[r0:r1]
-        r_eps[r0:r1] = eps_t[rb]
-        r_coin[r0:r1] = user_coins(master_key, uid, n_bins)[rb]
+    for i in range(n_users):  # per user (not per point): own budget scheme and coin stream
+        for sc in schemes:
+            eps_t[sc][i] = allocate(sc, n_bins, L[i], epsilon=float(eps_u[i]))
+        coins[i] = user_coins(master_key, str(uids[i]), n_bins)
         if progress is not None and (i % step == 0 or i == n_users - 1):
             progress(i + 1, n_users)
-    kept = r_coin < keep_thresholds(r_eps, tau, mode)
+    r_coin = coins[ruser, rbin]
     out_key = rbin * n_cells + rcell
-    kk, kc = np.unique(out_key[kept], return_counts=True)
     tk, tc = np.unique(out_key, return_counts=True)
-    users = pd.DataFrame({
-        "uid": uids.astype(str), "epsilon": eps_u,
-        "records": np.diff(rec_bounds), "landmark_bins": lmk_bins,
-        "kept": np.bincount(ruser[kept], minlength=n_users) if n_users else np.zeros(0, int),
-    })
-    return PartitionResult(kk, kc, tk, tc, users, n_points, n_points - int(ok.sum()))
+    records = np.bincount(ruser, minlength=n_users) if n_users else np.zeros(0, np.int64)
+    results = []
+    for sc, t, m in variants:
+        kept = r_coin < keep_thresholds(eps_t[sc][ruser, rbin], t, m)
+        kk, kc = np.unique(out_key[kept], return_counts=True)
+        users = pd.DataFrame({
+            "uid": uids.astype(str), "epsilon": eps_u, "records": records,
+            "landmark_bins": L.sum(axis=1),
+            "kept": np.bincount(ruser[kept], minlength=n_users) if n_users else records,
+        })
+        results.append(PartitionResult(kk, kc, tk, tc, users, n_points,
+                                       n_points - int(ok.sum())))
+    return results[0] if single else results
+
+
+def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.ndarray,
+                   places: pd.DataFrame | None) -> np.ndarray:
+    """True where a point lies within one of *its own user's* places.
+
+    The rule of :func:`lmdk_core.landmark_mask` (haversine distance ≤ radius_m, inclusive),
+    vectorised over all users at once: each point is compared with its user's places only
+    (padded to the largest number of places per user). Chunked to bound memory."""
+    out = np.zeros(code.size, dtype=bool)
+    by_user = _places_by_user(places)
+    if not by_user or code.size == 0:
+        return out
+    k = max(len(v) for v in by_user.values())
+    n_users = len(uids)
+    plat = np.zeros((n_users, k))
+    plon = np.zeros((n_users, k))
+    prad = np.full((n_users, k), -1.0)  # padding: never within (distances are >= 0)
+    for i, uid in enumerate(map(str, uids)):
+        own = by_user.get(uid)
+        if own is not None:
+            plat[i, : len(own)], plon[i, : len(own)], prad[i, : len(own)] = own.T
+    step = max(1, 4_000_000 // k)
+    for s0 in range(0, code.size, step):
+        sl = slice(s0, s0 + step)
+        c = code[sl]
+        d = haversine_m(lat[sl, None], lon[sl, None], plat[c], plon[c])
+        out[sl] = np.any(d <= prad[c], axis=1)
+    return out
 
 
 def bounded_records(part: pd.DataFrame, *, grid: Grid, rule: str = "first") -> pd.DataFrame:
@@ -200,7 +237,8 @@ def _places_by_user(places: pd.DataFrame | None) -> dict[str, np.ndarray]:
     missing = [c for c in ("uid", "lat", "lon", "radius_m") if c not in places.columns]
     if missing:
         raise ParameterError(f"places table is missing column(s) {', '.join(missing)}")
-    arr = places[["lat", "lon", "radius_m"]].to_numpy(dtype=np.float64)
+    # the same checks as landmark_mask's places (finite, |lat| <= 90, radius >= 0)
+    arr = np.column_stack(_check_places(places[["lat", "lon", "radius_m"]]))
     uid = places["uid"].astype(str).to_numpy()
     order = np.argsort(uid, kind="stable")
     uid, arr = uid[order], arr[order]

@@ -38,7 +38,10 @@ from .noise import publish_counts, snap_tau
 from .preferences import PreferenceMix
 from .tau import choose_tau, public_bin_budgets
 
-__all__ = ["METHODS", "PopulationRelease", "PrivateStats", "release_population", "resolve_method"]
+__all__ = [
+    "METHODS", "PopulationRelease", "PrivateStats", "release_methods", "release_population",
+    "resolve_method",
+]
 
 METHODS = ("personalised", "threshold", "minimum", "user_level")
 ENGINES = ("memory", "dask")
@@ -214,6 +217,34 @@ def release_population(
                          **kw)
     return _finish(parts, grid, t, key, method=method, scheme=run_scheme,
                    rule=bounding_rule, engine=engine, progress=progress)
+
+
+def release_methods(
+    data: pd.DataFrame, preferences: Any, *, grid: Grid, methods: tuple[str, ...] = METHODS,
+    places: pd.DataFrame | None = None, scheme: str = "skip", tau: Any = "mean",
+    mix: PreferenceMix | None = None, public_eps: Any = None,
+    epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
+    cell_count: float = 10.0, bounding_rule: str = "first", rng: Any = None,
+) -> dict[str, PopulationRelease]:
+    """Several methods on the same in-memory data, sharing the per-user work (landmarks,
+    bounding, coins) — for evaluations and the dashboard. Each release alone is exactly the
+    one :func:`release_population` gives for the same ``rng``, except that the noise of
+    method m is drawn from the stream of (key, m); releasing several of them composes."""
+    if not isinstance(grid, Grid):
+        raise ParameterError("grid must be a lmdk_core.population.Grid")
+    if not isinstance(data, pd.DataFrame):
+        raise ParameterError("release_methods needs a DataFrame")
+    resolved = [resolve_method(m, scheme, tau, n_bins=grid.n_bins, mix=mix,
+                               public_eps=public_eps, epsilon_floor=epsilon_floor,
+                               assumed_landmark_bins=assumed_landmark_bins,
+                               cell_count=cell_count) for m in methods]
+    key = master_key(rng)
+    parts = process_partition(data, grid=grid, epsilon_of=_preferences_series(preferences),
+                              places=places, rule=bounding_rule, master_key=key,
+                              variants=resolved)
+    return {m: _finish([p], grid, t, key + m.encode(), method=m, scheme=sc, rule=bounding_rule,
+                       engine="memory", progress=None)
+            for m, (sc, t, _), p in zip(methods, resolved, parts, strict=True)}
 
 
 def _finish(parts: list[PartitionResult], grid: Grid, tau: float, key: bytes, *, method: str,
