@@ -179,3 +179,24 @@ def test_dask_refuses_users_split_across_partitions(pop, tmp_path):
     traj.iloc[half:].assign(uid=lambda f: f["uid"].astype(str)).to_parquet(d / "b.parquet")
     with pytest.raises(ParameterError, match="appears in two partitions"):
         release_population(str(d), prefs, grid=grid, engine="dask", tau=1.0, rng=1)
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 10_000), radius=st.floats(0, 3000))
+def test_own_place_mask_equals_landmark_mask_per_user(seed, radius):
+    """The vectorised landmark test gives exactly lmdk_core.landmark_mask per user."""
+    import lmdk_core as lm
+    from lmdk_core.population.core import own_place_mask
+
+    traj, places = generate_population(6, points_per_user=40, days=1, seed=seed)
+    rng = np.random.default_rng(seed)
+    places = places.sample(frac=0.7, random_state=seed)
+    places = places.assign(radius_m=rng.uniform(0, radius, len(places)))
+    uids = np.array(sorted(traj["uid"].astype(str).unique()), dtype=object)
+    code = pd.Index(uids).get_indexer(traj["uid"].astype(str))
+    got = own_place_mask(code, traj["lat"].to_numpy(), traj["lon"].to_numpy(), uids, places)
+    for i, uid in enumerate(uids):
+        own = places[places["uid"] == uid]
+        sel = code == i
+        want = lm.landmark_mask(traj[sel], own) if len(own) else np.zeros(sel.sum(), bool)
+        assert np.array_equal(got[sel], want)

@@ -41,5 +41,6 @@ __all__ = [
     "PreferencesFormatError", "PrivateStats", "bounded_records", "choose_tau",
     "discrete_laplace", "draw_preferences", "estimated_cell_mse", "generate_population",
     "keep_probability", "ledger_counts", "preferences_from_column", "public_bin_budgets",
-    "publish_counts", "read_preferences", "release_methods", "release_population", "snap_tau", "write_partitioned",
+    "publish_counts", "read_preferences", "release_methods", "release_population", "snap_tau",
+    "write_partitioned",
 ]
