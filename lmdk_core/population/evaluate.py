@@ -21,7 +21,7 @@ from .generator import generate_population
 from .grid import Grid
 from .ledger import Ledger, ledger_counts
 from .preferences import MIXES, draw_preferences
-from .release import METHODS, release_population
+from .release import METHODS, release_methods
 
 __all__ = ["error_table", "format_table", "ledger_dropout"]
 
@@ -47,29 +47,31 @@ def error_table(*, n_users: int = 1000, points_per_user: int = 200, days: int = 
         raise ParameterError(f"unknown mix {unknown[0]!r}; use one of {', '.join(MIXES)}")
     traj, places, grid = _population(n_users, points_per_user, days, seed, cell_m,
                                      landmark_kinds)
-    rows = []
-    total = len(mixes) * len(methods) * repeats
+    total = len(mixes) * repeats
     done = 0
+    acc: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
     for mi, name in enumerate(mixes):
         mix = MIXES[name]
         prefs = draw_preferences(traj["uid"].cat.categories, mix, rng=seed + 1000 + mi)
-        for method in methods:
-            maes, occ, kept, taus = [], [], [], []
-            for r in range(repeats):
-                rel = release_population(traj, prefs, grid=grid, places=places, scheme=scheme,
-                                         method=method, tau=tau, mix=mix,
-                                         rng=seed * 7919 + 31 * r + mi)
-                err = np.abs(rel.counts - rel.private.true_counts)
-                maes.append(err.mean())
-                occ.append(err[rel.private.true_counts > 0].mean())
-                kept.append(rel.private.kept_counts.sum() / max(1, rel.private.true_counts.sum()))
-                taus.append(rel.tau)
-                done += 1
-                if progress is not None:
-                    progress("evaluate", done, total)
-            rows.append({"mix": name, "method": method, "tau": float(np.mean(taus)),
-                         "mae": float(np.mean(maes)), "mae_occupied": float(np.mean(occ)),
-                         "kept_share": float(np.mean(kept))})
+        for r in range(repeats):
+            rels = release_methods(traj, prefs, grid=grid, methods=tuple(methods),
+                                   places=places, scheme=scheme, tau=tau, mix=mix,
+                                   rng=seed * 7919 + 31 * r + mi)
+            for method, rel in rels.items():
+                true = rel.private.true_counts
+                err = np.abs(rel.counts - true)
+                acc.setdefault((name, method), []).append((
+                    rel.tau, float(err.mean()), float(err[true > 0].mean()),
+                    rel.private.kept_counts.sum() / max(1, true.sum())))
+            done += 1
+            if progress is not None:
+                progress("evaluate", done, total)
+    rows = []
+    for (name, method), vals in acc.items():
+        v = np.array(vals)
+        rows.append({"mix": name, "method": method, "tau": float(v[:, 0].mean()),
+                     "mae": float(v[:, 1].mean()), "mae_occupied": float(v[:, 2].mean()),
+                     "kept_share": float(v[:, 3].mean())})
     return pd.DataFrame(rows)
 
 
