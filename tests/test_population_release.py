@@ -200,3 +200,17 @@ def test_own_place_mask_equals_landmark_mask_per_user(seed, radius):
         sel = code == i
         want = lm.landmark_mask(traj[sel], own) if len(own) else np.zeros(sel.sum(), bool)
         assert np.array_equal(got[sel], want)
+
+
+@pytest.mark.slow
+def test_readme_population_example_runs_as_printed():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    section = text[text.index("## Population releases"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    ns: dict = {}
+    exec(compile(code, "README.md", "exec"), ns)
+    assert ns["rel"].counts.shape == (168, 51, 52)
+    assert ns["rel"].tau == pytest.approx(0.8045, abs=1e-3)
