@@ -194,7 +194,14 @@ def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
 
     data, gen_places = _load_population(args, progress)
     places = pd.read_csv(args.places, dtype={"uid": str}) if args.places else gen_places
-    if places is not None and args.landmark_kinds and "name" in places.columns:
+    if args.suggest_places:
+        if isinstance(data, str):
+            raise ParameterError("--suggest-places needs the trajectories in memory "
+                                 "(not a Parquet directory with --engine dask)")
+        progress.note("suggesting each user's places from their own stays")
+        places = P.suggest_user_places(data, top=args.suggest_places)
+    if (places is not None and args.landmark_kinds and "name" in places.columns
+            and not args.suggest_places):
         places = places[places["name"].isin(args.landmark_kinds.split(","))]
     mix = P.MIXES[args.mix]
     if args.preferences:
@@ -297,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--mix", default="icde15", choices=["icde15", "liberal-heavy", "even",
                                                        "all-conservative"])
     q.add_argument("--places", help="CSV uid,lat,lon,radius_m[,name] of landmark places")
+    q.add_argument("--suggest-places", type=int, metavar="K",
+                   help="landmarks = each user's K longest stays (instead of --places)")
     q.add_argument("--landmark-kinds", default="other",
                    help="place names used as landmarks (comma list; default: other)")
     q.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"])

@@ -214,3 +214,17 @@ def test_readme_population_example_runs_as_printed():
     exec(compile(code, "README.md", "exec"), ns)
     assert ns["rel"].counts.shape == (168, 51, 52)
     assert ns["rel"].tau == pytest.approx(0.8045, abs=1e-3)
+
+
+def test_suggested_places_are_each_users_own_home_and_work():
+    from lmdk_core.geo import haversine_m
+    from lmdk_core.population import suggest_user_places
+
+    traj, places = generate_population(6, points_per_user=400, seed=3)
+    sug = suggest_user_places(traj, top=2)
+    assert set(sug["uid"]) == set(traj["uid"].astype(str))
+    for uid, own in sug.groupby("uid"):
+        truth = places[(places["uid"] == uid) & places["name"].isin(["home", "work"])]
+        d = haversine_m(own["lat"].to_numpy()[:, None], own["lon"].to_numpy()[:, None],
+                        truth["lat"].to_numpy()[None], truth["lon"].to_numpy()[None])
+        assert (d.min(axis=1) < 100).all()  # every suggestion is one of the user's own places

@@ -9,6 +9,7 @@ from .generator import PLACE_KINDS, generate_population
 from .grid import BEIJING_BBOX, Grid
 from .ledger import Charge, Ledger, ledger_counts
 from .noise import discrete_laplace, publish_counts, snap_tau
+from .places import suggest_user_places
 from .preferences import (
     ICDE15_MIX,
     MIXES,
@@ -42,5 +43,5 @@ __all__ = [
     "discrete_laplace", "draw_preferences", "estimated_cell_mse", "generate_population",
     "keep_probability", "ledger_counts", "preferences_from_column", "public_bin_budgets",
     "publish_counts", "read_preferences", "release_methods", "release_population", "snap_tau",
-    "write_partitioned",
+    "suggest_user_places", "write_partitioned",
 ]
