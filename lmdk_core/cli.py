@@ -189,11 +189,29 @@ def _load_population(args: argparse.Namespace, progress: Progress
     return lm.read_trajectories(path), None
 
 
+def _read_places(path: str) -> pd.DataFrame:
+    """uid, lat, lon, radius_m[, name] per row; problems name the file."""
+    from lmdk_core.population.core import _places_by_user
+
+    try:
+        df = pd.read_csv(path, dtype={"uid": str})
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: file not found") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"{path}: not a readable CSV ({str(exc).splitlines()[0]})") \
+            from None
+    try:
+        _places_by_user(df)
+    except ParameterError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
+    return df
+
+
 def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
     from lmdk_core import population as P
 
     data, gen_places = _load_population(args, progress)
-    places = pd.read_csv(args.places, dtype={"uid": str}) if args.places else gen_places
+    places = _read_places(args.places) if args.places else gen_places
     if args.suggest_places:
         if isinstance(data, str):
             raise ParameterError("--suggest-places needs the trajectories in memory "
@@ -212,11 +230,14 @@ def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
         else:
             uids = data["uid"].astype(str).unique()
         prefs = P.draw_preferences(uids, mix, rng=None if args.seed is None else args.seed + 1)
-    start = args.start or (None if isinstance(data, str) else data["time"].min().floor("D"))
-    if start is None:
-        raise ParameterError("give --start and --end for a Parquet input")
-    end = args.end or (pd.Timestamp(start) + pd.Timedelta(days=args.days) if args.generate
-                       else data["time"].max().ceil("D") + pd.Timedelta(seconds=1))
+    if args.generate:  # synthetic data: its time window is public by construction
+        start = args.start or "2008-02-02"
+        end = args.end or pd.Timestamp(start) + pd.Timedelta(days=args.days)
+    elif not (args.start and args.end):
+        # the grid must not be read off the data (the first/last times are private)
+        raise ParameterError("give the public time window with --start and --end")
+    else:
+        start, end = args.start, args.end
     grid = P.Grid.covering(bbox=_parse_bbox(args.bbox), cell_m=args.cell_m, start=start,
                            end=end, bin_s=args.bin_s)
     public_mix = mix if not args.preferences else None

@@ -159,3 +159,21 @@ def test_entry_point_declared_and_module_runs():
     bad = subprocess.run([sys.executable, "-m", "lmdk_core.cli", "release"],
                          capture_output=True, text=True, env=env_path, cwd=ROOT, timeout=120)
     assert bad.returncode == 2 and "required" in bad.stderr
+
+
+def test_population_needs_a_public_time_window_and_valid_places(tmp_path, capsys):
+    from lmdk_core.population import generate_population
+
+    traj, places = generate_population(5, points_per_user=20, days=1, seed=1)
+    traj.assign(uid=traj["uid"].astype(str)).to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "o"
+    assert main(["population", str(tmp_path / "t.csv"), "--tau", "1", "--out", str(out),
+                 "--quiet"]) == 1
+    assert "--start and --end" in capsys.readouterr().err  # never read off the data
+    places.loc[2, "radius_m"] = -5
+    places.to_csv(tmp_path / "p.csv", index=False)
+    assert main(["population", str(tmp_path / "t.csv"), "--start", "2008-02-02", "--end",
+                 "2008-02-03", "--places", str(tmp_path / "p.csv"), "--tau", "1", "--out",
+                 str(out), "--quiet"]) == 1
+    assert "p.csv: place 2 has a negative radius" in capsys.readouterr().err
+    assert not out.exists()
