@@ -106,3 +106,7 @@ from .correlation import (
     temporal_loss,
     transition_matrix,
 )
+
+# Personalised DP for many people: counts per grid cell x time bin with personal budgets and
+# landmarks, the ProPer ledger, memory/Dask engines (docs/personalised-dp.md).
+from . import population
