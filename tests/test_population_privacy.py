@@ -148,3 +148,20 @@ def test_empirical_audit(monkeypatch, broken):
         assert loss > eps_u + 0.3  # the audit detects the broken mechanism
     else:
         assert loss <= eps_u + 0.08  # sampling error of 20k bins is well below 0.08
+
+
+def test_keep_coins_keep_each_record_with_probability_pi():
+    """Binomial test of the Sample coins: u's records (one per bin) are kept at rate π."""
+    from scipy import stats
+
+    d, prefs, grid = _audit_data(True)
+    rel = release_population(d, prefs, grid=grid, scheme="skip", tau=2.0, rng=21)
+    users = rel.private.users.set_index("uid")
+    tau = rel.tau
+    for uid in ["a", "c", "u"]:
+        eps = users.loc[uid, "epsilon"]
+        pi = math.expm1(eps) / math.expm1(tau)
+        kept, n = int(users.loc[uid, "kept"]), int(users.loc[uid, "records"])
+        assert n == N_BINS
+        assert stats.binomtest(kept, n, pi).pvalue > 1e-3
+    assert users.loc["b", "kept"] == N_BINS  # ε_b = 3 >= τ: always kept
