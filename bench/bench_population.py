@@ -29,7 +29,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 import numpy as np, pandas as pd
 mode, path = sys.argv[1], sys.argv[2]
 from lmdk_core.population import ICDE15_MIX, Grid, draw_preferences, release_population
@@ -69,7 +69,8 @@ else:
     n = int(rel.private.true_counts.sum())
 t_work = time.perf_counter() - t1
 cpu_work = time.process_time() - c1  # this process only (Dask workers are other processes)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM: this process's own peak RSS (ru_maxrss would carry the parent's peak across exec)
+peak = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")) / 1024
 print(json.dumps({"mode": mode, "read_s": t_read, "cluster_s": t_cluster, "work_s": t_work,
                   "cpu_read_s": cpu_read, "cpu_work_s": cpu_work,
                   "peak_mb_driver": peak, "records": n, "cells": grid.n_bins * grid.n_cells}))
