@@ -211,16 +211,15 @@ def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
     from lmdk_core import population as P
 
     data, gen_places = _load_population(args, progress)
-    places = _read_places(args.places) if args.places else gen_places
+    if gen_places is not None and args.landmark_kinds:  # synthetic places: pick the kinds
+        gen_places = gen_places[gen_places["name"].isin(args.landmark_kinds.split(","))]
+    places = _read_places(args.places) if args.places else gen_places  # imported: all used
     if args.suggest_places:
         if isinstance(data, str):
             raise ParameterError("--suggest-places needs the trajectories in memory "
                                  "(not a Parquet directory with --engine dask)")
         progress.note("suggesting each user's places from their own stays")
         places = P.suggest_user_places(data, top=args.suggest_places)
-    if (places is not None and args.landmark_kinds and "name" in places.columns
-            and not args.suggest_places):
-        places = places[places["name"].isin(args.landmark_kinds.split(","))]
     mix = P.MIXES[args.mix]
     if args.preferences:
         prefs = P.read_preferences(args.preferences)
@@ -328,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--suggest-places", type=int, metavar="K",
                    help="landmarks = each user's K longest stays (instead of --places)")
     q.add_argument("--landmark-kinds", default="other",
-                   help="place names used as landmarks (comma list; default: other)")
+                   help="with --generate: synthetic place kinds used as landmarks "
+                        "(home,work,other; default: other)")
     q.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"])
     q.add_argument("--method", default="personalised",
                    choices=["personalised", "threshold", "minimum", "user_level"])

@@ -177,3 +177,17 @@ def test_population_needs_a_public_time_window_and_valid_places(tmp_path, capsys
                  str(out), "--quiet"]) == 1
     assert "p.csv: place 2 has a negative radius" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_population_uses_every_imported_place(tmp_path):
+    from lmdk_core.population import generate_population
+
+    traj, places = generate_population(5, points_per_user=60, days=1, seed=2)
+    traj.assign(uid=traj["uid"].astype(str)).to_csv(tmp_path / "t.csv", index=False)
+    places.assign(name="Home").to_csv(tmp_path / "p.csv", index=False)  # any names
+    out = tmp_path / "o"
+    assert main(["population", str(tmp_path / "t.csv"), "--start", "2008-02-02", "--end",
+                 "2008-02-03", "--places", str(tmp_path / "p.csv"), "--tau", "1", "--cell-m",
+                 "3000", "--out", str(out), "--seed", "1", "--quiet"]) == 0
+    users = pd.read_csv(out / "PRIVATE-users.csv")
+    assert (users["landmark_bins"] > 0).all()  # imported places are never filtered by name
