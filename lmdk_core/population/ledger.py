@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..validation import check_epsilon, check_int
-from .noise import discrete_laplace, snap_tau
+from .noise import publish_counts, snap_tau
 
 __all__ = ["Charge", "Ledger", "ledger_counts"]
 
@@ -109,7 +109,8 @@ class Ledger:
         self.displays += 1
         self.spent = self.spent + self.display_epsilon
         true = self.history[-1].n_excluded
-        return int(true + discrete_laplace(1, self.display_epsilon, rng)[0])
+        return int(publish_counts(np.array([true], dtype=np.int64), self.display_epsilon,
+                                  rng)[0])
 
     def remaining(self) -> np.ndarray:
         """PRIVATE: each user's unspent budget (query room plus unused display reserve)."""
@@ -128,10 +129,11 @@ def ledger_counts(ledger: Ledger, records: pd.DataFrame, *, n_keys: int, epsilon
     bounded records the query covers (key in [0, n_keys), e.g. bin·n_cells + cell, one record
     per user per bin). Users who cannot afford ε × their records are left out and pay nothing;
     returns (public noisy counts per key, private Charge)."""
+    eps_noise = snap_tau(epsilon, "epsilon")  # refuse a bad ε before charging anyone
     per_user = records.groupby(records["uid"].astype(str), sort=False).size()
-    charge = ledger.charge(per_user, epsilon)
+    charge = ledger.charge(per_user, epsilon)  # charged ε >= the snapped ε of the noise
     ok_users = pd.Index(ledger.uids[charge.included])
     keep = records["uid"].astype(str).isin(ok_users).to_numpy()
     counts = np.bincount(records["key"].to_numpy()[keep], minlength=n_keys).astype(np.int64)
-    noisy = counts + discrete_laplace(n_keys, charge.epsilon, rng)
+    noisy = publish_counts(counts, eps_noise, rng)
     return noisy, charge
