@@ -83,3 +83,12 @@ def test_ledger_counts_leave_out_users_who_cannot_pay():
     assert ch.n_excluded == 10
     assert noisy.shape == (n_keys,) and noisy.dtype == np.int64
     led.check()
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), 1e3])
+def test_bad_query_epsilon_refused_before_any_charge(bad):
+    led = _ledger([1.0, 1.0])
+    rec = pd.DataFrame({"uid": ["u0", "u1"], "key": [0, 1]})
+    with pytest.raises(ParameterError):
+        ledger_counts(led, rec, n_keys=2, epsilon=bad, rng=0)
+    assert np.all(led.spent == 0) and not led.history
