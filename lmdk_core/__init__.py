@@ -106,3 +106,6 @@ from .correlation import (
     temporal_loss,
     transition_matrix,
 )
+
+# Static figure export (PNG/SVG/PDF via kaleido and the local Chromium, or offline HTML).
+from .figures import FIGURE_FORMATS, save_figure
