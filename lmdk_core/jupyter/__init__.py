@@ -1,8 +1,9 @@
 """lmdk in Jupyter: ``explore(trajectory)`` shows a map, privacy controls and live charts.
 
-Needs the ``jupyter`` extra (``pip install 'lmdk[jupyter]'``: anywidget, ipywidgets; Plotly's
-``FigureWidget`` runs on anywidget). Works offline: every script comes from installed packages
-through the local Jupyter server, and the map requests no tile unless you opt in.
+Needs the ``jupyter`` extra (``pip install 'lmdk[jupyter]'``: anywidget, ipywidgets). Works
+offline: every script comes from installed packages through the local Jupyter server (the map's
+Leaflet is inlined, charts use Plotly's JupyterLab renderer), and the map requests no tile
+unless you opt in.
 
 * :mod:`.session` — the explorer's state and computation, no widgets (:class:`ExplorerSession`).
 * :mod:`.map_widget` — the Leaflet map widget (:class:`LandmarkMap`).
@@ -20,7 +21,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"(missing: {exc.name})"
     ) from exc
 
-from .explorer import CHART_POINTS, Explorer, explore, sync_figure
+from .explorer import CHART_POINTS, Explorer, explore, show_figure
 from .map_widget import LandmarkMap, tile_source
 from .session import LOSS_MODELS, ExplorerResult, ExplorerSession, auto_interval
 
@@ -33,6 +34,6 @@ __all__ = [
     "LandmarkMap",
     "auto_interval",
     "explore",
-    "sync_figure",
+    "show_figure",
     "tile_source",
 ]

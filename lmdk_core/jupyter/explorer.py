@@ -5,7 +5,13 @@
 second click removes it. Every change of place or setting draws a new release with the same
 library functions the dashboard uses (:func:`lmdk_core.release_locations`,
 :func:`lmdk_core.landmark_mask`, :mod:`lmdk_core.correlation`, :mod:`lmdk_core.figures`) and
-updates the allocation, error and loss charts (Plotly ``FigureWidget``) in place.
+redraws the allocation, error and loss charts in place.
+
+Charts are plain Plotly figures shown in ``ipywidgets.Output`` areas through Plotly's own
+mimetype renderer (offline: plotly.js comes with the installed JupyterLab extension). Plotly's
+``FigureWidget`` was the first choice, but in JupyterLab 4.6 with plotly 7.1 and anywidget 0.11
+its plots stayed empty in a real browser (0 traces after 150 s, even for a 3-point scatter), so
+the explorer does not use it.
 
 State readable from Python: ``ex.places``, ``ex.release``, ``ex.result`` (mask, G_t, errors,
 loss), ``ex.settings``, ``ex.report()``. Settings change from Python with ``ex.set(epsilon=2)``
@@ -15,12 +21,14 @@ loss), ``ex.settings``, ``ex.report()``. Settings change from Python with ``ex.s
 from __future__ import annotations
 
 import html
+import json
 import math
 from typing import Any
 
 import ipywidgets as w
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from .. import figures
 from ..errors import LmdkError
@@ -29,7 +37,7 @@ from ..release import SCHEME_INFO, SCHEMES, Release
 from .map_widget import LandmarkMap
 from .session import INTERVALS_S, LOSS_MODELS, ExplorerResult, ExplorerSession
 
-__all__ = ["CHART_POINTS", "Explorer", "explore"]
+__all__ = ["CHART_POINTS", "Explorer", "explore", "show_figure"]
 
 CHART_POINTS = 400
 """Points per chart line (min-max thinned, peaks kept), as in the dashboard."""
@@ -48,12 +56,15 @@ def _interval_label(step: float) -> str:
     return f"{step / 60:g} min" if step >= 60 else f"{step:g} s"
 
 
-def sync_figure(target: go.FigureWidget, fig: go.Figure) -> None:
-    """Make ``target`` show ``fig``: its traces replaced, its layout set (one message batch)."""
-    with target.batch_update():
-        target.data = []
-        target.add_traces(list(fig.data))
-        target.layout = fig.layout
+def show_figure(out: w.Output, fig: go.Figure) -> None:
+    """Replace what ``out`` shows with ``fig`` (Plotly's mimetype bundle; no kernel display call,
+    so it works from widget callbacks and outside a kernel alike)."""
+    spec = json.loads(pio.to_json(fig, validate=False))
+    spec.setdefault("config", {})["displaylogo"] = False
+    title = (fig.layout.title.text or "figure") if fig.layout.title else "figure"
+    out.outputs = ({"output_type": "display_data", "metadata": {},
+                    "data": {"application/vnd.plotly.v1+json": spec,
+                             "text/plain": f"<Plotly figure: {title}>"}},)
 
 
 class Explorer:
@@ -68,7 +79,8 @@ class Explorer:
                  map_height: str = "420px", **settings: Any) -> None:
         self.session = ExplorerSession(trajectory, **settings)
         s = self.session.settings
-        self.map = LandmarkMap(tiles=tiles, height=map_height)
+        self.map = LandmarkMap(tiles=tiles, height=map_height,
+                               layout=w.Layout(width="100%"))  # fill its flex box
         self.map.on_map_click(self._map_clicked)
         self.map.on_place_click(self._place_clicked)
 
@@ -126,11 +138,11 @@ class Explorer:
         self.tiles.observe(lambda change: self._tiles_changed(change["new"]), names="value")
 
         r = self.session.result
-        self.allocation_chart = go.FigureWidget(self._allocation_figure(r))
-        self.error_chart = go.FigureWidget(self._error_figure(r))
-        self.loss_chart = go.FigureWidget(self._loss_figure(r))
+        self.outputs = {name: w.Output(layout=w.Layout(width="100%"))
+                        for name in ("allocation", "error", "loss")}
+        self.charts: dict[str, go.Figure] = {}
         self._syncing = False
-        self._refresh(r, charts=False)
+        self._refresh(r)
 
         order = ["user", "epsilon", "scheme", "radius_m", "interval_s", "loss_model",
                  "new_place_radius_m"]
@@ -146,7 +158,7 @@ class Explorer:
                    "click it again to remove it.</b>"),
             w.HBox([w.Box([self.map], layout=w.Layout(flex="1 1 auto", min_width="360px")),
                     panel]),
-            self.allocation_chart, self.error_chart, self.loss_chart,
+            self.outputs["allocation"], self.outputs["error"], self.outputs["loss"],
         ])
 
     # ------------------------------------------------------------------ Python state
@@ -283,7 +295,22 @@ class Explorer:
                 "<table><tr><th>name</th><th>lat</th><th>lon</th><th>radius (m)</th></tr>"
                 f"{rows}</table>" if rows else "<br><i>none yet: click the map</i>"))
 
-    def _refresh(self, r: ExplorerResult, *, charts: bool = True) -> None:
+    @property
+    def allocation_chart(self) -> go.Figure:
+        """The budget allocation / landmark guarantee chart as shown now."""
+        return self.charts["allocation"]
+
+    @property
+    def error_chart(self) -> go.Figure:
+        """The per-timestamp error chart as shown now."""
+        return self.charts["error"]
+
+    @property
+    def loss_chart(self) -> go.Figure:
+        """The privacy-loss chart as shown now."""
+        return self.charts["loss"]
+
+    def _refresh(self, r: ExplorerResult) -> None:
         s = self.session.settings
         self._sync_controls()
         self.scheme_info.value = f"<i>{_escape(SCHEME_INFO[s['scheme']])}</i>"
@@ -293,10 +320,10 @@ class Explorer:
         self.summary.value = f"<b>This release</b><table>{rows}</table>{notes}"
         self._draw_places()
         self._draw_map(r)
-        if charts:
-            sync_figure(self.allocation_chart, self._allocation_figure(r))
-            sync_figure(self.error_chart, self._error_figure(r))
-            sync_figure(self.loss_chart, self._loss_figure(r))
+        self.charts = {"allocation": self._allocation_figure(r), "error": self._error_figure(r),
+                       "loss": self._loss_figure(r)}
+        for name, fig in self.charts.items():
+            show_figure(self.outputs[name], fig)
 
     # ------------------------------------------------------------------ display
 

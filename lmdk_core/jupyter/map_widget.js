@@ -25,6 +25,7 @@ function render({ model, el }) {
 
   const map = L.map(box, { doubleClickZoom: false, zoomControl: true, attributionControl: true });
   map.setView([0, 0], 2);
+  box.lmdkMap = map; // for scripted use (browser tests): el.lmdkMap.latLngToContainerPoint(...)
   L.control.scale().addTo(map);
 
   let tileLayer = null;
@@ -46,7 +47,7 @@ function render({ model, el }) {
 
   function fit() {
     const pts = model.get("track");
-    if (!pts.length || box.clientHeight === 0) return;
+    if (!pts.length || box.clientHeight === 0 || box.clientWidth === 0) return;
     map.fitBounds(L.latLngBounds(pts), { padding: [10, 10] });
     fitted = true;
   }
