@@ -148,7 +148,8 @@ __all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
     "population",
     # figures (Plotly, extra "plot") and maps (Folium, extra "app"), loaded on first use
     "PALETTE", "allocation_figure", "comparison_figure", "error_figure", "loss_figure",
-    "trajectory_figure", "LocalMap", "local_leaflet", "trajectory_map",
+    "trajectory_figure", "FIGURE_FORMATS", "save_figure",
+    "LocalMap", "local_leaflet", "trajectory_map",
 ]
 
 # Plotly figures (extra "plot") and Folium maps with locally served Leaflet (extra "app") load on
@@ -161,6 +162,8 @@ _LAZY = {
     "error_figure": "figures",
     "loss_figure": "figures",
     "trajectory_figure": "figures",
+    "FIGURE_FORMATS": "figures",
+    "save_figure": "figures",
     "LocalMap": "maps",
     "local_leaflet": "maps",
     "trajectory_map": "maps",
