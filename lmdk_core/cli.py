@@ -119,30 +119,21 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
     mask = lm.landmark_mask(one, lm.places_to_frame(places)) if places else None
     progress("release", 0, 1)
     rel = lm.release_locations(one, mask, epsilon=args.epsilon, scheme=args.scheme,
-                               radius_m=args.radius_m, seed=_seed(args))
+                               radius_m=args.radius_m, rng=_seed(args))
     progress("release", 1, 1)
     guarantee = lm.landmark_guarantee(rel.eps, rel.landmarks)
 
     def write(d: pathlib.Path) -> None:
-        t = lm.export.iso_utc(rel.time) if rel.time is not None else np.full(len(rel), "")
-        ok = np.isfinite(rel.lat)
-        pd.DataFrame({"time": t[ok], "lat": rel.lat[ok], "lon": rel.lon[ok]}).to_csv(
-            d / "released.csv", index=False, lineterminator="\n")
-        feats = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [lo, la]},
-                  "properties": {"time": tm}}
-                 for la, lo, tm in zip(rel.lat[ok].tolist(), rel.lon[ok].tolist(),
-                                       t[ok].tolist(), strict=True)]
-        (d / "released.geojson").write_text(json.dumps(
-            {"type": "FeatureCollection", "lmdk": {"kind": "public-release", "version": 1},
-             "features": feats}))
+        # public files hold only time and the released location (lmdk_core.export)
+        (d / "released.csv").write_text(lm.release_to_csv(rel), encoding="utf-8")
+        (d / "released.geojson").write_text(json.dumps(lm.release_to_geojson(rel)),
+                                            encoding="utf-8")
         report = lm.privacy_report(
-            settings={"PRIVATE": "this file reveals the landmarks and budgets; do not publish",
-                      "input": str(args.input), "user": uid, "scheme": args.scheme,
-                      "epsilon": args.epsilon, "radius_m": args.radius_m,
-                      "simulation": args.seed is not None},
-            release=rel, guarantee=guarantee, metrics={"mae_m": lm.mae_metres(one, rel)})
-        report["release"]["params"].pop("seed", None)
-        (d / "PRIVATE-report.json").write_text(lm.report_to_json(report))
+            release=rel, epsilon=args.epsilon, guarantee=guarantee, places=places,
+            settings={"input": str(args.input), "user": uid, "scheme": args.scheme,
+                      "radius_m": args.radius_m},
+            metrics={"mae_m": lm.mae_metres(one, rel)})
+        (d / "PRIVATE-report.json").write_text(lm.report_to_json(report), encoding="utf-8")
 
     _atomic_output(pathlib.Path(args.out), write)
     progress.note(f"wrote {args.out}/released.csv, released.geojson (public) and "
@@ -160,7 +151,7 @@ def _parse_bbox(text: str) -> tuple[float, float, float, float]:
             from None
     if len(vals) != 4:
         raise ParameterError(f"--bbox must be 4 numbers, got {text!r}")
-    return vals  # type: ignore[return-value]
+    return vals[0], vals[1], vals[2], vals[3]
 
 
 def _tau(text: str) -> float | str:

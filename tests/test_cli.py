@@ -43,14 +43,17 @@ def test_release_writes_public_and_private_outputs(trace, tmp_path, capsys):
     code = main(["release", str(path), "--places", str(places), "--epsilon", "1",
                  "--scheme", "skip", "--out", str(out), "--seed", "3"])
     assert code == 0, capsys.readouterr().err
-    pub = pd.read_csv(out / "released.csv")
+    text = (out / "released.csv").read_text()
+    assert text.startswith("# lmdk simulation")  # --seed: labelled a simulation, not private
+    pub = pd.read_csv(out / "released.csv", comment="#")
     assert list(pub.columns) == ["time", "lat", "lon"]  # released fields only
     geo = json.loads((out / "released.geojson").read_text())
     assert all(set(f["properties"]) == {"time"} for f in geo["features"])
     private = (out / "PRIVATE-report.json").read_text()
     rep = json.loads(private)
-    assert "PRIVATE" in rep["settings"] and rep["settings"]["simulation"] is True
-    assert "seed" not in rep["release"]["params"] and '"seed"' not in private
+    assert next(iter(rep)) == "PRIVATE" and rep["lmdk"]["simulation"] is True
+    assert "seed" not in rep["configuration"]["params"] and '"seed"' not in private
+    assert [p["name"] for p in rep["places"]] == ["Home"]
     assert max(rep["series"]["guarantee"]) <= 1.0 + 1e-9
     _no_leftovers(tmp_path)
 

@@ -94,10 +94,10 @@ class LandmarkMap(anywidget.AnyWidget):
 
     _esm, _css = _assets()
 
-    track = traitlets.List().tag(sync=True)
-    landmark_points = traitlets.List().tag(sync=True)
-    released = traitlets.List().tag(sync=True)
-    places = traitlets.List().tag(sync=True)
+    track: Any = traitlets.List().tag(sync=True)
+    landmark_points: Any = traitlets.List().tag(sync=True)
+    released: Any = traitlets.List().tag(sync=True)
+    places: Any = traitlets.List().tag(sync=True)
     selected = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     tiles = traitlets.Unicode("").tag(sync=True)
     attribution = traitlets.Unicode("").tag(sync=True)
@@ -157,11 +157,11 @@ class LandmarkMap(anywidget.AnyWidget):
                 return
             if not -180.0 <= lon <= 180.0:  # Leaflet reports unwrapped longitudes
                 lon = (lon + 180.0) % 360.0 - 180.0
-            for cb in self._map_click:
-                cb(lat, lon)
+            for on_map in self._map_click:
+                on_map(lat, lon)
         elif event == "place_click" and isinstance(content.get("name"), str):
-            for cb in self._place_click:
-                cb(content["name"])
+            for on_place in self._place_click:
+                on_place(content["name"])
 
     def click(self, lat: float, lon: float) -> None:
         """Simulate a click on the map background at (lat, lon)."""

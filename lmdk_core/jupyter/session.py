@@ -13,7 +13,6 @@ releases of the same data composes their budgets).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from collections.abc import Iterable, Mapping
@@ -304,7 +303,8 @@ class ExplorerSession:
                                 radius_m=s["radius_m"], rng=self._rng, **s["params"])
         g = landmark_guarantee(rel.eps, mask)
         errors = error_metres(traj, rel)
-        loss, notes = None, ()
+        loss = None
+        notes: tuple[str, ...] = ()
         if s["loss_model"] != "none":
             env_b, env_f, notes = self._model(traj)
             loss = correlation.landmark_temporal_loss(rel.eps, mask, env_b, env_f)

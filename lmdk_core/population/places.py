@@ -9,6 +9,8 @@ decide which bins are landmarks *for that user*, exactly like places the user ma
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -28,7 +30,7 @@ def suggest_user_places(traj: pd.DataFrame, *, top: int = 2, radius_m: float = 1
     uid = uid[order]
     starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]]) if uid.size else np.zeros(0, int)
     ends = np.r_[starts[1:], uid.size]
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for s, e in zip(starts, ends, strict=True):  # per user: their own stays only
         sug = suggest_places(frame.iloc[s:e], radius_m=radius_m,
                              min_duration_s=min_duration_s, top=k)

@@ -26,7 +26,7 @@ import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -116,10 +116,12 @@ def resolve_method(method: str, scheme: str, tau: Any, *, n_bins: int,
     if method == "user_level":
         if floor is None:
             need_public("user_level")
+        assert floor is not None  # need_public raised: no public information
         return "user", snap_tau(float(floor) / n_bins), "sample"
     if method == "minimum":
         if floor is None:
             need_public("minimum")
+        assert floor is not None  # need_public raised: no public information
         b = public_bin_budgets([float(floor)], scheme, n_bins,
                                assumed_landmark_bins=assumed_landmark_bins)
         return scheme, snap_tau(float(b.min())), "sample"
@@ -209,7 +211,8 @@ def release_population(
             raise ParameterError("engine 'memory' needs a DataFrame (read files with "
                                  "read_trajectories or pandas.read_parquet)")
         cb = None if progress is None else (lambda i, n: progress("users", i, n))
-        parts = [process_partition(data, places=places, progress=cb, **kw)]
+        one = cast(PartitionResult, process_partition(data, places=places, progress=cb, **kw))
+        parts = [one]
     else:
         from .dask_engine import run_dask
 
@@ -239,9 +242,9 @@ def release_methods(
                                assumed_landmark_bins=assumed_landmark_bins,
                                cell_count=cell_count) for m in methods]
     key = master_key(rng)
-    parts = process_partition(data, grid=grid, epsilon_of=_preferences_series(preferences),
-                              places=places, rule=bounding_rule, master_key=key,
-                              variants=resolved)
+    parts = cast(list[PartitionResult], process_partition(
+        data, grid=grid, epsilon_of=_preferences_series(preferences), places=places,
+        rule=bounding_rule, master_key=key, variants=resolved))  # one result per variant
     return {m: _finish([p], grid, t, key + m.encode(), method=m, scheme=sc, rule=bounding_rule,
                        engine="memory", progress=None)
             for m, (sc, t, _), p in zip(methods, resolved, parts, strict=True)}
