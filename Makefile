@@ -64,3 +64,19 @@ bench: $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache
+
+# JupyterLab on the project's environment with the explorer and the research notebooks.
+# Loopback only; no news feed, update check or extension-manager request leaves the machine.
+NB_PORT ?= 8888
+JUPYTER_STAMP := $(VENV)/.installed-jupyter
+
+$(JUPYTER_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[jupyter]'
+	touch $@ $(RUN_STAMP)
+
+.PHONY: notebook
+notebook: $(JUPYTER_STAMP)
+	$(PY) -m jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(NB_PORT) \
+	  --ServerApp.root_dir=notebooks --LabApp.news_url=None \
+	  --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+	  --LabApp.extension_manager=readonly $$([ "$$(id -u)" = 0 ] && echo --allow-root)

@@ -24,7 +24,7 @@ from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degre
 
 from ._version import __version__
 
-from . import correlation
+from . import correlation, population
 from .accounting import (
     as_landmark_mask,
     landmark_guarantee,
@@ -144,9 +144,12 @@ __all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
     "landmark_temporal_loss", "location_steps", "loss_increment", "public_grid_model",
     "sup_bpl", "sup_fpl", "synthetic_transition_matrix", "temporal_loss", "trajectory_model",
     "transition_matrix", "value_steps",
+    # personalised DP for many people (lmdk_core.population)
+    "population",
     # figures (Plotly, extra "plot") and maps (Folium, extra "app"), loaded on first use
     "PALETTE", "allocation_figure", "comparison_figure", "error_figure", "loss_figure",
-    "trajectory_figure", "LocalMap", "local_leaflet", "trajectory_map",
+    "trajectory_figure", "FIGURE_FORMATS", "save_figure",
+    "LocalMap", "local_leaflet", "trajectory_map",
 ]
 
 # Plotly figures (extra "plot") and Folium maps with locally served Leaflet (extra "app") load on
@@ -159,6 +162,8 @@ _LAZY = {
     "error_figure": "figures",
     "loss_figure": "figures",
     "trajectory_figure": "figures",
+    "FIGURE_FORMATS": "figures",
+    "save_figure": "figures",
     "LocalMap": "maps",
     "local_leaflet": "maps",
     "trajectory_map": "maps",

@@ -38,6 +38,7 @@ except ImportError as exc:  # the core does not depend on plotly
 from .validation import as_numeric_array, check_epsilon, check_same_length
 
 __all__ = [
+    "FIGURE_FORMATS",
     "LOG_AXIS_RATIO",
     "MAX_POINTS",
     "OKABE_ITO",
@@ -49,6 +50,7 @@ __all__ = [
     "error_figure",
     "landmark_loss_array",
     "loss_figure",
+    "save_figure",
     "trajectory_figure",
 ]
 
@@ -586,3 +588,73 @@ def _places_frame(places: Any) -> pd.DataFrame:
     from .places import places_to_frame
 
     return places_to_frame(places)
+
+
+# ---------------------------------------------------------------- static export
+
+FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf", "html")
+"""Formats :func:`save_figure` writes: static images (kaleido + a local Chromium) or HTML."""
+
+
+def save_figure(
+    fig: Any,
+    path: Any,
+    format: str | None = None,
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    scale: float = 1.0,
+) -> Any:
+    """Write a Plotly figure to ``path`` as PNG, SVG, PDF (static, for papers) or HTML.
+
+    ``format``: one of :data:`FIGURE_FORMATS`, by default the file's suffix. ``width`` /
+    ``height`` in CSS pixels (default: the figure's own, else 1000 by its height or 500);
+    ``scale`` multiplies the PNG resolution (2 = print quality). Returns the path written.
+
+    Offline: static images are rendered by kaleido (≥ 1) in the system's Chromium/Chrome (found
+    on PATH, or set ``BROWSER_PATH``), on a local page that loads plotly.js from the installed
+    plotly package with MathJax off, so no request leaves the machine. ``html`` needs no browser:
+    a standalone file with plotly.js inlined (~5 MB), which opens offline and prints to PDF/PNG
+    from any browser. Raises LmdkError (naming the HTML route) when kaleido or a browser is
+    missing, ParameterError for an unknown format or a bad size.
+    """
+    import pathlib
+
+    from .errors import LmdkError
+
+    out = pathlib.Path(path)
+    fmt = (format or out.suffix.lstrip(".")).lower()
+    if fmt not in FIGURE_FORMATS:
+        raise ParameterError(
+            f"{out.name}: unknown figure format {fmt or '(none)'!r}; "
+            f"use one of {', '.join(FIGURE_FORMATS)} (or the matching file suffix)"
+        )
+    if not isinstance(fig, go.Figure):  # FigureWidget and dicts become a plain Figure
+        fig = go.Figure(fig)
+    w = width if width is not None else (fig.layout.width or 1000)
+    h = height if height is not None else (fig.layout.height or 500)
+    for name, v in (("width", w), ("height", h), ("scale", scale)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 20000:
+            raise ParameterError(f"{name} must be a number in (0, 20000), got {v!r}")
+    if fmt == "html":
+        fig.write_html(out, include_plotlyjs=True, full_html=True,
+                       default_width=f"{int(w)}px", default_height=f"{int(h)}px")
+        return out
+    try:
+        import kaleido
+    except ImportError:
+        raise LmdkError(
+            f"{out.name}: static {fmt.upper()} export needs kaleido>=1 (pip install "
+            "'lmdk[jupyter]') and a Chromium/Chrome; without them save as .html "
+            "(save_figure(fig, 'figure.html')) and print it from a browser"
+        ) from None
+    opts = {"format": fmt, "width": int(w), "height": int(h), "scale": float(scale)}
+    try:
+        data = kaleido.calc_fig_sync(fig, opts=opts, kopts={"mathjax": False})
+    except Exception as exc:  # ChromeNotFoundError, browser crash, render timeout
+        raise LmdkError(
+            f"{out.name}: static {fmt.upper()} export failed ({type(exc).__name__}: {exc}); "
+            "install chromium (or set BROWSER_PATH to a Chrome/Chromium), or save as .html"
+        ) from None
+    out.write_bytes(data)
+    return out

@@ -103,7 +103,8 @@ def _floors() -> dict[str, str]:
     """The highest declared floor of each package (an extra may need more than another)."""
     floors: dict[str, str] = {}
     for req in _requirements():
-        m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", req.split(";")[0].strip())
+        requirement = req.split(";")[0].strip()
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[\w,]+\])?>=([0-9.]+)", requirement)
         assert m, f"every dependency needs a plain '>=' floor: {req!r}"
         name, floor = m.group(1).lower(), m.group(2)
         if name not in floors or _version(floor) > _version(floors[name]):

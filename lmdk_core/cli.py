@@ -1,0 +1,375 @@
+"""The ``lmdk`` command line for publishers.
+
+* ``lmdk release TRACE --places P.geojson --epsilon 1 --scheme skip --out DIR`` — one person's
+  trace → ``DIR/released.csv`` and ``DIR/released.geojson`` (PUBLIC: time and released position
+  only) and ``DIR/PRIVATE-report.json`` (budgets, landmarks, guarantee: keep it private).
+* ``lmdk population DATA --out DIR`` — a population release (``DATA``: a trajectory file or
+  directory, a Parquet directory partitioned by user, or ``--generate N`` synthetic users) →
+  ``DIR/counts.csv`` and ``DIR/release.json`` (PUBLIC) and ``DIR/PRIVATE-users.csv``.
+* ``lmdk evaluate`` — prints the error table: personalised vs Minimum vs Threshold vs
+  user-level, per preference mix (synthetic population, simulation seeds).
+
+Exit codes: 0 success, 1 bad input or failed run (message ``lmdk: error: ...`` on stderr),
+2 bad command line, 130 interrupted. Outputs are written into a temporary directory next to
+``--out`` and renamed into place only when complete, so a failure leaves no partial output.
+Without ``--seed`` every release draws fresh OS randomness; ``--seed`` is for simulations and
+is never written to any output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import LmdkError, ParameterError
+
+__all__ = ["main"]
+
+
+class Progress:
+    """Progress on stderr: a redrawn bar on a terminal, a line per stage otherwise."""
+
+    def __init__(self, enabled: bool, stream: Any = None):
+        self.enabled = enabled
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last: tuple[str, int] | None = None
+        self.t0 = time.perf_counter()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        pct = int(100 * done / total) if total else 100
+        if self.tty:
+            bar = "#" * (pct // 5)
+            self.stream.write(f"\r{stage:<10} [{bar:<20}] {pct:3d}% ({done}/{total})")
+            if done >= total:
+                self.stream.write("\n")
+        elif self._last is None or self._last[0] != stage or pct >= self._last[1] + 25 \
+                or done >= total:
+            self.stream.write(f"{stage}: {done}/{total} ({pct}%) "
+                              f"{time.perf_counter() - self.t0:.1f}s\n")
+            self._last = (stage, pct)
+        self.stream.flush()
+
+    def note(self, text: str) -> None:
+        if self.enabled:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+
+def _atomic_output(out: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    """Run ``write(tmp_dir)`` and move the complete directory to ``out`` (never partial)."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ParameterError(f"{out}: output exists and is not an empty directory")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        write(tmp)
+        if out.exists():
+            out.rmdir()
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _seed(args: argparse.Namespace) -> int | None:
+    return args.seed
+
+
+# ----------------------------------------------------------------------------- release
+
+
+def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
+    import lmdk_core as lm
+    from lmdk_core.validation import check_epsilon, check_positive
+
+    check_epsilon(args.epsilon)  # refuse bad parameters before reading any data
+    check_positive(args.radius_m, "radius_m")
+    if args.scheme not in lm.SCHEMES:
+        raise ParameterError(f"unknown scheme {args.scheme!r}; valid schemes: "
+                             f"{', '.join(lm.SCHEMES)}")
+    progress.note(f"reading {args.input}")
+    traj = lm.read_trajectories(args.input)
+    ids = lm.users(traj)
+    if args.user is None:
+        if len(ids) != 1:
+            raise ParameterError(f"{args.input} holds {len(ids)} users; pick one with --user "
+                                 f"(first: {ids[0]!r})")
+        uid = ids[0]
+    else:
+        uid = args.user
+        if uid not in ids:
+            raise ParameterError(f"{args.input}: no user {uid!r}")
+    one = lm.select_user(traj, uid)
+    text = pathlib.Path(args.places).read_bytes() if args.places else None
+    places = lm.places_from_geojson(text, source=str(args.places)) if text else []
+    mask = lm.landmark_mask(one, lm.places_to_frame(places)) if places else None
+    progress("release", 0, 1)
+    rel = lm.release_locations(one, mask, epsilon=args.epsilon, scheme=args.scheme,
+                               radius_m=args.radius_m, rng=_seed(args))
+    progress("release", 1, 1)
+    guarantee = lm.landmark_guarantee(rel.eps, rel.landmarks)
+
+    def write(d: pathlib.Path) -> None:
+        # public files hold only time and the released location (lmdk_core.export)
+        (d / "released.csv").write_text(lm.release_to_csv(rel), encoding="utf-8")
+        (d / "released.geojson").write_text(json.dumps(lm.release_to_geojson(rel)),
+                                            encoding="utf-8")
+        report = lm.privacy_report(
+            release=rel, epsilon=args.epsilon, guarantee=guarantee, places=places,
+            settings={"input": str(args.input), "user": uid, "scheme": args.scheme,
+                      "radius_m": args.radius_m},
+            metrics={"mae_m": lm.mae_metres(one, rel)})
+        (d / "PRIVATE-report.json").write_text(lm.report_to_json(report), encoding="utf-8")
+
+    _atomic_output(pathlib.Path(args.out), write)
+    progress.note(f"wrote {args.out}/released.csv, released.geojson (public) and "
+                  "PRIVATE-report.json (private)")
+
+
+# ----------------------------------------------------------------------------- population
+
+
+def _parse_bbox(text: str) -> tuple[float, float, float, float]:
+    try:
+        vals = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        raise ParameterError(f"--bbox must be lat_min,lat_max,lon_min,lon_max, got {text!r}") \
+            from None
+    if len(vals) != 4:
+        raise ParameterError(f"--bbox must be 4 numbers, got {text!r}")
+    return vals[0], vals[1], vals[2], vals[3]
+
+
+def _tau(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _load_population(args: argparse.Namespace, progress: Progress
+                     ) -> tuple[Any, pd.DataFrame | None]:
+    import lmdk_core as lm
+    from lmdk_core import population as P
+
+    if args.generate:
+        progress.note(f"generating {args.generate} synthetic users")
+        traj, places = P.generate_population(args.generate, points_per_user=args.points_per_user,
+                                             days=args.days, seed=args.data_seed)
+        return traj, places
+    if args.input is None:
+        raise ParameterError("give an input file/directory or --generate N")
+    path = pathlib.Path(args.input)
+    if args.engine == "dask" and path.is_dir() and any(path.glob("*.parquet")):
+        return str(path), None
+    progress.note(f"reading {path}")
+    return lm.read_trajectories(path), None
+
+
+def _read_places(path: str) -> pd.DataFrame:
+    """uid, lat, lon, radius_m[, name] per row; problems name the file."""
+    from lmdk_core.population.core import _places_by_user
+
+    try:
+        df = pd.read_csv(path, dtype={"uid": str})
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: file not found") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"{path}: not a readable CSV ({str(exc).splitlines()[0]})") \
+            from None
+    try:
+        _places_by_user(df)
+    except ParameterError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
+    return df
+
+
+def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
+    from lmdk_core import population as P
+
+    data, gen_places = _load_population(args, progress)
+    if gen_places is not None and args.landmark_kinds:  # synthetic places: pick the kinds
+        gen_places = gen_places[gen_places["name"].isin(args.landmark_kinds.split(","))]
+    places = _read_places(args.places) if args.places else gen_places  # imported: all used
+    if args.suggest_places:
+        if isinstance(data, str):
+            raise ParameterError("--suggest-places needs the trajectories in memory "
+                                 "(not a Parquet directory with --engine dask)")
+        progress.note("suggesting each user's places from their own stays")
+        places = P.suggest_user_places(data, top=args.suggest_places)
+    mix = P.MIXES[args.mix]
+    if args.preferences:
+        prefs = P.read_preferences(args.preferences)
+    else:
+        if isinstance(data, str):
+            uids = pd.read_parquet(data, columns=["uid"])["uid"].astype(str).unique()
+        else:
+            uids = data["uid"].astype(str).unique()
+        prefs = P.draw_preferences(uids, mix, rng=None if args.seed is None else args.seed + 1)
+    if args.generate:  # synthetic data: its time window is public by construction
+        start = args.start or "2008-02-02"
+        end = args.end or pd.Timestamp(start) + pd.Timedelta(days=args.days)
+    elif not (args.start and args.end):
+        # the grid must not be read off the data (the first/last times are private)
+        raise ParameterError("give the public time window with --start and --end")
+    else:
+        start, end = args.start, args.end
+    grid = P.Grid.covering(bbox=_parse_bbox(args.bbox), cell_m=args.cell_m, start=start,
+                           end=end, bin_s=args.bin_s)
+    public_mix = mix if not args.preferences else None
+    progress.note(f"grid {grid.n_rows}x{grid.n_cols} cells x {grid.n_bins} bins; "
+                  f"method {args.method}, engine {args.engine}")
+    rel = P.release_population(
+        data, prefs, grid=grid, places=places, scheme=args.scheme, method=args.method,
+        tau=_tau(args.tau), mix=public_mix, epsilon_floor=args.epsilon_floor,
+        engine=args.engine, rng=args.seed, progress=progress)
+
+    def write(d: pathlib.Path) -> None:
+        b, r, c = np.indices(grid.shape).reshape(3, -1)
+        lat_c, lon_c = grid.cell_centres()
+        starts = lm_iso(grid.bin_starts())
+        pd.DataFrame({"bin_start": starts[b], "row": r, "col": c, "lat": lat_c[r],
+                      "lon": lon_c[c], "count": rel.counts.ravel()}).to_csv(
+            d / "counts.csv", index=False, lineterminator="\n")
+        meta = rel.public_metadata() | {"simulation": args.seed is not None,
+                                        "released_bin_totals":
+                                            rel.released_bin_totals().tolist()}
+        (d / "release.json").write_text(json.dumps(meta, indent=1))
+        users = rel.private.users.copy()
+        users.insert(0, "PRIVATE", "do not publish")
+        users.to_csv(d / "PRIVATE-users.csv", index=False, lineterminator="\n")
+
+    _atomic_output(pathlib.Path(args.out), write)
+    progress.note(f"wrote {args.out}/counts.csv, release.json (public) and PRIVATE-users.csv "
+                  "(private)")
+
+
+def lm_iso(times: Any) -> np.ndarray:
+    from .export import iso_utc
+
+    return iso_utc(times)
+
+
+# ----------------------------------------------------------------------------- evaluate
+
+
+def _cmd_evaluate(args: argparse.Namespace, progress: Progress) -> None:
+    from lmdk_core.population.evaluate import error_table, format_table
+
+    table = error_table(n_users=args.users, points_per_user=args.points_per_user,
+                        mixes=args.mixes.split(","), scheme=args.scheme, cell_m=args.cell_m,
+                        repeats=args.repeats, seed=args.seed or 0, progress=progress)
+    sys.stdout.write(format_table(table) + "\n\n")
+    from lmdk_core.population.evaluate import ledger_dropout
+
+    drop = ledger_dropout(n_users=min(args.users, 300), points_per_user=args.points_per_user,
+                          seed=args.seed or 0)
+    sys.stdout.write("Ledger drop-out over daily queries (excluded_true and counted_total are "
+                     "private, shown for evaluation only)\n" + drop.to_string(index=False) + "\n")
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                        help="no progress output")
+    p = argparse.ArgumentParser(prog="lmdk", description="Landmark privacy for publishers.",
+                                parents=[common])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("release", help="release one person's trace", parents=[common])
+    r.add_argument("input", help="trajectory file (CSV, GPX, GeoLife, T-Drive, Parquet)")
+    r.add_argument("--places", help="landmark places (GeoJSON, as exported by the app)")
+    r.add_argument("--user", help="user id when the file holds several people")
+    r.add_argument("--epsilon", type=float, required=True, help="total budget ε > 0")
+    r.add_argument("--scheme", default="skip", help="event, user, uniform, skip, adaptive, bd, ba")
+    r.add_argument("--radius-m", type=float, default=200.0, help="protection radius (metres)")
+    r.add_argument("--out", required=True, help="output directory (must not exist or be empty)")
+    r.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
+
+    q = sub.add_parser("population", help="release counts per cell x time bin for many people",
+                       parents=[common])
+    q.add_argument("input", nargs="?", help="trajectories (file, directory, or Parquet "
+                                           "directory partitioned by user for --engine dask)")
+    q.add_argument("--generate", type=int, help="use N synthetic users instead of a file")
+    q.add_argument("--points-per-user", type=int, default=200)
+    q.add_argument("--days", type=int, default=7)
+    q.add_argument("--data-seed", type=int, default=0, help="seed of the synthetic data")
+    q.add_argument("--preferences", help="CSV uid,epsilon (else drawn from --mix)")
+    q.add_argument("--mix", default="icde15", choices=["icde15", "liberal-heavy", "even",
+                                                       "all-conservative"])
+    q.add_argument("--places", help="CSV uid,lat,lon,radius_m[,name] of landmark places")
+    q.add_argument("--suggest-places", type=int, metavar="K",
+                   help="landmarks = each user's K longest stays (instead of --places)")
+    q.add_argument("--landmark-kinds", default="other",
+                   help="with --generate: synthetic place kinds used as landmarks "
+                        "(home,work,other; default: other)")
+    q.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"])
+    q.add_argument("--method", default="personalised",
+                   choices=["personalised", "threshold", "minimum", "user_level"])
+    q.add_argument("--tau", default="mean", help="number, mean, median, quantile:q, min_error")
+    q.add_argument("--epsilon-floor", type=float, help="public minimum ε (Minimum, user-level)")
+    q.add_argument("--cell-m", type=float, default=500.0)
+    q.add_argument("--bin-s", type=int, default=3600)
+    q.add_argument("--bbox", default="39.70,40.15,116.10,116.70",
+                   help="public box lat_min,lat_max,lon_min,lon_max")
+    q.add_argument("--start", help="public start time (UTC)")
+    q.add_argument("--end", help="public end time (UTC)")
+    q.add_argument("--engine", default="memory", choices=["memory", "dask"])
+    q.add_argument("--out", required=True)
+    q.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
+
+    e = sub.add_parser("evaluate", help="print the error table of the population methods",
+                       parents=[common])
+    e.add_argument("--users", type=int, default=1000)
+    e.add_argument("--points-per-user", type=int, default=200)
+    e.add_argument("--mixes", default="icde15,liberal-heavy,even,all-conservative")
+    e.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"])
+    e.add_argument("--cell-m", type=float, default=1000.0)
+    e.add_argument("--repeats", type=int, default=3)
+    e.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (see module docstring)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: 2 on bad usage, 0 for --help
+        return int(exc.code or 0)
+    progress = Progress(not getattr(args, "quiet", False))
+    commands = {"release": _cmd_release, "population": _cmd_population,
+                "evaluate": _cmd_evaluate}
+    try:
+        commands[args.command](args, progress)
+    except LmdkError as exc:
+        sys.stderr.write(f"lmdk: error: {exc}\n")
+        return 1
+    except (OSError, ValueError, KeyError) as exc:
+        sys.stderr.write(f"lmdk: error: {type(exc).__name__}: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("lmdk: interrupted\n")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

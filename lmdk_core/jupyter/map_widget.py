@@ -1,0 +1,172 @@
+"""LandmarkMap: a Leaflet map widget where a click adds a landmark place and a click on a place
+selects it (anywidget; works in JupyterLab, Notebook 7 and VS Code).
+
+Offline by construction: the widget's JavaScript is anywidget's (served by the local Jupyter
+server from the installed package) plus this module's code with Leaflet inlined from the
+installed ``xstatic-leaflet`` package (the same Leaflet :mod:`lmdk_core.maps` inlines for the
+dashboard), and its CSS with Leaflet's images as ``data:`` URIs. The map requests no tile unless
+``tiles`` is set (``"osm"`` or a ``{z}/{x}/{y}`` URL): a tile server sees where you look.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import numpy as np
+import traitlets
+
+from ..errors import ParameterError
+from ..maps import OSM_TILES, local_leaflet
+
+__all__ = ["LandmarkMap", "tile_source"]
+
+_JS = Path(__file__).with_name("map_widget.js")
+OSM_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>'
+MAX_MARKERS = 300
+"""Markers drawn per layer (landmark timestamps, released points): evenly thinned for display."""
+MAX_LINE_POINTS = 2000
+"""Vertices of the drawn trajectory line (evenly thinned for display, first and last kept)."""
+
+
+def _decode(data_uri: str) -> str:
+    return base64.b64decode(data_uri.split(",", 1)[1]).decode("utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _assets() -> tuple[str, str]:
+    """(ES module, CSS): Leaflet wrapped as a local ``L`` followed by map_widget.js."""
+    (js,), (css,) = local_leaflet()
+    leaflet = _decode(js[1])
+    esm = (
+        "const L = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n"
+        f"{leaflet}\n;module.exports.noConflict();\nreturn module.exports;\n}})();\n"
+        + _JS.read_text(encoding="utf-8")
+    )
+    style = _decode(css[1]) + "\n.lmdk-map { min-height: 200px; cursor: crosshair; }\n"
+    return esm, style
+
+
+def tile_source(tiles: str | None) -> tuple[str, str]:
+    """(tile URL template, attribution) for ``tiles``: "none"/None/"" → no tiles, "osm" →
+    OpenStreetMap, else a ``http(s)://…{z}/{x}/{y}…`` URL (ParameterError otherwise)."""
+    if tiles in (None, "", "none"):
+        return "", ""
+    if tiles == "osm":
+        return OSM_TILES, OSM_ATTRIBUTION
+    if not isinstance(tiles, str) or not tiles.startswith(("http://", "https://", "/")):
+        raise ParameterError(
+            f"tiles must be 'none', 'osm' or a tile URL with {{z}}/{{x}}/{{y}}, got {tiles!r}")
+    if not all(k in tiles for k in ("{z}", "{x}", "{y}")):
+        raise ParameterError(f"custom tile URL must contain {{z}}, {{x}} and {{y}}: {tiles!r}")
+    return tiles, "custom tiles"
+
+
+def _thin(n: int, k: int) -> np.ndarray:
+    if n <= k:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, k).round().astype(np.int64))
+
+
+def _points(lat: Any, lon: Any, k: int) -> list[list[float]]:
+    """Finite (lat, lon) pairs, evenly thinned to at most ``k``, rounded to 1e-6° (~0.1 m)."""
+    lat = np.asarray(lat, dtype=float)
+    lon = np.asarray(lon, dtype=float)
+    ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
+    ok = ok[_thin(ok.size, k)]
+    return np.column_stack([lat[ok], lon[ok]]).round(6).tolist()
+
+
+class LandmarkMap(anywidget.AnyWidget):
+    """The map. Set its layers with :meth:`show`; react to clicks with :meth:`on_map_click`
+    (callback(lat, lon)) and :meth:`on_place_click` (callback(name)).
+
+    Browser clicks arrive as custom messages ``{"event": "map_click", "lat", "lon"}`` and
+    ``{"event": "place_click", "name"}``; :meth:`click` and :meth:`click_place` send the same
+    messages through the same path from Python (for scripts and tests). Malformed messages are
+    ignored.
+    """
+
+    _esm, _css = _assets()
+
+    track: Any = traitlets.List().tag(sync=True)
+    landmark_points: Any = traitlets.List().tag(sync=True)
+    released: Any = traitlets.List().tag(sync=True)
+    places: Any = traitlets.List().tag(sync=True)
+    selected = traitlets.Unicode(None, allow_none=True).tag(sync=True)
+    tiles = traitlets.Unicode("").tag(sync=True)
+    attribution = traitlets.Unicode("").tag(sync=True)
+    height = traitlets.Unicode("420px").tag(sync=True)
+
+    def __init__(self, *, tiles: str | None = "none", **kwargs: Any) -> None:
+        url, attribution = tile_source(tiles)
+        super().__init__(tiles=url, attribution=attribution, **kwargs)
+        self._map_click: list[Callable[[float, float], None]] = []
+        self._place_click: list[Callable[[str], None]] = []
+        self.on_msg(self._on_message)
+
+    # -------------------------------------------------------------- Python → browser
+
+    def set_tiles(self, tiles: str | None) -> None:
+        """Base map: "none" (no outside request), "osm" or a ``{z}/{x}/{y}`` URL."""
+        self.tiles, self.attribution = tile_source(tiles)
+
+    def show(self, traj: Any, *, landmarks: Any = None, release: Any = None,
+             places: Iterable[Any] = (), selected: str | None = None) -> None:
+        """Draw the true path, landmark timestamps, released points and places in one update."""
+        lat = np.asarray(traj["lat"], dtype=float)
+        lon = np.asarray(traj["lon"], dtype=float)
+        with self.hold_sync():
+            track = _points(lat, lon, MAX_LINE_POINTS)
+            if track != self.track:
+                self.track = track
+            if landmarks is not None:
+                m = np.asarray(landmarks, dtype=bool)
+                self.landmark_points = _points(lat[m], lon[m], MAX_MARKERS)
+            else:
+                self.landmark_points = []
+            self.released = ([] if release is None else
+                             _points(release.lat, release.lon, MAX_MARKERS))
+            self.places = [{"name": p.name, "lat": p.lat, "lon": p.lon, "radius_m": p.radius_m}
+                           for p in places]
+            self.selected = selected
+
+    # -------------------------------------------------------------- browser → Python
+
+    def on_map_click(self, callback: Callable[[float, float], None]) -> None:
+        self._map_click.append(callback)
+
+    def on_place_click(self, callback: Callable[[str], None]) -> None:
+        self._place_click.append(callback)
+
+    def _on_message(self, _widget: Any, content: Any, _buffers: Sequence[Any]) -> None:
+        if not isinstance(content, dict):
+            return
+        event = content.get("event")
+        if event == "map_click":
+            try:
+                lat, lon = float(content["lat"]), float(content["lon"])
+            except (KeyError, TypeError, ValueError):
+                return
+            if not (math.isfinite(lat) and math.isfinite(lon) and -90 <= lat <= 90):
+                return
+            if not -180.0 <= lon <= 180.0:  # Leaflet reports unwrapped longitudes
+                lon = (lon + 180.0) % 360.0 - 180.0
+            for on_map in self._map_click:
+                on_map(lat, lon)
+        elif event == "place_click" and isinstance(content.get("name"), str):
+            for on_place in self._place_click:
+                on_place(content["name"])
+
+    def click(self, lat: float, lon: float) -> None:
+        """Simulate a click on the map background at (lat, lon)."""
+        self._handle_custom_msg({"event": "map_click", "lat": lat, "lon": lon}, [])
+
+    def click_place(self, name: str) -> None:
+        """Simulate a click on the place called ``name``."""
+        self._handle_custom_msg({"event": "place_click", "name": name}, [])

@@ -1,0 +1,269 @@
+"""Per-user work of a population release, on one partition that holds every row of its users.
+
+For each user u (rows sorted by time), in this order:
+
+1. points outside the public grid (box × time window) are dropped;
+2. **landmark bins** L_u: bins holding at least one point within one of u's own places (the
+   rule of :func:`lmdk_core.landmark_mask`, vectorised over users: :func:`own_place_mask`);
+3. **per-bin budgets** ε_{u,t} = ``allocate(scheme, n_bins, L_u, epsilon=ε_u)`` — u's own landmark
+   scheme over u's own bins, so u gets (ε_u, L_u)-landmark privacy (docs/personalised-dp.md);
+4. **contribution bounding**: one record per (user, bin): the cell of the bin's first point
+   (``rule="first"``) or the cell u visited most often in the bin (``rule="mode"``, ties → the
+   smallest cell id);
+5. **keep coin** of the record in bin t: u's coin stream is Philox keyed by
+   BLAKE2b(master key ‖ uid) and holds one 53-bit integer per bin (drawn for every bin, whatever
+   the data), so the coins do not depend on how users are partitioned. The record is kept when
+   coin < ⌊π·(1 − 2^-50)·2^53⌋ (``mode="sample"``, π = (e^{ε_{u,t}} − 1)/(e^τ − 1), or 1 when
+   ε_{u,t} ≥ τ) — the exact keep probability is at most π — or when ε_{u,t} ≥ τ
+   (``mode="threshold"``).
+
+The result is sparse counts of kept and of all bounded records per (bin, cell) key, plus private
+per-user statistics. Noise is added once, after the reduction (:mod:`.release`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..allocation import allocate
+from ..errors import ParameterError
+from ..geo import haversine_m
+from ..landmarks import _places as _check_places
+from .grid import Grid
+from .tau import keep_probability
+
+__all__ = [
+    "BOUNDING_RULES", "PartitionResult", "bounded_records", "process_partition", "user_coins",
+]
+
+BOUNDING_RULES = ("first", "mode")
+_ONE = 1 << 53
+_SHRINK = 1.0 - 2.0**-50
+
+
+@dataclass
+class PartitionResult:
+    """Sparse per-(bin·n_cells + cell) counts and private per-user figures of one partition."""
+
+    kept_keys: np.ndarray
+    kept_counts: np.ndarray
+    true_keys: np.ndarray
+    true_counts: np.ndarray
+    users: pd.DataFrame  # uid, epsilon, records, landmark_bins, kept (private)
+    n_points: int
+    n_outside: int
+
+
+def user_coins(master_key: bytes, uid: str, n_bins: int) -> np.ndarray:
+    """u's ``n_bins`` uniform 53-bit integers (int64) from Philox keyed by BLAKE2b(key ‖ uid)."""
+    digest = hashlib.blake2b(master_key + b"\x00coin\x00" + uid.encode("utf-8"),
+                             digest_size=16).digest()
+    bitgen = np.random.Philox(key=int.from_bytes(digest, "little"))
+    return (bitgen.random_raw(n_bins) >> np.uint64(11)).astype(np.int64)
+
+
+def keep_thresholds(eps: np.ndarray, tau: float, mode: str) -> np.ndarray:
+    """Integer thresholds: a record is kept when its 53-bit coin is below the threshold."""
+    e = np.asarray(eps, dtype=np.float64)
+    if mode == "threshold":
+        return np.where(e >= tau, _ONE, 0).astype(np.int64)
+    p = keep_probability(e, tau)
+    thr = np.floor(p * _SHRINK * _ONE).astype(np.int64)
+    return np.where(e >= tau, _ONE, thr)
+
+
+def _sorted_view(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray]:
+    """(uids, user code, time ns, lat, lon) sorted by (user, time)."""
+    missing = [c for c in ("uid", "time", "lat", "lon") if c not in part.columns]
+    if missing:
+        raise ParameterError(f"population frame is missing column(s) {', '.join(missing)}")
+    codes, uniq = pd.factorize(part["uid"].astype(str), sort=True)
+    t = pd.DatetimeIndex(part["time"])
+    if t.tz is None:
+        t = t.tz_localize("UTC")
+    t_ns = t.as_unit("ns").asi8  # pandas may hold s/ms/us units: compare in ns
+    lat = part["lat"].to_numpy(dtype=np.float64)
+    lon = part["lon"].to_numpy(dtype=np.float64)
+    if codes.size > 1:
+        dc = np.diff(codes)
+        if np.any(dc < 0) or np.any((dc == 0) & (np.diff(t_ns) < 0)):
+            order = np.lexsort((t_ns, codes))
+            codes, t_ns, lat, lon = codes[order], t_ns[order], lat[order], lon[order]
+    return np.asarray(uniq, dtype=object), codes.astype(np.int64), t_ns, lat, lon
+
+
+def _bounded_records(key: np.ndarray, cell: np.ndarray, rule: str, n_cells: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(record key, record cell): one record per distinct key (keys sorted, non-decreasing)."""
+    if key.size == 0:
+        return key, cell
+    if rule == "first":
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        return key[first], cell[first]
+    pair = key * n_cells + cell
+    upair, counts = np.unique(pair, return_counts=True)
+    k, c = upair // n_cells, upair % n_cells
+    order = np.lexsort((c, -counts, k))
+    k, c = k[order], c[order]
+    first = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    return k[first], c[first]
+
+
+Variant = tuple[str, float, str]
+"""(scheme, τ, mode) of one release computed from the same per-user work."""
+
+
+def process_partition(
+    part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series, places: pd.DataFrame | None,
+    scheme: str = "skip", tau: float = 1.0, mode: str = "sample", rule: str = "first",
+    master_key: bytes, progress: Callable[[int, int], None] | None = None,
+    variants: list[Variant] | None = None,
+) -> PartitionResult | list[PartitionResult]:
+    """Bounded, sampled records of one partition (every row of each of its users).
+
+    ``epsilon_of``: ε_u indexed by uid (str). ``places``: uid, lat, lon, radius_m (u's own
+    landmark places; None or no rows = no landmarks). With ``variants`` (a list of
+    (scheme, τ, mode)), the landmarks, bounding and coins are computed once and one result per
+    variant is returned (the baselines of an evaluation share this work).
+    """
+    if rule not in BOUNDING_RULES:
+        raise ParameterError(f"unknown bounding rule {rule!r}; use one of {BOUNDING_RULES}")
+    single = variants is None
+    variants = [(scheme, tau, mode)] if variants is None else variants
+    for _, _, m in variants:
+        if m not in ("sample", "threshold"):
+            raise ParameterError(f"unknown mode {m!r}")
+    uids, code, t_ns, lat, lon = _sorted_view(part)
+    n_points = int(code.size)
+    b, cell = grid.locate(t_ns, lat, lon)
+    ok = b >= 0
+    code, b, cell, lat, lon = code[ok], b[ok], cell[ok], lat[ok], lon[ok]
+    n_users = len(uids)
+    eps_u = epsilon_of.reindex(pd.Index(uids.astype(str))).to_numpy(dtype=np.float64)
+    if n_users and np.isnan(eps_u).any():
+        miss = uids[np.flatnonzero(np.isnan(eps_u))]
+        raise ParameterError(
+            f"{miss.size} user(s) have no privacy preference (first: {miss[0]!r}); give every "
+            "user an epsilon"
+        )
+    n_bins, n_cells = grid.n_bins, grid.n_cells
+    rkey, rcell = _bounded_records(code * n_bins + b, cell, rule, n_cells)
+    ruser, rbin = rkey // n_bins, rkey % n_bins
+    # landmark bins L_u: bins with a point inside one of u's own places
+    lmk = own_place_mask(code, lat, lon, uids, places)
+    L = np.zeros((n_users, n_bins), dtype=bool)
+    L[code[lmk], b[lmk]] = True
+    schemes = sorted({v[0] for v in variants})
+    eps_t = {sc: np.empty((n_users, n_bins)) for sc in schemes}
+    coins = np.empty((n_users, n_bins), dtype=np.int64)
+    step = max(1, n_users // 100)
+    for i in range(n_users):  # per user (not per point): own budget scheme and coin stream
+        for sc in schemes:
+            eps_t[sc][i] = allocate(sc, n_bins, L[i], epsilon=float(eps_u[i]))
+        coins[i] = user_coins(master_key, str(uids[i]), n_bins)
+        if progress is not None and (i % step == 0 or i == n_users - 1):
+            progress(i + 1, n_users)
+    r_coin = coins[ruser, rbin]
+    out_key = rbin * n_cells + rcell
+    tk, tc = np.unique(out_key, return_counts=True)
+    records = np.bincount(ruser, minlength=n_users) if n_users else np.zeros(0, np.int64)
+    results = []
+    for sc, t, m in variants:
+        kept = r_coin < keep_thresholds(eps_t[sc][ruser, rbin], t, m)
+        kk, kc = np.unique(out_key[kept], return_counts=True)
+        users = pd.DataFrame({
+            "uid": uids.astype(str), "epsilon": eps_u, "records": records,
+            "landmark_bins": L.sum(axis=1),
+            "kept": np.bincount(ruser[kept], minlength=n_users) if n_users else records,
+        })
+        results.append(PartitionResult(kk, kc, tk, tc, users, n_points,
+                                       n_points - int(ok.sum())))
+    return results[0] if single else results
+
+
+def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.ndarray,
+                   places: pd.DataFrame | None) -> np.ndarray:
+    """True where a point lies within one of *its own user's* places.
+
+    The rule of :func:`lmdk_core.landmark_mask` (haversine distance ≤ radius_m, inclusive),
+    vectorised over all users at once: each point is compared with its user's places only
+    (padded to the largest number of places per user). Chunked to bound memory."""
+    out = np.zeros(code.size, dtype=bool)
+    by_user = _places_by_user(places)
+    if not by_user or code.size == 0:
+        return out
+    k = max(len(v) for v in by_user.values())
+    n_users = len(uids)
+    plat = np.zeros((n_users, k))
+    plon = np.zeros((n_users, k))
+    prad = np.full((n_users, k), -1.0)  # padding: never within (distances are >= 0)
+    for i, uid in enumerate(map(str, uids)):
+        own = by_user.get(uid)
+        if own is not None:
+            plat[i, : len(own)], plon[i, : len(own)], prad[i, : len(own)] = own.T
+    step = max(1, 4_000_000 // k)
+    for s0 in range(0, code.size, step):
+        sl = slice(s0, s0 + step)
+        c = code[sl]
+        d = haversine_m(lat[sl, None], lon[sl, None], plat[c], plon[c])
+        out[sl] = np.any(d <= prad[c], axis=1)
+    return out
+
+
+def bounded_records(part: pd.DataFrame, *, grid: Grid, rule: str = "first") -> pd.DataFrame:
+    """PRIVATE: the bounded records (uid, bin, cell, key = bin·n_cells + cell), one per
+    (user, bin), by the same rule as the release (for ledger queries and evaluations)."""
+    if rule not in BOUNDING_RULES:
+        raise ParameterError(f"unknown bounding rule {rule!r}; use one of {BOUNDING_RULES}")
+    uids, code, t_ns, lat, lon = _sorted_view(part)
+    b, cell = grid.locate(t_ns, lat, lon)
+    ok = b >= 0
+    rkey, rcell = _bounded_records(code[ok] * grid.n_bins + b[ok], cell[ok], rule, grid.n_cells)
+    rbin = rkey % grid.n_bins
+    return pd.DataFrame({"uid": uids.astype(str)[rkey // grid.n_bins], "bin": rbin,
+                         "cell": rcell, "key": rbin * grid.n_cells + rcell})
+
+
+def _places_by_user(places: pd.DataFrame | None) -> dict[str, np.ndarray]:
+    if places is None or len(places) == 0:
+        return {}
+    missing = [c for c in ("uid", "lat", "lon", "radius_m") if c not in places.columns]
+    if missing:
+        raise ParameterError(f"places table is missing column(s) {', '.join(missing)}")
+    # the same checks as landmark_mask's places (finite, |lat| <= 90, radius >= 0)
+    arr = np.column_stack(_check_places(places[["lat", "lon", "radius_m"]]))
+    uid = places["uid"].astype(str).to_numpy()
+    order = np.argsort(uid, kind="stable")
+    uid, arr = uid[order], arr[order]
+    starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]])
+    ends = np.r_[starts[1:], uid.size]
+    return {str(uid[s]): arr[s:e] for s, e in zip(starts, ends, strict=True)}
+
+
+def merge_sparse(keys: list[np.ndarray], counts: list[np.ndarray], size: int) -> np.ndarray:
+    """Dense int64 counts of length ``size`` from sparse (key, count) pieces (a sum)."""
+    if not keys:
+        return np.zeros(size, dtype=np.int64)
+    return np.bincount(np.concatenate(keys), weights=np.concatenate(counts),
+                       minlength=size).astype(np.int64)
+
+
+def check_disjoint(user_lists: list[Any]) -> None:
+    """Raise ParameterError if a user appears in two partitions (bounding would break)."""
+    seen: set[str] = set()
+    for users in user_lists:
+        s = set(map(str, users))
+        both = seen & s
+        if both:
+            raise ParameterError(
+                f"user {sorted(both)[0]!r} appears in two partitions; the Parquet input must be "
+                "partitioned by user (write it with lmdk_core.population.write_partitioned)"
+            )
+        seen |= s

@@ -1,0 +1,39 @@
+"""Each user's landmark places suggested from their own stays (then that user's private input).
+
+:func:`suggest_user_places` runs :func:`lmdk_core.suggest_places` on every user's own trajectory
+separately (a place is never shared between users) and keeps each user's ``top`` places, with
+the suggested radius. The result has the columns the population release reads (uid, name, lat,
+lon, radius_m). The suggestions are computed from private data and stay private: they only
+decide which bins are landmarks *for that user*, exactly like places the user marked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..stays import suggest_places
+from ..validation import check_int
+
+__all__ = ["suggest_user_places"]
+
+
+def suggest_user_places(traj: pd.DataFrame, *, top: int = 2, radius_m: float = 100.0,
+                        min_duration_s: float = 1800.0) -> pd.DataFrame:
+    """uid, name (``stay 1`` … by total dwell time), lat, lon, radius_m per user (private)."""
+    k = check_int(top, "top")
+    uid = traj["uid"].astype(str).to_numpy()
+    order = np.argsort(uid, kind="stable")
+    frame = traj.iloc[order].reset_index(drop=True)
+    uid = uid[order]
+    starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]]) if uid.size else np.zeros(0, int)
+    ends = np.r_[starts[1:], uid.size]
+    rows: list[tuple[Any, ...]] = []
+    for s, e in zip(starts, ends, strict=True):  # per user: their own stays only
+        sug = suggest_places(frame.iloc[s:e], radius_m=radius_m,
+                             min_duration_s=min_duration_s, top=k)
+        rows.extend((uid[s], f"stay {j + 1}", la, lo, r) for j, (la, lo, r) in enumerate(
+            zip(sug["lat"], sug["lon"], sug["suggested_radius_m"], strict=True)))
+    return pd.DataFrame(rows, columns=["uid", "name", "lat", "lon", "radius_m"])

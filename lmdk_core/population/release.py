@@ -1,0 +1,271 @@
+"""Population release: noisy counts per grid cell × time bin under personal budgets.
+
+``release_population(traj, preferences, epsilon of each user via preferences, ...)`` runs
+:func:`lmdk_core.population.core.process_partition` on the whole frame (``engine="memory"``) or
+on Dask partitions that each hold every row of their users (``engine="dask"``), sums the sparse
+counts, and adds exact discrete-Laplace(τ) noise once to every cell of the public grid.
+
+Methods (Jorgensen et al., ICDE 2015, here per bin with landmark budgets):
+
+* ``"personalised"`` — Sample: u's record in bin t is kept with probability
+  (e^{ε_{u,t}} − 1)/(e^τ − 1) if ε_{u,t} < τ, else 1; then τ-DP counts. u's loss in bin t is
+  min(ε_{u,t}, τ), so u keeps (ε_u, L_u)-landmark privacy;
+* ``"threshold"`` — users with ε_{u,t} < τ are dropped from bin t, the others kept;
+* ``"minimum"`` — τ = the public floor of the per-bin budgets (everyone treated as the most
+  conservative user; users at or above it are all kept);
+* ``"user_level"`` — every user gets the public floor ε_min spread uniformly over all bins
+  (scheme ``user``, τ = ε_min / n_bins): classic user-level DP, ignoring preferences.
+
+Only ``counts`` (and the public parameters) are public; :class:`PrivateStats` holds the true
+counts and per-user figures for evaluation and is never written to a public file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from .core import BOUNDING_RULES, PartitionResult, check_disjoint, merge_sparse, process_partition
+from .grid import Grid
+from .noise import publish_counts, snap_tau
+from .preferences import PreferenceMix
+from .tau import choose_tau, public_bin_budgets
+
+__all__ = [
+    "METHODS", "PopulationRelease", "PrivateStats", "release_methods", "release_population",
+    "resolve_method",
+]
+
+METHODS = ("personalised", "threshold", "minimum", "user_level")
+ENGINES = ("memory", "dask")
+_SCHEMES = ("event", "user", "uniform", "skip")
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, eq=False)
+class PrivateStats:
+    """PRIVATE figures of a release (true counts, per-user budgets); never publish these."""
+
+    true_counts: np.ndarray
+    kept_counts: np.ndarray
+    users: pd.DataFrame
+    n_points: int
+    n_outside: int
+
+
+@dataclass(frozen=True, eq=False)
+class PopulationRelease:
+    """Public ``counts`` (int64, shape ``grid.shape`` = bins × rows × cols) and the public
+    parameters that produced them; ``private`` holds what must not be published."""
+
+    counts: np.ndarray
+    grid: Grid
+    method: str
+    scheme: str
+    tau: float
+    rule: str
+    engine: str
+    private: PrivateStats = field(repr=False)
+
+    def released_bin_totals(self) -> np.ndarray:
+        """Σ over cells per bin of the released counts: users kept per bin, as released."""
+        return self.counts.sum(axis=(1, 2))
+
+    def public_metadata(self) -> dict:
+        """JSON-ready public description (no seed, no budget, no true count)."""
+        return {"lmdk": {"kind": "population-release", "version": 1},
+                "method": self.method, "scheme": self.scheme, "tau": self.tau,
+                "bounding_rule": self.rule,
+                "noise": "discrete Laplace Pr[y] ∝ exp(-tau|y|), exact integer sampler",
+                "grid": self.grid.to_dict()}
+
+
+def resolve_method(method: str, scheme: str, tau: Any, *, n_bins: int,
+                   mix: PreferenceMix | None = None, public_eps: Any = None,
+                   epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
+                   cell_count: float = 10.0) -> tuple[str, float, str]:
+    """(scheme, τ, mode) actually run for ``method``, from public inputs only."""
+    if method not in METHODS:
+        raise ParameterError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    if scheme not in _SCHEMES:
+        raise ParameterError(f"unknown scheme {scheme!r}; use one of {', '.join(_SCHEMES)}")
+    pub = None
+    if public_eps is not None:
+        pub = np.asarray(public_eps, dtype=np.float64)
+    elif mix is not None:
+        pub = mix.public_quantiles()
+    floor = epsilon_floor if epsilon_floor is not None else (
+        mix.floor if mix is not None else (float(np.min(pub)) if pub is not None else None))
+
+    def need_public(what: str) -> np.ndarray:
+        if pub is None:
+            raise ParameterError(
+                f"{what} needs public information: give the public preference mix, "
+                "public_eps, or a numeric tau/epsilon_floor (private ε_u are never used)"
+            )
+        return pub
+
+    if method == "user_level":
+        if floor is None:
+            need_public("user_level")
+        assert floor is not None  # need_public raised: no public information
+        return "user", snap_tau(float(floor) / n_bins), "sample"
+    if method == "minimum":
+        if floor is None:
+            need_public("minimum")
+        assert floor is not None  # need_public raised: no public information
+        b = public_bin_budgets([float(floor)], scheme, n_bins,
+                               assumed_landmark_bins=assumed_landmark_bins)
+        return scheme, snap_tau(float(b.min())), "sample"
+    if isinstance(tau, str):
+        b = public_bin_budgets(need_public(f"tau rule {tau!r}"), scheme, n_bins,
+                               assumed_landmark_bins=assumed_landmark_bins)
+        t = choose_tau(tau, b, cell_count=cell_count)
+    else:
+        t = snap_tau(tau)
+    return scheme, t, "threshold" if method == "threshold" else "sample"
+
+
+def master_key(rng: Any) -> bytes:
+    """32 key bytes: fresh OS entropy (rng=None), or derived from a simulation seed/Generator."""
+    if rng is None:
+        return secrets.token_bytes(32)
+    if isinstance(rng, np.random.Generator):
+        return rng.bytes(32)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+        return hashlib.blake2b(b"lmdk-population-seed" + int(rng).to_bytes(16, "little"),
+                               digest_size=32).digest()
+    raise ParameterError(
+        f"rng must be None, an integer seed >= 0 or a numpy Generator, got {rng!r}")
+
+
+def noise_generator(key: bytes) -> np.random.Generator:
+    """The noise stream: Philox keyed by BLAKE2b(key ‖ "noise") (driver only)."""
+    digest = hashlib.blake2b(key + b"\x00noise", digest_size=16).digest()
+    return np.random.Generator(np.random.Philox(key=int.from_bytes(digest, "little")))
+
+
+def _preferences_series(preferences: Any) -> pd.Series:
+    if isinstance(preferences, pd.Series):
+        s = preferences
+    elif isinstance(preferences, pd.DataFrame):
+        if not {"uid", "epsilon"} <= set(preferences.columns):
+            raise ParameterError("preferences need columns uid and epsilon")
+        s = pd.Series(preferences["epsilon"].to_numpy(dtype=np.float64),
+                      index=preferences["uid"].astype(str).to_numpy())
+    elif isinstance(preferences, dict):
+        s = pd.Series(preferences, dtype=np.float64)
+    else:
+        raise ParameterError("preferences must be a DataFrame (uid, epsilon), a Series or a dict")
+    s = s.astype(np.float64)
+    s.index = s.index.astype(str)
+    bad = ~np.isfinite(s.to_numpy()) | (s.to_numpy() <= 0)
+    if bad.any():
+        raise ParameterError(f"user {s.index[np.flatnonzero(bad)[0]]!r}: epsilon must be a "
+                             f"finite number > 0, got {s.iloc[np.flatnonzero(bad)[0]]}")
+    if s.index.duplicated().any():
+        raise ParameterError(f"user {s.index[s.index.duplicated()][0]!r} has two preferences")
+    return s
+
+
+def release_population(
+    data: Any, preferences: Any, *, grid: Grid, places: pd.DataFrame | None = None,
+    scheme: str = "skip", method: str = "personalised", tau: Any = "mean",
+    mix: PreferenceMix | None = None, public_eps: Any = None,
+    epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
+    cell_count: float = 10.0, bounding_rule: str = "first", engine: str = "memory",
+    rng: Any = None, progress: Progress | None = None, dask_partitions: int | None = None,
+) -> PopulationRelease:
+    """Release counts per cell × bin of ``data`` (uid, time, lat, lon; a DataFrame, or for
+    ``engine="dask"`` also a Parquet directory partitioned by user).
+
+    ``preferences``: each user's ε_u (DataFrame uid, epsilon). ``places``: each user's landmark
+    places (uid, lat, lon, radius_m). ``tau``: a number or a rule of :mod:`.tau` (rules read
+    only ``mix``/``public_eps``). ``rng=None`` uses fresh OS entropy; a seed is for simulations.
+    """
+    if engine not in ENGINES:
+        raise ParameterError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    if bounding_rule not in BOUNDING_RULES:
+        raise ParameterError(f"unknown bounding rule {bounding_rule!r}; use one of "
+                             f"{', '.join(BOUNDING_RULES)}")
+    if not isinstance(grid, Grid):
+        raise ParameterError("grid must be a lmdk_core.population.Grid")
+    run_scheme, t, mode = resolve_method(
+        method, scheme, tau, n_bins=grid.n_bins, mix=mix, public_eps=public_eps,
+        epsilon_floor=epsilon_floor, assumed_landmark_bins=assumed_landmark_bins,
+        cell_count=cell_count)
+    eps_of = _preferences_series(preferences)
+    key = master_key(rng)
+    kw = dict(grid=grid, epsilon_of=eps_of, scheme=run_scheme, tau=t, mode=mode,
+              rule=bounding_rule, master_key=key)
+    if engine == "memory":
+        if not isinstance(data, pd.DataFrame):
+            raise ParameterError("engine 'memory' needs a DataFrame (read files with "
+                                 "read_trajectories or pandas.read_parquet)")
+        cb = None if progress is None else (lambda i, n: progress("users", i, n))
+        one = cast(PartitionResult, process_partition(data, places=places, progress=cb, **kw))
+        parts = [one]
+    else:
+        from .dask_engine import run_dask
+
+        parts = run_dask(data, places=places, progress=progress, n_partitions=dask_partitions,
+                         **kw)
+    return _finish(parts, grid, t, key, method=method, scheme=run_scheme,
+                   rule=bounding_rule, engine=engine, progress=progress)
+
+
+def release_methods(
+    data: pd.DataFrame, preferences: Any, *, grid: Grid, methods: tuple[str, ...] = METHODS,
+    places: pd.DataFrame | None = None, scheme: str = "skip", tau: Any = "mean",
+    mix: PreferenceMix | None = None, public_eps: Any = None,
+    epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
+    cell_count: float = 10.0, bounding_rule: str = "first", rng: Any = None,
+) -> dict[str, PopulationRelease]:
+    """Several methods on the same in-memory data, sharing the per-user work (landmarks,
+    bounding, coins) — for evaluations and the dashboard. Each release alone is exactly the
+    one :func:`release_population` gives for the same ``rng``, except that the noise of
+    method m is drawn from the stream of (key, m); releasing several of them composes."""
+    if not isinstance(grid, Grid):
+        raise ParameterError("grid must be a lmdk_core.population.Grid")
+    if not isinstance(data, pd.DataFrame):
+        raise ParameterError("release_methods needs a DataFrame")
+    resolved = [resolve_method(m, scheme, tau, n_bins=grid.n_bins, mix=mix,
+                               public_eps=public_eps, epsilon_floor=epsilon_floor,
+                               assumed_landmark_bins=assumed_landmark_bins,
+                               cell_count=cell_count) for m in methods]
+    key = master_key(rng)
+    parts = cast(list[PartitionResult], process_partition(
+        data, grid=grid, epsilon_of=_preferences_series(preferences), places=places,
+        rule=bounding_rule, master_key=key, variants=resolved))  # one result per variant
+    return {m: _finish([p], grid, t, key + m.encode(), method=m, scheme=sc, rule=bounding_rule,
+                       engine="memory", progress=None)
+            for m, (sc, t, _), p in zip(methods, resolved, parts, strict=True)}
+
+
+def _finish(parts: list[PartitionResult], grid: Grid, tau: float, key: bytes, *, method: str,
+            scheme: str, rule: str, engine: str, progress: Progress | None
+            ) -> PopulationRelease:
+    check_disjoint([p.users["uid"] for p in parts])
+    size = grid.n_bins * grid.n_cells
+    kept = merge_sparse([p.kept_keys for p in parts], [p.kept_counts for p in parts], size)
+    true = merge_sparse([p.true_keys for p in parts], [p.true_counts for p in parts], size)
+    if progress is not None:
+        progress("noise", 0, 1)
+    counts = publish_counts(kept, tau, noise_generator(key)).reshape(grid.shape)
+    if progress is not None:
+        progress("noise", 1, 1)
+    users = pd.concat([p.users for p in parts], ignore_index=True).sort_values(
+        "uid", kind="stable", ignore_index=True)
+    private = PrivateStats(true.reshape(grid.shape), kept.reshape(grid.shape), users,
+                           sum(p.n_points for p in parts), sum(p.n_outside for p in parts))
+    for arr in (counts, private.true_counts, private.kept_counts):
+        arr.setflags(write=False)
+    return PopulationRelease(counts, grid, method, scheme, tau, rule, engine, private)

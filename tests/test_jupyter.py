@@ -1,0 +1,296 @@
+"""The Jupyter explorer's Python side: map clicks, settings, charts' data, report, offline map.
+
+Clicks are delivered as the browser delivers them: a custom widget message handled by the map
+widget (``_handle_custom_msg``), not by calling the explorer's internals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("anywidget")
+pytest.importorskip("ipywidgets")
+
+import lmdk_core as lk
+from lmdk_core.errors import ParameterError
+from lmdk_core.jupyter import ExplorerSession, explore, tile_source
+
+HOME = (39.9925, 116.3395)
+CLINIC = (39.9820, 116.3564)
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return lk.load_sample()
+
+
+@pytest.fixture(scope="module")
+def alice(sample):
+    # ~600 timestamps: fast, and still visits Home and the Clinic
+    return lk.resample(lk.select_user(sample, "alice"), 600)
+
+
+def _browser_click(ex, lat, lon):
+    ex.map._handle_custom_msg({"event": "map_click", "lat": lat, "lon": lon}, [])
+
+
+def _browser_place_click(ex, name):
+    ex.map._handle_custom_msg({"event": "place_click", "name": name}, [])
+
+
+def _trace(fig, prefix):
+    found = [t for t in fig.data if (t.name or "").startswith(prefix)]
+    assert found, f"no trace named {prefix!r}* in {[t.name for t in fig.data]}"
+    return found[0]
+
+
+def _inside(traj, lat, lon, r):
+    """Independent landmark test: haversine distance to the centre ≤ r."""
+    lat1, lon1 = np.radians(traj["lat"].to_numpy()), np.radians(traj["lon"].to_numpy())
+    lat2, lon2 = math.radians(lat), math.radians(lon)
+    a = (np.sin((lat2 - lat1) / 2) ** 2
+         + np.cos(lat1) * math.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2)
+    return 2 * 6_371_008.8 * np.arcsin(np.sqrt(a)) <= r
+
+
+def test_click_adds_a_place_and_updates_mask_release_map_and_charts(alice):
+    ex = explore(alice, rng=1, interval_s=None, loss_model="none")
+    assert ex.places == [] and not ex.result.landmarks.any()
+    before_error = np.array(_trace(ex.error_chart, "error").y, dtype=float)
+
+    _browser_click(ex, *HOME)
+
+    assert [(p.lat, p.lon, p.radius_m) for p in ex.places] == [(HOME[0], HOME[1], 100.0)]
+    expected = _inside(alice, *HOME, 100.0)
+    assert expected.sum() > 10
+    np.testing.assert_array_equal(ex.result.landmarks, expected)
+    np.testing.assert_array_equal(ex.release.landmarks, expected)
+    # skip: nothing spent at landmarks, ε elsewhere
+    np.testing.assert_allclose(ex.release.eps, np.where(expected, 0.0, 1.0))
+    # the map shows the place and the landmark timestamps
+    assert ex.map.places == [{"name": "Place 1", "lat": HOME[0], "lon": HOME[1], "radius_m": 100.0}]
+    assert len(ex.map.landmark_points) == min(int(expected.sum()), 300)
+    # the allocation chart marks exactly the landmark timestamps and draws the new ε_t
+    marks = _trace(ex.allocation_chart, "landmark (")
+    assert marks.name == f"landmark ({int(expected.sum())})"
+    times = alice["time"].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+    landmark_times = set(times[expected])
+    assert 0 < len(marks.x) <= 400 and set(marks.x) <= landmark_times
+    budget = np.array(_trace(ex.allocation_chart, "budget ε_t").y, dtype=float)
+    assert budget.min() == 0.0 and budget.max() == 1.0
+    # and the error chart shows the new release (fresh randomness: different errors)
+    after_error = np.array(_trace(ex.error_chart, "error").y, dtype=float)
+    assert not np.array_equal(np.nan_to_num(before_error), np.nan_to_num(after_error))
+
+    _browser_click(ex, *CLINIC)
+    assert [p.name for p in ex.places] == ["Place 1", "Place 2"]
+    both = expected | _inside(alice, *CLINIC, 100.0)
+    np.testing.assert_array_equal(ex.result.landmarks, both)
+    assert _trace(ex.allocation_chart, "landmark (").name == f"landmark ({int(both.sum())})"
+
+
+def test_place_click_selects_then_removes(alice):
+    ex = explore(alice, rng=2, loss_model="none")
+    _browser_click(ex, *HOME)
+    n_lm = int(ex.result.landmarks.sum())
+    release_before = ex.release
+
+    _browser_place_click(ex, "Place 1")  # first click: select only, same release
+    assert ex.map.selected == "Place 1" and ex.session.selected == "Place 1"
+    assert ex.release is release_before and len(ex.places) == 1
+
+    _browser_place_click(ex, "Place 1")  # second click: remove
+    assert ex.places == [] and ex.map.places == [] and ex.map.selected is None
+    assert not ex.result.landmarks.any()
+    assert _trace(ex.allocation_chart, "landmark (").name == "landmark (0)"
+    assert n_lm > 0
+
+
+def test_malformed_browser_messages_change_nothing(alice):
+    ex = explore(alice, rng=3, loss_model="none")
+    release = ex.release
+    for msg in ({"event": "map_click", "lat": "x", "lon": 1}, {"event": "map_click"},
+                {"event": "map_click", "lat": float("nan"), "lon": 116.3},
+                {"event": "map_click", "lat": 95.0, "lon": 116.3},
+                {"event": "place_click", "name": 3}, {"event": "nope"}, ["not", "a", "dict"]):
+        ex.map._handle_custom_msg(msg, [])
+    _browser_place_click(ex, "no such place")
+    assert ex.places == [] and ex.release is release
+
+
+def test_unwrapped_longitude_from_leaflet_is_wrapped(alice):
+    ex = explore(alice, rng=4, loss_model="none")
+    _browser_click(ex, HOME[0], HOME[1] - 360.0)
+    assert ex.places[0].lon == pytest.approx(HOME[1], abs=1e-9)
+    np.testing.assert_array_equal(ex.result.landmarks, _inside(alice, *HOME, 100.0))
+
+
+def test_settings_from_controls_update_release_and_chart_data(alice):
+    ex = explore(alice, rng=5, interval_s=None, loss_model="none")
+    _browser_click(ex, *HOME)
+    n_lm = int(ex.result.landmarks.sum())
+
+    ex.controls["epsilon"].value = 2.0
+    assert ex.settings["epsilon"] == 2.0 and ex.release.epsilon == 2.0
+    assert np.array(_trace(ex.allocation_chart, "budget ε_t").y, dtype=float).max() == 2.0
+    assert _trace(ex.allocation_chart, "target ε").y == (2.0, 2.0)
+
+    ex.controls["scheme"].value = "uniform"
+    share = 2.0 / (n_lm + 1)
+    np.testing.assert_allclose(ex.release.eps, share)
+    np.testing.assert_allclose(np.array(_trace(ex.allocation_chart, "budget ε_t").y, float), share)
+    assert np.max(ex.result.guarantee) <= 2.0 + 1e-9
+
+    ex.controls["scheme"].value = "event"  # not landmark-private: the violation is drawn
+    assert _trace(ex.allocation_chart, "G_t > ε (violation)")
+    assert ex.result.summary()["landmark-private (G_t ≤ ε)"] is False
+
+    # larger radius → larger planar-Laplace errors on average (mean 2r/ε_t per fresh release)
+    ex.controls["scheme"].value = "event"
+    small = ex.result.mae_m
+    ex.controls["radius_m"].value = 2000.0
+    assert ex.release.params["radius_m"] == 2000.0
+    assert ex.result.mae_m > 3 * small
+    err = np.array(_trace(ex.error_chart, "error").y, dtype=float)
+    assert np.nanmean(err) > 3 * small
+
+
+def test_release_interval_resamples(sample):
+    traj = lk.select_user(sample, "bob")
+    ex = explore(traj, rng=6, interval_s=None, loss_model="none")
+    n_all = len(ex.release)
+    assert n_all == len(traj)
+    ex.controls["interval_s"].value = 600.0
+    assert len(ex.release) == len(lk.resample(traj, 600)) < n_all
+    x = _trace(ex.allocation_chart, "budget ε_t").x
+    assert len(x) <= len(ex.release)
+
+
+def test_python_api_and_controls_stay_in_sync(alice):
+    ex = explore(alice, rng=7, loss_model="none")
+    ex.set(epsilon=0.5, scheme="adaptive", radius_m=300.0)
+    assert ex.controls["epsilon"].value == pytest.approx(0.5)
+    assert ex.controls["scheme"].value == "adaptive"
+    assert ex.release.scheme == "adaptive" and ex.release.epsilon == 0.5
+    place = ex.add_place(*CLINIC, radius_m=250.0, name="Clinic")
+    assert place.name == "Clinic" and ex.map.places[0]["radius_m"] == 250.0
+    ex.remove_place("Clinic")
+    assert ex.places == []
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf"), 1e308 * 10])
+def test_bad_epsilon_is_refused_and_changes_nothing(alice, bad):
+    with pytest.raises(ParameterError):
+        ExplorerSession(alice, epsilon=bad)
+    ex = explore(alice, rng=8, loss_model="none")
+    release = ex.release
+    ex.set(epsilon=bad)
+    assert ex.settings["epsilon"] == 1.0 and ex.release is release
+    assert "epsilon" in ex.status.value
+
+
+def test_bad_settings_are_refused(alice):
+    s = ExplorerSession(alice, loss_model="none")
+    with pytest.raises(ParameterError, match="scheme"):
+        s.update(scheme="bogus")
+    with pytest.raises(ParameterError, match="radius_m"):
+        s.update(radius_m=-5)
+    with pytest.raises(ParameterError, match="unknown setting"):
+        s.update(colour="red")
+    with pytest.raises(ParameterError, match="already exists"):
+        s.add_place(*HOME, name="A")
+        s.add_place(*CLINIC, name="A")
+    with pytest.raises(ParameterError):
+        ExplorerSession(alice.iloc[:0])
+    with pytest.raises(ParameterError):
+        ExplorerSession(alice[["time"]])
+
+
+def test_fresh_randomness_by_default_and_seeded_runs_reproduce(alice):
+    a = ExplorerSession(alice, loss_model="none")
+    b = ExplorerSession(alice, loss_model="none")
+    assert not np.array_equal(a.result.release.lat, b.result.release.lat)
+    assert a.result.release.params["seed"] is None
+    c = ExplorerSession(alice, loss_model="none", rng=11)
+    d = ExplorerSession(alice, loss_model="none", rng=11)
+    np.testing.assert_array_equal(c.result.release.lat, d.result.release.lat)
+    # each recomputation is a new release (new draws), also with a seed
+    first = c.result.release.lat.copy()
+    c.redraw()
+    assert not np.array_equal(first, c.result.release.lat)
+
+
+def test_report_is_private_complete_and_has_no_seed(alice):
+    ex = explore(alice, rng=12, loss_model="moderate")
+    _browser_click(ex, *HOME)
+    report = ex.report()
+    text = json.dumps(report, allow_nan=False)
+    assert "seed" not in text
+    assert report["settings"]["private"].startswith("PRIVATE")
+    assert report["settings"]["places"] == [
+        {"name": "Place 1", "lat": HOME[0], "lon": HOME[1], "radius_m": 100.0}]
+    n = len(ex.release)
+    assert len(report["series"]["eps"]) == n and len(report["temporal"]["tpl"]) == n
+    np.testing.assert_allclose(report["series"]["guarantee"], ex.result.guarantee)
+    assert report["summary"]["n_landmarks"] == int(ex.result.landmarks.sum())
+    assert report["metrics"]["mae_m"] == pytest.approx(lk.mae_metres(ex.result.traj, ex.release))
+
+
+def test_loss_chart_follows_the_correlation_model(alice):
+    ex = explore(alice, rng=13, loss_model="none", scheme="uniform")
+    _browser_click(ex, *HOME)
+    names = [t.name for t in ex.loss_chart.data]
+    assert not any(n and n.startswith("TPL") for n in names)
+    assert ex.result.loss is None
+
+    ex.controls["loss_model"].value = "strong"  # identity chain: TPL reaches the user level
+    loss = ex.result.loss
+    eps = ex.release.eps
+    np.testing.assert_allclose(loss.loss.tpl, eps.sum(), rtol=1e-9)
+    assert "landmark loss under correlation" in [t.name for t in ex.loss_chart.data]
+    composed = np.array(_trace(ex.loss_chart, "landmark loss under correlation").y, float)
+    assert composed.max() == pytest.approx(np.max(loss.composed))
+
+    ex.controls["loss_model"].value = "trajectory"
+    loss = ex.result.loss
+    assert np.all(loss.loss.tpl >= eps - 1e-12)
+    assert np.all(loss.loss.tpl <= eps.sum() + 1e-9)
+    assert np.all(loss.composed >= ex.result.guarantee - 1e-9)
+
+
+def test_several_people_pick_one(sample):
+    small = lk.resample(sample, 1800)
+    ex = explore(small, rng=14, loss_model="none")
+    assert ex.controls["user"].options == tuple(lk.users(small))
+    assert set(ex.result.traj["uid"]) == {ex.settings["user"]}
+    other = lk.users(small)[1]
+    ex.controls["user"].value = other
+    assert set(ex.result.traj["uid"]) == {other}
+
+
+def test_map_is_offline_unless_tiles_are_chosen(alice):
+    ex = explore(alice, rng=15, loss_model="none")
+    assert ex.map.tiles == ""  # no tile layer: the map requests nothing
+    esm, css = ex.map._esm, ex.map._css
+    assert "Leaflet 1.9" in esm  # Leaflet inlined, not loaded from a CDN
+    assert "import(" not in esm and "<script" not in esm
+    assert "url(http" not in css.replace(" ", "") and "url(data:image" in css.replace(" ", "")
+    ex.tiles.value = "osm"
+    assert ex.map.tiles == lk.maps.OSM_TILES and "OpenStreetMap" in ex.map.attribution
+    ex.tiles.value = "none"
+    assert ex.map.tiles == ""
+    assert tile_source("https://tiles.example/{z}/{x}/{y}.png")[0].endswith("{y}.png")
+    for bad in ("ftp://x/{z}/{x}/{y}", "https://x/tiles", 3):
+        with pytest.raises(ParameterError):
+            tile_source(bad)
+
+
+def test_display_produces_a_widget_bundle(alice):
+    ex = explore(alice, rng=16, loss_model="none")
+    bundle = ex._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert "application/vnd.jupyter.widget-view+json" in data

@@ -1,0 +1,95 @@
+"""Real browser: JupyterLab headless, the explorer notebook, a click on the map changes a chart.
+
+Starts `jupyter lab` on a free loopback port (token off, no news or update checks), opens a
+notebook that displays the explorer in Debian's chromium (Playwright), clicks the map at a known
+place and waits for the allocation chart's legend to count the new landmark timestamps. Every
+request the page makes must go to the local server (offline: no CDN, no tiles).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from urllib.parse import urlparse
+
+import pytest
+
+pytest.importorskip("playwright")
+pytest.importorskip("anywidget")
+pytest.importorskip("jupyterlab")
+
+from browser_driver import CHROMIUM
+from jupyter_driver import (
+    EXPLORER_NOTEBOOK_CELLS,
+    HOME,
+    TRACE_NAMES_JS,
+    launch,
+    map_pixel,
+    open_and_run,
+    start_lab,
+    stop_lab,
+    trace_names,
+    write_notebook,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not shutil.which(CHROMIUM):
+        pytest.skip("needs /usr/bin/chromium")
+    root = tmp_path_factory.mktemp("lab-root")
+    home = tmp_path_factory.mktemp("lab-home")
+    write_notebook(root / "explorer.ipynb", EXPLORER_NOTEBOOK_CELLS)
+    started = time.perf_counter()
+    proc, url = start_lab(root, home, home / "lab.log")
+    print(f"\njupyter lab answered after {time.perf_counter() - started:.1f} s")
+    try:
+        yield url
+    finally:
+        stop_lab(proc)
+
+
+def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab):
+    from playwright.sync_api import sync_playwright
+
+    requests: list[str] = []
+    with sync_playwright() as pw:
+        browser, context = launch(pw, viewport={"width": 1400, "height": 1000})
+        try:
+            page = context.new_page()
+            page.on("request", lambda r: requests.append(r.url))
+            t0 = time.perf_counter()
+            open_and_run(page, lab, "explorer.ipynb")
+            page.wait_for_selector(".lmdk-map.leaflet-container", timeout=300_000)
+            page.wait_for_function(f"() => ({TRACE_NAMES_JS})().includes('landmark (0)')",
+                                   timeout=300_000)
+            t1 = time.perf_counter()
+            page.locator(".lmdk-map").scroll_into_view_if_needed()
+            assert page.locator(".lmdk-map").get_attribute("data-places") == "0"
+
+            pt = map_pixel(page, *HOME)
+            page.locator(".lmdk-map").click(position=pt)
+            page.wait_for_function(
+                f"() => ({TRACE_NAMES_JS})().some(n => /^landmark \\([1-9][0-9]*\\)$/.test(n))",
+                timeout=120_000)
+            t2 = time.perf_counter()
+            names = trace_names(page)
+            counts = [int(m.group(1)) for t in names
+                      if (m := re.fullmatch(r"landmark \((\d+)\)", t or ""))]
+            assert counts and all(c > 0 for c in counts), names
+            # the error chart counts the same landmark timestamps
+            assert f"landmark timestamp ({counts[0]})" in names, names
+            assert page.locator(".lmdk-map").get_attribute("data-places") == "1"
+            assert page.locator(".lmdk-map path.lmdk-place").count() == 1
+            print(f"notebook open + run to first chart {t1 - t0:.1f} s, "
+                  f"map click to updated chart {t2 - t1:.2f} s")
+        finally:
+            browser.close()
+    outside = sorted({urlparse(u).netloc for u in requests
+                      if urlparse(u).scheme in ("http", "https", "ws", "wss")
+                      and urlparse(u).hostname != "127.0.0.1"})
+    assert not outside, f"requests left the machine: {outside}"
+    assert any("/api/kernels" in u for u in requests)

@@ -1,0 +1,89 @@
+"""Static figure export (lmdk_core.save_figure): PNG/SVG/PDF through kaleido and the local
+Chromium, offline HTML without a browser."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import lmdk_core as lk
+from lmdk_core.errors import ParameterError
+
+
+@pytest.fixture(scope="module")
+def fig():
+    mask = np.arange(200) % 10 == 0
+    return lk.allocation_figure(np.where(mask, 0.0, 0.5), mask, 1.0,
+                                title="Export test: Skip allocation")
+
+
+def _browser_or_skip():
+    pytest.importorskip("kaleido")
+    if not (shutil.which("chromium") or shutil.which("google-chrome")):
+        pytest.skip("no Chromium/Chrome for kaleido")
+
+
+def test_html_export_is_standalone_and_offline(fig, tmp_path):
+    out = lk.save_figure(fig, tmp_path / "alloc.html")
+    text = out.read_text(encoding="utf-8")
+    assert out.stat().st_size > 1_000_000  # plotly.js inlined
+    assert "Export test: Skip allocation" in text
+    assert '<script src="http' not in text and "cdn.plot.ly" not in text.split("</script>")[-1]
+
+
+@pytest.mark.slow
+def test_png_and_svg_exports_are_real_images(fig, tmp_path):
+    _browser_or_skip()
+    png = lk.save_figure(fig, tmp_path / "alloc.png", width=800, height=500, scale=2)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])  # IHDR
+    assert (width, height) == (1600, 1000)
+    assert 20_000 < len(data) < 2_000_000
+
+    svg = lk.save_figure(fig, tmp_path / "figure.out", format="svg")
+    root = ET.fromstring(svg.read_bytes())
+    assert root.tag.endswith("svg")
+    assert (root.get("width"), root.get("height")) == ("1000", "620")  # the figure's own height
+    text = svg.read_text(encoding="utf-8")
+    assert "Export test: Skip allocation" in text and "landmark (20)" in text
+    assert 5_000 < len(text) < 2_000_000
+
+
+def test_kaleido_page_loads_nothing_from_the_network():
+    """save_figure turns MathJax off: kaleido's page then loads only the local plotly.js."""
+    kaleido = pytest.importorskip("kaleido")
+    from kaleido._page_generator import PageGenerator
+
+    page = PageGenerator(mathjax=False).generate_index()
+    srcs = [part.split('"')[1] for part in page.split("<script src=")[1:]]
+    assert srcs and all(s.startswith("file://") for s in srcs), srcs
+    default = PageGenerator().generate_index()  # kaleido's default fetches MathJax from a CDN
+    assert "https://" in default
+    assert kaleido
+
+
+@pytest.mark.parametrize("name, fmt", [("a.gif", None), ("a", None), ("a.png", "bmp")])
+def test_unknown_format_is_refused(fig, tmp_path, name, fmt):
+    with pytest.raises(ParameterError, match="format"):
+        lk.save_figure(fig, tmp_path / name, format=fmt)
+    assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize("kw", [{"width": 0}, {"height": -5}, {"scale": float("nan")},
+                                {"width": True}, {"width": 1e9}])
+def test_bad_size_is_refused(fig, tmp_path, kw):
+    with pytest.raises(ParameterError):
+        lk.save_figure(fig, tmp_path / "a.html", **kw)
+
+
+def test_missing_browser_gives_the_html_route(fig, tmp_path, monkeypatch):
+    pytest.importorskip("kaleido")
+    monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "no-such-chromium"))
+    with pytest.raises(lk.LmdkError, match=r"\.html"):
+        lk.save_figure(fig, tmp_path / "a.png")
+    assert not (tmp_path / "a.png").exists()
