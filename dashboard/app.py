@@ -1,7 +1,12 @@
-"""lmdk dashboard: mark landmark places on a trajectory and see what is protected, at what cost.
+"""lmdk dashboard: one page per question, behind ``st.navigation``.
+
+* **My trace** (this file's :func:`trace_page`): mark landmark places on your trajectory and see
+  what is protected, at what cost.
+* **Patterns** (``page_patterns.py``): pattern-level privacy for event streams.
+* **Population** (``page_population.py``): personal budgets for many people.
 
 Run from the repository root: ``streamlit run dashboard/app.py`` (``make run``).
-The page only arranges controls and views; all privacy logic lives in ``lmdk_core``.
+The pages only arrange controls and views; all privacy logic lives in ``lmdk_core``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dashboard import (  # noqa: E402
     compute,
     data_section,
     export_section,
+    hide_section,
     loss_section,
     map_section,
     privacy_section,
@@ -46,8 +52,8 @@ lost.
 """
 
 
-def main() -> None:
-    st.set_page_config(page_title="lmdk · landmark privacy", page_icon="📍", layout="wide")
+def trace_page() -> None:
+    """My trace: places on the map, budget, release, loss, export (sections 1-6)."""
     state.init()
     st.title("lmdk — landmark privacy for location traces")
     st.markdown(EXPLAINER)
@@ -72,11 +78,27 @@ def main() -> None:
         st.stop()
     key = compute.traj_key(st.session_state.data_token, traj)
     mask, _ = compute.landmarks(key, traj, state.place_tuples())
-    release = privacy_section.compute_release(traj, key, settings)
-    map_section.render(traj, key, tiles, release if show_release else None, mask)
+    map_box = st.container()  # drawn after the release it overlays, above the dummy section
+    with st.expander("2b · Hide when you were at your places (dummy landmarks)", expanded=False):
+        hide = hide_section.render_hide(mask, epsilon=settings.epsilon)
+    release = privacy_section.compute_release(traj, key, settings, hide=hide)
+    with map_box:
+        map_section.render(traj, key, tiles, release if show_release else None, mask)
     privacy_section.render(traj, key, settings, release, mask)
     temporal, landmark_loss = loss_section.render(traj, key, settings, release, mask)
     export_section.render(traj, settings, release, mask, temporal, landmark_loss)
+
+
+def main() -> None:
+    st.set_page_config(page_title="lmdk · landmark privacy", page_icon="📍", layout="wide")
+    pages = [
+        st.Page(trace_page, title="My trace", icon="📍", url_path="trace", default=True),
+        st.Page(str(Path(__file__).with_name("page_patterns.py")), title="Patterns",
+                icon="🔁", url_path="patterns"),
+        st.Page(str(Path(__file__).with_name("page_population.py")), title="Population",
+                icon="👥", url_path="population"),
+    ]
+    st.navigation(pages).run()
 
 
 main()

@@ -3,6 +3,8 @@ scheme comparison. Numbers come from lmdk_core; this module only lays them out."
 
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -112,15 +114,20 @@ def controls() -> Settings:
     return Settings(float(epsilon), scheme, compute.params_key(params), float(radius))
 
 
-def compute_release(traj: pd.DataFrame, key: Any, s: Settings) -> Any | None:
+def compute_release(traj: pd.DataFrame, key: Any, s: Settings, hide: Any = None) -> Any | None:
     """The release for the settings, or None after showing the library's error message.
 
     Drawn once per setting with fresh OS randomness and kept in this session (state.py): reruns
-    show the same release, any new setting (ε, scheme, radius, places, data, budget) draws new
-    noise."""
+    show the same release, any new setting (ε, scheme, radius, places, data, budget, dummy
+    landmarks) draws new noise. ``hide``: the dummy-landmark choice (hide_section.HideChoice);
+    when enabled the scheme runs on L' (real + dummy landmarks) with ε_scheme = ε − ε_sel."""
     bounded = st.session_state.get("bounded_budget")
     places = state.place_tuples()
     mask = compute.landmarks(key, traj, places)[0]
+    hidden_key: Any = None
+    if hide is not None and hide.enabled:
+        mask, s = hide.mask, dataclasses.replace(s, epsilon=hide.epsilon_scheme)
+        hidden_key = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
     try:
         if bounded is not None and bounded["key"] == key:  # switched on in section 5
             budget = np.asarray(bounded["eps"], dtype=float)
@@ -130,7 +137,7 @@ def compute_release(traj: pd.DataFrame, key: Any, s: Settings) -> Any | None:
                 lambda: compute.budget_release(traj, mask, budget, s.radius_m, s.epsilon),
             )
         return state.kept_release(
-            ("scheme", key, places, s),
+            ("scheme", key, places, s, hidden_key),
             lambda: compute.release(traj, mask, s.epsilon, s.scheme, s.params, s.radius_m),
         )
     except LmdkError as err:
