@@ -42,7 +42,7 @@ lost.
   one other moment — an observer of the released trace learns about them at most what ε allows.
 - **Not protected:** *when* you were at your places. Landmark privacy treats those times as public,
   and a scheme may show them (Skip repeats the last released point at every landmark moment);
-  hiding them needs dummy landmarks, which this page does not add yet.
+  hiding them is what the dummy landmarks of section 2b are for.
 - **Fresh randomness:** each setting draws new random noise once and keeps it while you look
   around; no seed, so nobody can subtract the noise.
 - **Downloads add up:** two noisy copies reveal more than one; section 6 counts what you have
@@ -92,11 +92,12 @@ def trace_page() -> None:
 def main() -> None:
     st.set_page_config(page_title="lmdk · landmark privacy", page_icon="📍", layout="wide")
     pages = [
-        st.Page(trace_page, title="My trace", icon="📍", url_path="trace", default=True),
+        st.Page(trace_page, title="My trace", icon=":material/person_pin_circle:",
+                url_path="trace", default=True),
         st.Page(str(Path(__file__).with_name("page_patterns.py")), title="Patterns",
-                icon="🔁", url_path="patterns"),
+                icon=":material/timeline:", url_path="patterns"),
         st.Page(str(Path(__file__).with_name("page_population.py")), title="Population",
-                icon="👥", url_path="population"),
+                icon=":material/groups:", url_path="population"),
     ]
     st.navigation(pages).run()
 

@@ -33,8 +33,7 @@ from lmdk_core import population as P  # noqa: E402
 
 METHOD_LABELS = {"personalised": "Personalised (Sample)", "threshold": "Threshold",
                  "minimum": "Minimum", "user_level": "User-level (uniform)"}
-PAGE_CELL_M = 2000.0
-"""Cell size of the page's grid (2 km keeps a recompute on 1,000 users under a second)."""
+PAGE_CELL_M = 2000.0  # grid cell (m): 2 km keeps a recompute on 1,000 users under a second
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
