@@ -18,6 +18,7 @@ precomputed envelopes, so losses and allocations are cheap to recompute.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,8 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..geo import degrees_to_metres, metres_to_degrees
-from ..mechanisms import as_rng
+from ..noise.discrete import discrete_laplace_array
+from ..noise.source import as_source
 from ..validation import check_epsilon, check_int, check_nonnegative, check_positive
 from .increment import EnvelopeLoss
 from .matrices import (
@@ -181,14 +183,17 @@ def trajectory_model(
 
 def discrete_laplace(shape: tuple[int, ...], epsilon: float, sensitivity: float,
                      rng: Any = None) -> np.ndarray:
-    """Integer noise with Pr[k] ∝ exp(−ε|k|/Δ) (difference of two geometric variables).
+    """Integer noise with Pr[k] ∝ exp(−ε'|k|/Δ), ε' ≤ ε (the project's exact sampler).
 
-    Added to integer counts it is ε-DP for L1 sensitivity Δ, with no floating-point output.
-    ``rng=None`` draws fresh OS randomness.
+    Added to integer counts it is ε-DP for L1 sensitivity Δ, with no floating-point output: the
+    scale Δ/ε is rounded UP to a multiple of 2^-20 (so ε' = Δ·2^20/⌈Δ/ε·2^20⌉ ≤ ε) and drawn by
+    :func:`lmdk_core.noise.discrete.discrete_laplace_array` in integer arithmetic.
+    ``rng=None`` draws a fresh ChaCha20 keystream keyed from the OS.
     """
-    g = as_rng(rng)
-    p = -np.expm1(-epsilon / sensitivity)  # 1 − e^{−ε/Δ}
-    return (g.geometric(p, size=shape) - g.geometric(p, size=shape)).astype(np.int64)
+    s = 2**20
+    t = math.ceil(check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon) * s)
+    size = int(np.prod(shape, dtype=np.int64))
+    return discrete_laplace_array(t, s, size, as_source(rng)).reshape(shape)
 
 
 def dp_grid_model(

@@ -195,6 +195,21 @@ def discrete_laplace_array(t, s, size: int, source: RandomSource) -> np.ndarray:
     return out
 
 
+@numba.njit(cache=True)
+def _bern_exp_fill(buf, st, fn, n, m, out):
+    for i in range(out.size):
+        out[i] = bern_exp(buf, st, fn, n[i], m)
+
+
+def bern_exp_array(n, m: int, source: RandomSource) -> np.ndarray:
+    """Independent exact Bernoulli(exp(−n_i/m)) coins (bool array) for integers n_i ≥ 0, m ≥ 1."""
+    nn = np.ascontiguousarray(np.asarray(n, dtype=np.int64).ravel())
+    out = np.empty(nn.size, dtype=np.bool_)
+    with BitStream(source) as (buf, st, fn):
+        _bern_exp_fill(buf, st, fn, nn, int(m), out)
+    return out.reshape(np.shape(n))
+
+
 def discrete_laplace_pmf(z, t: int, s: int = 1) -> np.ndarray:
     """Closed-form mass function of :func:`discrete_laplace` (float; for tests and docs)."""
     a = s / t
