@@ -214,10 +214,11 @@ def test_fresh_randomness_by_default_and_seeded_runs_reproduce(alice):
     a = ExplorerSession(alice, loss_model="none")
     b = ExplorerSession(alice, loss_model="none")
     assert not np.array_equal(a.result.release.lat, b.result.release.lat)
-    assert a.result.release.params["seed"] is None
+    assert not a.result.release.seeded and "seed" not in a.result.release.params
     c = ExplorerSession(alice, loss_model="none", rng=11)
     d = ExplorerSession(alice, loss_model="none", rng=11)
     np.testing.assert_array_equal(c.result.release.lat, d.result.release.lat)
+    assert c.result.release.seeded  # labelled a simulation in everything it produces
     # each recomputation is a new release (new draws), also with a seed
     first = c.result.release.lat.copy()
     c.redraw()
@@ -229,10 +230,11 @@ def test_report_is_private_complete_and_has_no_seed(alice):
     _browser_click(ex, *HOME)
     report = ex.report()
     text = json.dumps(report, allow_nan=False)
-    assert "seed" not in text
+    assert '"seed"' not in text and '"rng"' not in text  # no seed key anywhere
+    assert report["lmdk"]["simulation"] is True  # a seeded session says so
     assert report["settings"]["private"].startswith("PRIVATE")
-    assert report["settings"]["places"] == [
-        {"name": "Place 1", "lat": HOME[0], "lon": HOME[1], "radius_m": 100.0}]
+    assert report["places"] == [
+        {"name": "Place 1", "lat": HOME[0], "lon": HOME[1], "place_radius_m": 100.0}]
     n = len(ex.release)
     assert len(report["series"]["eps"]) == n and len(report["temporal"]["tpl"]) == n
     np.testing.assert_allclose(report["series"]["guarantee"], ex.result.guarantee)
@@ -251,8 +253,9 @@ def test_loss_chart_follows_the_correlation_model(alice):
     loss = ex.result.loss
     eps = ex.release.eps
     np.testing.assert_allclose(loss.loss.tpl, eps.sum(), rtol=1e-9)
-    assert "landmark loss under correlation" in [t.name for t in ex.loss_chart.data]
-    composed = np.array(_trace(ex.loss_chart, "landmark loss under correlation").y, float)
+    name = next(t.name for t in ex.loss_chart.data
+                if t.name and t.name.startswith("landmark loss") and "upper bound" in t.name)
+    composed = np.array(_trace(ex.loss_chart, name).y, float)
     assert composed.max() == pytest.approx(np.max(loss.composed))
 
     ex.controls["loss_model"].value = "trajectory"
