@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 
 import pandas as pd
 import streamlit as st
 
 from lmdk_core import sample
 from lmdk_core import trajectory as tr
-from lmdk_core.errors import LmdkError, TrajectoryFormatError
+from lmdk_core.errors import LmdkError, LmdkWarning, TrajectoryFormatError
 from lmdk_core.readers import read_trajectories
 
 from . import compute, state
@@ -31,9 +32,11 @@ def _on_upload() -> None:
         return
     try:
         frames = []
-        for f in files:
-            f.seek(0)
-            frames.append(read_trajectories(f))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LmdkWarning)
+            for f in files:
+                f.seek(0)
+                frames.append(read_trajectories(f))
         df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
         if len(frames) > 1:
             df = df.sort_values(["uid", "time"], kind="stable", ignore_index=True)
@@ -44,6 +47,10 @@ def _on_upload() -> None:
         return
     state.set_data(df, ", ".join(f.name for f in files))
     st.session_state.last_error = None
+    # repairs that dropped or skipped data (duplicate timestamps, unreadable files in a zip) are
+    # shown on the page, not only in the server log
+    st.session_state.load_warnings = [str(w.message) for w in caught
+                                      if issubclass(w.category, LmdkWarning)]
 
 
 def _on_source_change() -> None:
@@ -67,8 +74,8 @@ def render() -> pd.DataFrame | None:
     )
     if st.session_state.source == "Upload files":
         st.file_uploader(
-            f"Trajectory files (CSV/TSV, GeoLife .plt, T-Drive .txt, GPX, Parquet, also .gz; "
-            f"≤ {MAX_UPLOAD_MB} MB each)",
+            f"Trajectory files (CSV/TSV, GeoLife .plt, T-Drive .txt, GPX, Parquet, Google "
+            f"location history .json, also .gz, or a .zip of these; ≤ {MAX_UPLOAD_MB} MB each)",
             accept_multiple_files=True,
             key=UPLOAD_KEY,
             on_change=_on_upload,
@@ -77,6 +84,8 @@ def render() -> pd.DataFrame | None:
         )
     df = st.session_state.df
     st.caption(f"Loaded: {st.session_state.data_name} — {len(df):,} points")
+    for message in st.session_state.get("load_warnings") or []:
+        st.warning(message, icon="⚠️")
 
     user_list = tr.users(df)
     uid = st.selectbox(

@@ -38,6 +38,7 @@ def init() -> None:
     ss.setdefault("editor_version", 0)  # bumps to reset the places editor after an edit
     ss.setdefault("seen_object_clicks", 0)
     ss.setdefault("last_error", None)
+    ss.setdefault("load_warnings", [])  # the library's DataWarnings from the last upload
     ss.setdefault("new_radius", DEFAULT_RADIUS_M)
     ss.setdefault("releases", {})  # setting key -> (token, Release): drawn once, kept
     ss.setdefault("ledgers", {})  # (data name, uid) -> ReleaseLedger of downloaded releases
@@ -47,6 +48,7 @@ def set_data(df: pd.DataFrame, name: str) -> None:
     """Replace the loaded trajectories (places are kept: they are locations, not data)."""
     st.session_state.df = df
     st.session_state.data_name = name
+    st.session_state.load_warnings = []  # a new load reports its own repairs
     st.session_state.data_token = f"{next(_token)}:{name}:{len(df)}"
 
 

@@ -53,3 +53,34 @@ def test_hiding_releases_on_real_plus_dummy_landmarks_with_the_rest_of_the_budge
     app.toggle(key="show_release").set_value(False)
     run(app)
     assert _kept(app)[-1] is hidden
+
+
+def _zip(files: dict[str, str]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    return buf.getvalue()
+
+
+def test_zip_upload_gives_people_from_folders_and_repairs_reach_the_page(app):
+    """Issue 13: a zip of a GeoLife-style tree is one person per folder, and the reader's
+    DataWarnings (a repeated timestamp dropped) are shown on the page, not only logged."""
+    header = ("Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n"
+              "0,2,255,My Track,0,0,2,8421376\n0\n")
+    rows = [f"39.98,116.3{m},0,492,39744.1,2008-10-23,02:{m:02d}:00" for m in range(5)]
+    data = _zip({
+        "Data/000/Trajectory/a.plt": header + "\n".join([*rows, rows[-1]]) + "\n",  # repeat
+        "Data/000/Trajectory/b.plt": header + rows[0].replace("2008-10-23", "2008-10-24") + "\n",
+        "Data/010/Trajectory/c.plt": header + "\n".join(rows) + "\n",
+    })
+    app.radio(key="source").set_value("Upload files")
+    run(app)
+    app.file_uploader(key="upload").set_value(("geolife.zip", data, "application/zip"))
+    run(app)
+    assert app.sidebar.selectbox[0].options == ["000", "010"]
+    warned = " ".join(w.value for w in app.sidebar.warning)
+    assert "dropped 1 row" in warned and "repeating a timestamp" in warned
