@@ -60,6 +60,13 @@ def trace_page() -> None:
     with st.sidebar:
         traj = data_section.render()
         settings = privacy_section.controls()
+        if traj is not None:  # one location per N minutes: fewer moments, fewer landmarks
+            st.subheader("Release interval")
+            full_key = compute.traj_key(st.session_state.data_token, traj)
+            full_mask, _ = compute.landmarks(full_key, traj, state.place_tuples())
+            interval = hide_section.render_interval(traj, full_mask)
+            if interval.interval_s > 0:
+                traj = interval.trajectory
         st.header("Map")
         tiles = map_section.map_settings()
         show_release = st.toggle(
@@ -76,7 +83,7 @@ def trace_page() -> None:
             st.button("Dismiss message", on_click=state.dismiss_error, help="Hide this message.")
     if traj is None:
         st.stop()
-    key = compute.traj_key(st.session_state.data_token, traj)
+    key = compute.traj_key(f"{st.session_state.data_token}|{interval.interval_s}", traj)
     mask, _ = compute.landmarks(key, traj, state.place_tuples())
     map_box = st.container()  # drawn after the release it overlays, above the dummy section
     with st.expander("2b · Hide when you were at your places (dummy landmarks)", expanded=False):

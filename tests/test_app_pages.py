@@ -84,3 +84,16 @@ def test_zip_upload_gives_people_from_folders_and_repairs_reach_the_page(app):
     assert app.sidebar.selectbox[0].options == ["000", "010"]
     warned = " ".join(w.value for w in app.sidebar.warning)
     assert "dropped 1 row" in warned and "repeating a timestamp" in warned
+
+
+def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_map, home):  # noqa: F811
+    add_place_by_click(app, fake_map, *home)
+    every_fix = _kept(app)[-1]
+    app.number_input(key="interval_min").set_value(5.0)
+    run(app)
+    sparse = _kept(app)[-1]
+    assert len(sparse) < len(every_fix) / 5  # one location per 5 minutes (fixes every ~30 s)
+    assert 0 < sparse.landmarks.sum() < every_fix.landmarks.sum()
+    shown = {m.label: m.value for m in app.sidebar.metric}
+    assert shown["Released moments"] == f"{len(sparse):,} of {len(every_fix):,}"
+    assert shown["Landmark moments"].startswith(f"{int(sparse.landmarks.sum()):,} of ")
