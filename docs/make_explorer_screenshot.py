@@ -1,5 +1,5 @@
 """Screenshot of the Jupyter explorer for the README: JupyterLab headless, the explorer on the
-bundled sample, two places clicked on the map; writes docs/explorer.png (not committed).
+bundled sample, two places clicked on the map; writes docs/explorer.png (the README shows it).
 
 Run from the repository root: ``python docs/make_explorer_screenshot.py`` (needs the jupyter
 and test extras and /usr/bin/chromium). Shares tests/jupyter_driver.py with the browser test.
