@@ -177,11 +177,12 @@ def render_interval(traj: pd.DataFrame, landmarks: np.ndarray, *, key: str = "in
         out = IntervalResult(traj.reset_index(drop=True), np.asarray(landmarks, bool), kept,
                              0.0, len(traj), int(np.sum(landmarks)))
     c = out.counts()
-    a, b = st.columns(2)
-    a.metric("Released moments", f"{c['timestamps_after']:,} of {c['timestamps_before']:,}",
-             help="Moments released after resampling, of all the fixes in the trace.")
-    b.metric("Landmark moments", f"{c['landmarks_after']:,} of {c['landmarks_before']:,}",
-             help="Released moments at your places, of all such fixes in the trace.")
+    # one full-width line each: two metrics side by side do not fit a sidebar
+    st.markdown(f"**{c['timestamps_after']:,}** of {c['timestamps_before']:,} moments released",
+                help="Moments released after resampling, of all the fixes in the trace.")
+    st.markdown(f"**{c['landmarks_after']:,}** of {c['landmarks_before']:,} at your places "
+                "(landmarks)",
+                help="Released moments at your places, of all such fixes in the trace.")
     return out
 
 

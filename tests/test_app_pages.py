@@ -94,6 +94,6 @@ def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_m
     sparse = _kept(app)[-1]
     assert len(sparse) < len(every_fix) / 5  # one location per 5 minutes (fixes every ~30 s)
     assert 0 < sparse.landmarks.sum() < every_fix.landmarks.sum()
-    shown = {m.label: m.value for m in app.sidebar.metric}
-    assert shown["Released moments"] == f"{len(sparse):,} of {len(every_fix):,}"
-    assert shown["Landmark moments"].startswith(f"{int(sparse.landmarks.sum()):,} of ")
+    shown = " ".join(m.value for m in app.sidebar.markdown)
+    assert f"**{len(sparse):,}** of {len(every_fix):,} moments released" in shown
+    assert f"**{int(sparse.landmarks.sum()):,}** of " in shown

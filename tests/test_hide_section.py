@@ -100,5 +100,6 @@ def test_interval_shows_both_counts():
     c = at.session_state["counts"]
     assert c == {"timestamps_before": 11_373, "timestamps_after": 1_259,
                  "landmarks_before": 7_046, "landmarks_after": 825}
-    m = _metrics(at)
-    assert m["Released moments"] == "1,259 of 11,373" and m["Landmark moments"] == "825 of 7,046"
+    text = " ".join(m.value for m in at.markdown)
+    assert "**1,259** of 11,373 moments released" in text
+    assert "**825** of 7,046 at your places" in text
