@@ -48,12 +48,13 @@ def start_server(port: int, log: Path) -> subprocess.Popen:
     raise RuntimeError("streamlit did not become healthy within 60 s")
 
 
-def stop_server(proc: subprocess.Popen) -> None:
-    """Stop the server we started, by its PID (its own process group)."""
+def stop_server(proc: subprocess.Popen, grace_s: float = 10) -> None:
+    """Stop a server we started (and its children), by its process group: SIGTERM, then SIGKILL
+    after ``grace_s`` seconds."""
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(10)
+            proc.wait(grace_s)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
-from browser_driver import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port
+from browser_driver import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, stop_server
 
 OFFLINE_LAB_ARGS = [
     "--no-browser", "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=",
@@ -80,13 +79,7 @@ def start_lab(root: Path, home: Path, log: Path, port: int | None = None):
 
 def stop_lab(proc: subprocess.Popen) -> None:
     """Stop the server we started (and its kernels), by its process group."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    stop_server(proc, grace_s=15)
 
 
 def launch(playwright, **context):
