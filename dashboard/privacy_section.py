@@ -165,10 +165,12 @@ def render(
         "guarantee G_t — ε_t plus everything spent at landmarks — which must stay below the ε line "
         "for landmark privacy to hold."
     )
+    released_with = np.asarray(release.landmarks, dtype=bool)
+    dummies = released_with & ~mask if released_with.sum() > mask.sum() else None  # section 2b
     st.plotly_chart(
         figures.allocation_figure(
             release.eps, mask, s.epsilon, time=traj["time"], guarantee=guarantee,
-            max_points=CHART_POINTS,
+            dummies=dummies, max_points=CHART_POINTS,
         ),
         key="allocation_chart",
         width="stretch",

@@ -234,6 +234,7 @@ def allocation_figure(
     *,
     time: Any = None,
     guarantee: Any = None,
+    dummies: Any = None,
     title: str = "Budget allocation ε_t and landmark guarantee G_t",
     tol: float = 1e-9,
     max_points: int | None = MAX_POINTS,
@@ -241,7 +242,9 @@ def allocation_figure(
 ) -> go.Figure:
     """Two stacked panels sharing the time axis.
 
-    Top: the budget ε_t spent at each timestamp (a step line) with landmark timestamps marked.
+    Top: the budget ε_t spent at each timestamp (a step line) with landmark timestamps marked;
+    ``dummies`` (bool mask or indices of dummy landmarks, see :mod:`lmdk_core.dummies`) are
+    marked apart as ``"dummy landmark (N, private view)"`` — a view for the data owner only.
     Bottom: the landmark guarantee G_t = Σ_{i∈L∪{t}} ε_i (computed if ``guarantee`` is None),
     the target ε as a dashed line, and — only where G_t > ε + ``tol`` — the excess shaded
     (trace name ``"G_t > ε (violation)"``).
@@ -255,12 +258,20 @@ def allocation_figure(
     lm = _thin(np.flatnonzero(mask), max_points)
 
     ie, ig = display_index(e, max_points), display_index(g, max_points)
+    dummy_markers = []
+    if dummies is not None:
+        dm = as_landmark_mask(dummies, n) & ~mask
+        dummy_markers.append(_markers(
+            x, e, _thin(np.flatnonzero(dm), max_points),
+            f"dummy landmark ({int(dm.sum())}, private view)", OKABE_ITO["reddish_purple"],
+            symbol="x", hover=f"dummy landmark<br>{xhover}<br>ε_t = %{{y:.4g}}<extra></extra>"))
     traces = [
         _line(x, e, ie, "budget ε_t", OKABE_ITO["blue"], shape="hv",
               hover=f"{xhover}<br>ε_t = %{{y:.4g}}<extra></extra>"),
         _markers(x, e, lm, f"landmark ({int(mask.sum())})", OKABE_ITO["vermillion"],
                  symbol="diamond",
                  hover=f"landmark<br>{xhover}<br>ε_t = %{{y:.4g}}<extra></extra>"),
+        *dummy_markers,
         _line(x, g, ig, "guarantee G_t", OKABE_ITO["bluish_green"], shape="hv",
               hover=f"{xhover}<br>G_t = %{{y:.4g}}<extra></extra>", xaxis="x2", yaxis="y2"),
         _epsilon_line(x, epsilon, xaxis="x2", yaxis="y2"),

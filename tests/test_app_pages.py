@@ -49,6 +49,10 @@ def test_hiding_releases_on_real_plus_dummy_landmarks_with_the_rest_of_the_budge
     # L' contains L and more; the scheme ran with ε − ε_sel
     assert np.all(hidden.landmarks[real]) and hidden.landmarks.sum() > real.sum()
     assert hidden.epsilon == pytest.approx(plain.epsilon - eps_sel)
+    # the private allocation chart marks the dummies apart from the real landmarks
+    chart = next(c for c in app.get("plotly_chart") if c.proto.id.endswith("allocation_chart"))
+    n_dummies = int(hidden.landmarks.sum() - real.sum())
+    assert f"dummy landmark ({n_dummies}, private view)" in chart.proto.spec
     # a rerun keeps the same dummy draw and release
     app.toggle(key="show_release").set_value(False)
     run(app)

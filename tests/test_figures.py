@@ -404,3 +404,15 @@ def test_loss_figure_log_axis_starts_near_epsilon_and_hides_a_far_composition_li
     near = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
                                                   "cap": 500 * EPSILON})
     assert any(n.startswith("composition bound") for n in names(near))
+
+
+def test_allocation_figure_marks_dummy_landmarks_apart():
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
+    dummies = np.zeros(T, bool)
+    dummies[[0, 1]] = True
+    dummies[np.flatnonzero(LANDMARKS)[0]] = True  # a real landmark is never shown as a dummy
+    fig = allocation_figure(eps, LANDMARKS, EPSILON, dummies=dummies, max_points=None)
+    tr = trace(fig, "dummy landmark (2, private view)")
+    assert list(tr.x) == [0, 1]
+    assert not any(n.startswith("dummy") for n in names(
+        allocation_figure(eps, LANDMARKS, EPSILON)))
