@@ -68,27 +68,28 @@ def main() -> None:
     print(f"ε = {EPSILON} in total, ε_sel = {EPSILON_SELECT} of it for the dummy selection, "
           f"r = {RADIUS_M:.0f} m, {args.runs} runs, greedy options up to T")
     show(f"Sample, alice, every fix: T = {len(traj):,}, |L| = {L.sum():,}",
-         compare_with_dummies(traj, L, EPSILON, epsilon_select=EPSILON_SELECT, runs=args.runs,
-                              radius_m=RADIUS_M), "m")
+         compare_with_dummies(traj, L, epsilon=EPSILON, epsilon_select=EPSILON_SELECT,
+                              runs=args.runs, radius_m=RADIUS_M), "m")
     iv = release_interval(traj, L, interval_s=300)
     show(f"Sample, alice, one fix per 5 min: T = {iv.n_after:,}, |L| = {iv.landmarks_after:,}",
-         compare_with_dummies(iv.trajectory, iv.landmarks, EPSILON, epsilon_select=EPSILON_SELECT,
-                              runs=args.runs, radius_m=RADIUS_M), "m")
+         compare_with_dummies(iv.trajectory, iv.landmarks, epsilon=EPSILON,
+                              epsilon_select=EPSILON_SELECT, runs=args.runs, radius_m=RADIUS_M),
+         "m")
     x = hue_shaped()
     for pct in (20, 40, 60, 80):
         Lx = x >= np.quantile(x, 1 - pct / 100)
         show(f"HUE-shaped hourly kWh: T = {x.size:,}, landmarks = top {pct} % hours "
              f"(|L| = {Lx.sum()}), Δ = 1 kWh",
-             compare_with_dummies(x, Lx, EPSILON, epsilon_select=EPSILON_SELECT, runs=args.runs,
-                                  sensitivity=1.0), "kWh")
+             compare_with_dummies(x, Lx, epsilon=EPSILON, epsilon_select=EPSILON_SELECT,
+                                  runs=args.runs, sensitivity=1.0), "kWh")
     print("\nBernoulli dummies (generator='bernoulli', every pair covered, docs §5 Theorem B'), "
           "ε_sel = 0.5 of ε = 1:")
     show(f"Sample, alice, one fix per 5 min: T = {iv.n_after:,}, |L| = {iv.landmarks_after:,}",
-         compare_with_dummies(iv.trajectory, iv.landmarks, EPSILON, epsilon_select=0.5,
+         compare_with_dummies(iv.trajectory, iv.landmarks, epsilon=EPSILON, epsilon_select=0.5,
                               runs=args.runs, radius_m=RADIUS_M, generator="bernoulli"), "m")
     Lx = x >= np.quantile(x, 0.6)
     show(f"HUE-shaped hourly kWh, top 40 % hours (|L| = {Lx.sum()})",
-         compare_with_dummies(x, Lx, EPSILON, epsilon_select=0.5, runs=args.runs,
+         compare_with_dummies(x, Lx, epsilon=EPSILON, epsilon_select=0.5, runs=args.runs,
                               sensitivity=1.0, generator="bernoulli"), "kWh")
     print(f"\n({time.perf_counter() - t0:.1f} s)")
 

@@ -283,3 +283,39 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
             st.plotly_chart(
                 figures.comparison_figure(table), key="comparison_chart", width="stretch"
             )
+        _dummy_comparison(traj, key, s, runs)
+
+
+def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> None:
+    """Each scheme with and without dummy landmarks (section 2b's settings), same total ε."""
+    eps_sel = float(st.session_state.get("hide_eps") or min(0.1, s.epsilon / 2))
+    generator = st.session_state.get("hide_gen") or "bernoulli"
+    if not st.button(
+        "Compare with dummy landmarks",
+        key="compare_dummies_go",
+        help=f"Every scheme on your landmarks with ε, and on landmarks plus dummies (chosen with "
+        f"ε_sel = {eps_sel:.3g}, '{generator}' candidates, as in section 2b) with ε − ε_sel: "
+        "what hiding when you were at your places costs in error (a simulation).",
+    ):
+        return
+    from lmdk_core import comparison
+
+    mask = compute.landmarks(key, traj, state.place_tuples())[0]
+    if not mask.any():
+        st.info("Mark a place first: with no landmarks there is nothing to hide.")
+        return
+    try:
+        with st.spinner("comparing each scheme with and without dummy landmarks…"):
+            table = comparison.compare_with_dummies(
+                traj, mask, epsilon=s.epsilon, epsilon_select=eps_sel, runs=runs,
+                radius_m=s.radius_m, generator=generator,
+            )
+    except LmdkError as err:
+        st.error(str(err))
+        return
+    st.caption(
+        "MAE in metres without (real landmarks only) and with dummy landmarks, its ratio, and "
+        "the mean number of dummies; 'private' says whether G_t over real + dummy landmarks "
+        "stayed within ε − ε_sel in every run."
+    )
+    st.dataframe(table, hide_index=True, width="stretch")

@@ -45,6 +45,15 @@ COMPARISON_COLUMNS = (
 """Columns of :func:`compare_schemes` output, in order."""
 
 
+def _run_seeds(rng: Any, runs: int) -> list[np.random.SeedSequence]:
+    """One independent SeedSequence child per run from ``rng`` (None = OS entropy, int = seed)."""
+    if rng is not None and (
+        not isinstance(rng, (int, np.integer)) or isinstance(rng, bool) or rng < 0
+    ):
+        raise ParameterError(f"rng must be None or an integer seed >= 0, got {rng!r}")
+    return np.random.SeedSequence(None if rng is None else int(rng)).spawn(runs)
+
+
 def compare_schemes(
     traj: Any,
     landmarks: Any = None,
@@ -88,15 +97,11 @@ def compare_schemes(
         raise ParameterError(
             f"params given for scheme(s) not compared: {', '.join(map(str, stray))}"
         )
-    if rng is not None and (
-        not isinstance(rng, (int, np.integer)) or isinstance(rng, bool) or rng < 0
-    ):
-        raise ParameterError(f"rng must be None or an integer seed >= 0, got {rng!r}")
+    children = _run_seeds(rng, runs)
 
     lat, lon = trajectory_points(traj)
     mask = as_landmark_mask(landmarks, lat.size)
     points = (lat, lon)
-    children = np.random.SeedSequence(None if rng is None else int(rng)).spawn(runs)
 
     rows = []
     for scheme in schemes:
@@ -143,12 +148,12 @@ DUMMY_COMPARISON_COLUMNS = (
 def compare_with_dummies(
     data: Any,
     landmarks: Any,
-    epsilon: float,
     *,
+    epsilon: float,
     epsilon_select: float,
     schemes: Sequence[str] = SCHEMES,
     runs: int = 10,
-    seed: int = 0,
+    rng: int | None = None,
     radius_m: float | None = None,
     sensitivity: float | None = None,
     generator: str = "greedy",
@@ -162,7 +167,8 @@ def compare_with_dummies(
     (ε_sel = ``epsilon_select`` to choose L' ⊋ L, the scheme on L' with ε − ε_sel). ``data``: a
     trajectory (``radius_m``, default 200 m; error in metres) or, with ``sensitivity``, a numeric
     series (absolute error). Per run k both variants draw from generators on child k of
-    ``SeedSequence(seed)`` (a simulation, not a private release).
+    ``SeedSequence(rng)`` (None: OS entropy; an int: a reproducible table) — a simulation, not a
+    private release.
 
     Columns: ``mae_real`` / ``mae_dummies`` — mean over runs of the per-run MAE; ``mae_ratio`` —
     their ratio; ``dummies_mean`` — mean |L' \\ L|; ``landmark_private_dummies`` — G_t over L' ≤
@@ -180,8 +186,7 @@ def compare_with_dummies(
         raise ParameterError(
             f"unknown scheme(s) {unknown or '(none given)'}; valid schemes: {', '.join(SCHEMES)}"
         )
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ParameterError(f"seed must be an integer >= 0, got {seed!r}")
+    children = _run_seeds(rng, runs)
     params = dict(params or {})
     if sensitivity is None:
         points = trajectory_points(data)
@@ -211,7 +216,6 @@ def compare_with_dummies(
         space = {"sensitivity": sensitivity}
         payload = values
     mask = as_landmark_mask(landmarks, n)
-    children = np.random.SeedSequence(int(seed)).spawn(runs)
     rows = []
     for scheme in schemes:
         extra = dict(params.get(scheme, {}))

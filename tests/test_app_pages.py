@@ -101,3 +101,14 @@ def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_m
     shown = " ".join(m.value for m in app.sidebar.markdown)
     assert f"**{len(sparse):,}** of {len(every_fix):,} moments released" in shown
     assert f"**{int(sparse.landmarks.sum()):,}** of " in shown
+
+
+def test_comparison_with_dummy_landmarks_shows_each_scheme(app, fake_map, home):  # noqa: F811
+    add_place_by_click(app, fake_map, *home)
+    app.slider(key="compare_runs").set_value(1)
+    run(app)
+    app.button(key="compare_dummies_go").click()
+    run(app)
+    table = app.dataframe[-1].value
+    assert list(table["scheme"]) == ["event", "user", "uniform", "skip", "adaptive", "bd", "ba"]
+    assert (table["dummies_mean"] > 0).all() and (table["mae_dummies"] > 0).all()

@@ -44,7 +44,8 @@ def test_release_hidden_accounts_and_protects():
 
 def test_compare_with_dummies_values_and_locations():
     x, L = _series()
-    df = compare_with_dummies(x, L, 1.0, epsilon_select=0.1, sensitivity=1.0, runs=3, seed=1)
+    df = compare_with_dummies(x, L, epsilon=1.0, epsilon_select=0.1, sensitivity=1.0,
+                              runs=3, rng=1)
     assert tuple(df.columns) == DUMMY_COMPARISON_COLUMNS
     assert df["scheme"].tolist() == list(SCHEMES)
     priv = df.set_index("scheme")["landmark_private_dummies"]
@@ -53,14 +54,16 @@ def test_compare_with_dummies_values_and_locations():
     # user-level ignores landmarks: only ε - ε_sel instead of ε changes its noise
     user = df.set_index("scheme").loc["user"]
     assert user["mae_ratio"] == pytest.approx(1.0 / 0.9, rel=0.35)
-    again = compare_with_dummies(x, L, 1.0, epsilon_select=0.1, sensitivity=1.0, runs=3, seed=1)
+    again = compare_with_dummies(x, L, epsilon=1.0, epsilon_select=0.1, sensitivity=1.0,
+                                 runs=3, rng=1)
     assert df.equals(again)
     lat = 39.9 + np.cumsum(np.full(120, 1e-4))
-    loc = compare_with_dummies((lat, np.full(120, 116.3)), L[:120], 2.0, epsilon_select=0.2,
+    loc = compare_with_dummies((lat, np.full(120, 116.3)), L[:120], epsilon=2.0, epsilon_select=0.2,
                                schemes=("skip", "adaptive"), runs=2, radius_m=50)
     assert loc["mae_dummies"].gt(0).all()
     with pytest.raises(ParameterError):
-        compare_with_dummies(x, L, 1.0, epsilon_select=0.1, sensitivity=1.0, schemes=("nope",))
+        compare_with_dummies(x, L, epsilon=1.0, epsilon_select=0.1, sensitivity=1.0,
+                             schemes=("nope",))
 
 
 def test_readme_dummy_example_runs_as_printed():
