@@ -65,7 +65,8 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
         "**Click the map** to mark a place you want protected (home, clinic…); click a circle to "
         "select it. Every timestamp within a place's radius is a *landmark*. "
         "Legend: blue = true trajectory, pink = landmark timestamps, green circle = place "
-        "(orange = selected), hollow red = released (perturbed) locations."
+        "(orange = selected), hollow red = released (perturbed) locations, light blue = dummy "
+        "landmarks (only when hiding is on in section 2b; only you see which are dummies)."
     )
     left, right = st.columns([3, 2], gap="medium")
     with left:
@@ -77,6 +78,11 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
         layers = [maps.place_layer(state.places(), selected=st.session_state.selected)]
         if mask.any():
             layers.append(maps.landmark_layer(traj, mask, max_points=OVERLAY_POINTS))
+        if release is not None and np.sum(release.landmarks) > mask.sum():  # section 2b is on
+            dummies = np.asarray(release.landmarks, dtype=bool) & ~mask
+            layers.append(maps.landmark_layer(
+                traj, dummies, max_points=OVERLAY_POINTS, name="Dummy landmarks (private view)",
+                colour=maps.DUMMY_COLOUR))
         if release is not None:
             layers.append(maps.release_layer(release, max_points=OVERLAY_POINTS))
         st_folium(

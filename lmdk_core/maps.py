@@ -56,6 +56,7 @@ LANDMARK_COLOUR = "#CC79A7"
 PLACE_COLOUR = "#009E73"
 SELECTED_COLOUR = "#E69F00"
 CONTEXT_COLOUR = "#8C8C8C"
+DUMMY_COLOUR = "#56B4E9"
 
 
 def _data_uri(data: bytes, mime: str) -> str:
@@ -254,9 +255,11 @@ def place_layer(
 
 
 def landmark_layer(
-    traj: Any, landmarks: np.ndarray, *, max_points: int = 300, name: str = "Landmark timestamps"
+    traj: Any, landmarks: np.ndarray, *, max_points: int = 300, name: str = "Landmark timestamps",
+    colour: str = LANDMARK_COLOUR,
 ) -> folium.FeatureGroup:
-    """The true locations at landmark timestamps, downsampled to ``max_points`` markers."""
+    """The true locations at landmark timestamps, downsampled to ``max_points`` markers
+    (``colour``: e.g. :data:`DUMMY_COLOUR` for dummy landmarks, a private view)."""
     fg = folium.FeatureGroup(name=name)
     lat, lon = lat_lon(traj, "traj")
     where = np.flatnonzero(np.asarray(landmarks, bool))
@@ -265,7 +268,7 @@ def landmark_layer(
             folium.CircleMarker(
                 [float(lat[i]), float(lon[i])],
                 radius=4,
-                color=LANDMARK_COLOUR,
+                color=colour,
                 weight=1,
                 fill=True,
                 fill_opacity=0.9,
