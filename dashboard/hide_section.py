@@ -87,7 +87,9 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
              "follow your real landmark pattern more closely (less random).",
     )
     n_regular = int((~mask).sum())
-    generators = ["greedy", "bernoulli"] + (
+    # the provable method first: the thesis's candidates depend on the real landmarks, which
+    # ε_sel does not fully cover (docs/dummy-landmarks.md)
+    generators = ["bernoulli", "greedy"] + (
         ["exhaustive"] if 0 < n_regular <= EXHAUSTIVE_MAX_REGULAR else [])
     generator = c2.selectbox(
         "How candidate sets are built", generators, format_func=GENERATOR_LABELS.get,

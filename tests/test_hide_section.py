@@ -66,11 +66,12 @@ def test_off_by_default_then_hides_with_budget_split():
     assert r2["eps_sel"] == 0.2 and set(r2["real"]) < set(r2["mask"])
     # the exhaustive generator is not offered for 140 ordinary moments
     options = at.selectbox(key="hide_gen").options
-    assert len(options) == 2 and options[0] == "Fast (fill the longest gaps first)"
-    at.selectbox(key="hide_gen").set_value("bernoulli").run()
+    assert len(options) == 2 and options[0].startswith("Random, provable")  # the default
+    assert "hide_cap" not in [w.key for w in at.number_input]  # no cap for random dummies
+    at.selectbox(key="hide_gen").set_value("greedy").run()
     r3 = at.session_state["result"]
     assert set(r3["real"]) <= set(r3["mask"]) and r3["eps_sel"] == 0.2
-    assert "hide_cap" not in [w.key for w in at.number_input]  # no cap for random dummies
+    assert "hide_cap" in [w.key for w in at.number_input]
 
 
 def test_budget_too_large_shows_the_library_message():
@@ -87,6 +88,7 @@ def test_budget_too_large_shows_the_library_message():
 def test_cap_limits_dummies():
     at = AppTest.from_function(hide_page, default_timeout=TIMEOUT).run()
     at.toggle(key="hide_on").set_value(True).run()
+    at.selectbox(key="hide_gen").set_value("greedy").run()  # the cap applies to candidate sets
     at.number_input(key="hide_cap").set_value(3).run()
     r = at.session_state["result"]
     assert 1 <= len(r["mask"]) - len(r["real"]) <= 3
