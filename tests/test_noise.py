@@ -306,7 +306,7 @@ def test_every_release_reports_an_achieved_epsilon_within_its_guarantee(n, eps, 
         release_values(rng.normal(0, 5, n), mask, epsilon=eps, scheme=scheme, rng=seed,
                        **params),
         release_locations((40 + rng.normal(0, 1e-3, n), 116 + rng.normal(0, 1e-3, n)), mask,
-                          epsilon=eps, scheme=scheme, radius_m=150.0, seed=seed, **params),
+                          epsilon=eps, scheme=scheme, radius_m=150.0, rng=seed, **params),
     ):
         g = float(landmark_guarantee(rel.eps, mask).max())
         achieved = rel.params["achieved_epsilon"]
