@@ -42,6 +42,7 @@ from .correlation import (
     TemporalLoss,
     allocate_bounded_tpl,
     allocate_for_model,
+    constant_bounded_tpl,
     dp_grid_model,
     landmark_temporal_loss,
     location_steps,
@@ -140,7 +141,8 @@ __all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
     "report_to_json",
     # temporal correlation (lmdk_core.correlation)
     "CorrelationModel", "EnvelopeCache", "EnvelopeLoss", "TemporalLoss",
-    "allocate_bounded_tpl", "allocate_for_model", "correlation", "dp_grid_model",
+    "allocate_bounded_tpl", "allocate_for_model", "constant_bounded_tpl", "correlation",
+    "dp_grid_model",
     "landmark_temporal_loss", "location_steps", "loss_increment", "public_grid_model",
     "sup_bpl", "sup_fpl", "synthetic_transition_matrix", "temporal_loss", "trajectory_model",
     "transition_matrix", "value_steps",

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from lmdk_core.correlation import (
     EnvelopeLoss,
     allocate_bounded_tpl,
+    constant_bounded_tpl,
     landmark_temporal_loss,
     reverse_chain,
     sup_bpl,
@@ -74,7 +75,9 @@ def test_golden_suprema_and_allocations():
     assert sup_fpl(EX, 0.1) == pytest.approx(0.645907, abs=1e-6)
     assert np.isfinite(sup_bpl(EX, np.log(1.25) - 1e-6)) and sup_bpl(EX, np.log(1.25) + 1e-6) == np.inf
     assert sup_bpl(np.eye(3), 0.1) == np.inf and sup_bpl(np.eye(3), 0.0) == 0.0
-    assert allocate_bounded_tpl(1.0, EX, EX) == pytest.approx(0.087623, abs=1e-6)
+    assert constant_bounded_tpl(1.0, EX, EX) == pytest.approx(0.087623, abs=1e-6)
+    with pytest.raises(ParameterError, match="constant_bounded_tpl"):
+        allocate_bounded_tpl(1.0, EX, EX)  # one return type: an array needs T
     e = allocate_bounded_tpl(1.0, EX, EX, T=10)
     assert e[0] == pytest.approx(0.543811, abs=1e-6) and e[-1] == pytest.approx(0.543811, abs=1e-6)
     assert np.allclose(temporal_loss(e, EX).tpl, 1.0, atol=1e-9)
@@ -114,11 +117,12 @@ def test_sup_is_limit_of_recursion():
 def test_bounded_allocation_bounds_tpl(Pb, Pf, alpha, T):
     if Pb.shape != Pf.shape:
         return
-    e = allocate_bounded_tpl(alpha, Pb, Pf, T=T)
     if T is None:
-        assert e >= 0
-        e = np.full(200, e)
+        c = constant_bounded_tpl(alpha, Pb, Pf)
+        assert isinstance(c, float) and c >= 0
+        e = np.full(200, c)
     else:
+        e = allocate_bounded_tpl(alpha, Pb, Pf, T=T)
         assert e.shape == (T,) and np.all(e >= 0)
     tpl = temporal_loss(e, Pb, Pf).tpl
     assert tpl.max() <= alpha + 1e-9
@@ -175,7 +179,7 @@ def test_errors():
     with pytest.raises(LmdkError):
         landmark_temporal_loss([0.1, 0.1], [5], EX)
     with pytest.raises(ParameterError):
-        allocate_bounded_tpl(0.0, EX)
+        constant_bounded_tpl(0.0, EX)
     with pytest.raises(ParameterError):
         synthetic_transition_matrix(5, "medium")
     with pytest.raises(ParameterError):

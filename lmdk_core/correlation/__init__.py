@@ -11,7 +11,12 @@
 All losses and budgets are in nats.
 """
 
-from .allocation import BoundedAllocation, allocate_bounded_tpl, allocate_for_model
+from .allocation import (
+    BoundedAllocation,
+    allocate_bounded_tpl,
+    allocate_for_model,
+    constant_bounded_tpl,
+)
 from .increment import (
     EnvelopeCache,
     EnvelopeLoss,
@@ -55,6 +60,7 @@ __all__ = [
     "allocate_for_model",
     "any_pair_steps",
     "check_transition_matrix",
+    "constant_bounded_tpl",
     "discrete_laplace",
     "dp_grid_model",
     "envelope",

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import check_epsilon, check_int
-from .loss import MatrixLike, _resolve
+from .loss import MatrixLike, resolve_envelopes
 from .suprema import sup_loss
 
 __all__ = ["BoundedAllocation", "allocate_bounded_tpl", "allocate_for_model"]
@@ -41,6 +41,27 @@ def _bisect(f, lo: float, hi: float) -> float:
     return lo
 
 
+def constant_bounded_tpl(
+    alpha: float,
+    P_backward: MatrixLike,
+    P_forward: MatrixLike | None = None,
+    *,
+    marginal: Any = None,
+) -> float:
+    """The constant budget ε (nats) keeping TPL ≤ ``alpha`` for any number of timestamps,
+    assuming each release step is ε-DP between *any* two states (Cao et al.); 0.0 when no
+    positive constant keeps TPL bounded (e.g. perfect correlation, the identity).
+    ``P_forward``/``marginal`` default as in :func:`~lmdk_core.correlation.temporal_loss`.
+    """
+    alpha = check_epsilon(alpha, "alpha")
+    env_b, env_f = resolve_envelopes(P_backward, P_forward, marginal)
+
+    def excess(e: float) -> float:
+        return sup_loss(env_b, e) + sup_loss(env_f, e) - e - alpha
+
+    return float(_bisect(excess, 0.0, alpha))
+
+
 def allocate_bounded_tpl(
     alpha: float,
     P_backward: MatrixLike,
@@ -48,27 +69,24 @@ def allocate_bounded_tpl(
     T: int | None = None,
     *,
     marginal: Any = None,
-) -> float | np.ndarray:
-    """Budgets bounding TPL by ``alpha`` (nats) under P^B / P^F (matrices or EnvelopeLoss),
-    assuming each release step is ε_t-DP between *any* two states (Cao et al.).
+) -> np.ndarray:
+    """Budgets ε_t (an array of length ``T``) whose TPL equals ``alpha`` (nats) at every
+    timestamp under P^B / P^F (matrices or EnvelopeLoss), assuming each release step is
+    ε_t-DP between *any* two states (Cao et al.); ``[alpha]`` for T = 1.
 
     Laplace and planar Laplace releases do not satisfy that assumption, and the budgets are
     released: use :func:`allocate_for_model`, which scales by the release's neighbour relation
-    and takes only a model whose origin is stated. This function is the building block.
-
-    ``T=None`` returns the constant ε (a float) valid for any horizon; it is 0.0 when no
-    positive constant budget keeps TPL bounded (e.g. perfect correlation, the identity).
-    An integer ``T`` returns an array of length T (``[alpha]`` for T = 1) whose TPL equals
-    ``alpha`` at every timestamp. ``P_forward``/``marginal`` default as in
-    :func:`~lmdk_core.correlation.temporal_loss`.
+    and takes only a model whose origin is stated. This function is the building block. For a
+    budget valid for any horizon use :func:`constant_bounded_tpl`. ``P_forward``/``marginal``
+    default as in :func:`~lmdk_core.correlation.temporal_loss`.
     """
     alpha = check_epsilon(alpha, "alpha")
-    env_b, env_f = _resolve(P_backward, P_forward, marginal)
     if T is None:
-        def excess(e: float) -> float:
-            return sup_loss(env_b, e) + sup_loss(env_f, e) - e - alpha
-
-        return float(_bisect(excess, 0.0, alpha))
+        raise ParameterError(
+            "give T, the number of timestamps (for one budget valid for any horizon use "
+            "constant_bounded_tpl)"
+        )
+    env_b, env_f = resolve_envelopes(P_backward, P_forward, marginal)
     T = check_int(T, "T", minimum=1)
     if T == 1:
         return np.array([alpha])

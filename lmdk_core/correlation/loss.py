@@ -75,13 +75,14 @@ class TemporalLoss:
         return self.frame
 
 
-def _resolve(
+def resolve_envelopes(
     P_backward: MatrixLike,
     P_forward: MatrixLike | None,
     marginal: Any,
     cache: EnvelopeCache | None = None,
 ):
-    """(EnvelopeLoss for P^B, EnvelopeLoss for P^F) from the user's arguments."""
+    """(EnvelopeLoss for P^B, EnvelopeLoss for P^F) from the user's arguments: matrices or
+    EnvelopeLoss objects, P^F derived from P^B and ``marginal`` by Bayes when not given."""
     if P_forward is None and marginal is not None:
         if isinstance(P_backward, EnvelopeLoss):
             raise ParameterError(
@@ -138,7 +139,7 @@ def temporal_loss(
     Raises MatrixError / ParameterError on invalid input.
     """
     e = as_budget_array(eps)
-    env_b, env_f = _resolve(P_backward, P_forward, marginal, cache)
+    env_b, env_f = resolve_envelopes(P_backward, P_forward, marginal, cache)
     scale, pscale = _scales(steps, separation, env_b.n_states)
     es = e * scale
     csum = np.cumsum(es)
