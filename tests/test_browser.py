@@ -149,10 +149,23 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
     wait_chart_change(page, before_chart)
     wait_idle(page)
     files: dict[str, str] = {}
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     for label, name in DOWNLOADS.items():
         button = page.get_by_role("button", name=label, exact=True)
-        with page.expect_download(timeout=30_000) as info:
-            button.click()
+        # A click that lands while a late rerun (the map component's debounced event) redraws
+        # the button is lost in the browser, not in the app; one more click after the page is
+        # idle again. A button that produces no file (issue 8 item 5) still fails both times.
+        for attempt in range(2):
+            wait_idle(page)
+            button.scroll_into_view_if_needed()
+            try:
+                with page.expect_download(timeout=20_000) as info:
+                    button.click()
+                break
+            except PlaywrightTimeout:
+                if attempt:
+                    raise
         download = info.value
         assert download.suggested_filename == name
         files[label] = download.path().read_text(encoding="utf-8")
