@@ -24,7 +24,8 @@ from lmdk_core import places as pl
 from lmdk_core.errors import LmdkError
 
 from . import state
-from .privacy_section import Settings, fmt_number
+from .formatting import fmt_number
+from .privacy_section import Settings
 
 PLACES_UPLOAD_KEY = "places_upload"
 PUBLIC_CSV = "lmdk_public_release.csv"

@@ -21,7 +21,8 @@ from lmdk_core import accounting, figures
 from lmdk_core.errors import LmdkError, LmdkWarning
 
 from .compute import CHART_POINTS
-from .privacy_section import Settings, fmt_number
+from .formatting import fmt_number
+from .privacy_section import Settings
 
 SOURCES = (
     "Public preset (uses no data)",

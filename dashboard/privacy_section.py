@@ -19,6 +19,7 @@ from lmdk_core.errors import LmdkError
 
 from . import compute, state
 from .compute import CHART_POINTS
+from .formatting import fmt_distance, fmt_number
 
 SCHEME_LABELS = {
     "event": "Event-level (ε at every timestamp)",
@@ -45,18 +46,6 @@ class Settings:
     scheme: str
     params: tuple[tuple[str, Any], ...]
     radius_m: float
-
-
-def fmt_number(x: float) -> str:
-    """Readable number: 3 significant digits below 1,000, thousands separators above."""
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
-
-
-def fmt_distance(metres: float) -> str:
-    """Metres below 10 km, kilometres above; a dash when nothing was released."""
-    if not np.isfinite(metres):
-        return "—"
-    return f"{metres:,.0f} m" if metres < 10_000 else f"{metres / 1000:,.0f} km"
 
 
 def controls() -> Settings:
