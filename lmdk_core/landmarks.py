@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .accounting import as_landmark_mask
 from .errors import ParameterError
 from .geo import haversine_m
+from .places import places_to_frame
 from .trajectory import lat_lon
 from .validation import as_finite_array
 
@@ -35,53 +35,21 @@ def trajectory_points(traj: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lat, lon, radius_m) arrays from a DataFrame or a sequence of (lat, lon, radius_m, ...)."""
-    if isinstance(places, pd.DataFrame):
-        rcol = "place_radius_m" if "place_radius_m" in places.columns else "radius_m"
-        missing = [c for c in ("lat", "lon", rcol) if c not in places.columns]
-        if missing:
-            raise ParameterError(
-                f"places table is missing column(s) {missing}; it needs lat, lon and "
-                "place_radius_m"
-            )
-        cols = [places[c].to_numpy() for c in ("lat", "lon", rcol)]
-    else:
-        if places is None:
-            places = []
-        try:
-            rows = list(places)
-        except TypeError:
-            raise ParameterError(
-                "places must be a list of (lat, lon, radius_m) or a DataFrame"
-            ) from None
-        rows = [r.as_tuple() if hasattr(r, "as_tuple") else r for r in rows]  # Place objects
-        for i, row in enumerate(rows):
-            if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) < 3:
-                raise ParameterError(
-                    f"place {i} must be (lat, lon, radius_m[, name...]), got {row!r}"
-                )
-        cols = [[row[k] for row in rows] for k in range(3)]
-    plat = as_finite_array(cols[0], "place lat")
-    plon = as_finite_array(cols[1], "place lon")
-    rad = as_finite_array(cols[2], "place radius_m")
-    if np.any(np.abs(plat) > 90):
-        raise ParameterError("place lat must lie in [-90, 90]")
-    if np.any(rad < 0):
-        bad = int(np.flatnonzero(rad < 0)[0])
-        raise ParameterError(
-            f"place {bad} has a negative radius ({rad[bad]} m); radius_m must be >= 0"
-        )
-    return plat, plon, rad
+    """(lat, lon, place_radius_m) float arrays of any form :func:`as_places` accepts."""
+    frame = places_to_frame(places)
+    return (frame["lat"].to_numpy(), frame["lon"].to_numpy(),
+            frame["place_radius_m"].to_numpy())
 
 
 def landmark_mask(traj: Any, places: Any) -> np.ndarray:
     """Bool mask, one entry per timestamp of ``traj``: True where the point is within a place.
 
     ``traj``: one user's DataFrame (columns lat, lon; others ignored) or a ``(lat, lon)`` pair of
-    arrays in decimal degrees. ``places``: a sequence of ``(lat, lon, radius_m)`` (extra trailing
-    items such as a name are ignored) or a DataFrame with columns lat, lon, radius_m (extra columns
-    ignored). A point is inside a place when its haversine distance to the centre is ≤ radius_m
-    (inclusive). Vectorised over points × places, chunked to bound memory.
+    arrays in decimal degrees. ``places``: any form :func:`lmdk_core.places.as_places` accepts
+    (Place objects, ``(lat, lon, place_radius_m[, name])`` tuples, dicts, a DataFrame; bad rows
+    raise ParameterError naming the row). A point is inside a place when its haversine distance
+    to the centre is ≤ place_radius_m (inclusive). Vectorised over points × places, chunked to
+    bound memory.
     """
     lat, lon = trajectory_points(traj)
     plat, plon, rad = _places(places)

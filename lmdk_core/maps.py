@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ._optional import missing_extra
 from .errors import ParameterError
+from .places import as_places
 from .trajectory import even_positions, lat_lon
 
 try:
@@ -212,24 +212,10 @@ def base_map(
 
 
 def _place_rows(places: Any) -> list[dict[str, Any]]:
-    """Places (Place objects, dicts, tuples or a DataFrame) as dicts with name/lat/lon/radius_m."""
-    if isinstance(places, pd.DataFrame):
-        places = places.to_dict("records")
-    rows = []
-    for i, p in enumerate(places or ()):
-        if isinstance(p, dict):
-            d = dict(p)
-            if "radius_m" not in d and "place_radius_m" in d:
-                d["radius_m"] = d["place_radius_m"]
-        elif hasattr(p, "lat") and hasattr(p, "lon"):
-            d = {"name": getattr(p, "name", None), "lat": p.lat, "lon": p.lon,
-                 "radius_m": getattr(p, "place_radius_m", getattr(p, "radius_m", None))}
-        else:
-            t = tuple(p)
-            d = {"lat": t[0], "lon": t[1], "radius_m": t[2], "name": t[3] if len(t) > 3 else None}
-        d["name"] = str(d.get("name") or f"Place {i + 1}")
-        rows.append(d)
-    return rows
+    """Places in any form :func:`lmdk_core.places.as_places` accepts, as dicts with
+    name/lat/lon/radius_m (validated; a bad row raises ParameterError naming it)."""
+    return [{"name": p.name, "lat": p.lat, "lon": p.lon, "radius_m": p.place_radius_m}
+            for p in as_places(places)]
 
 
 def place_layer(

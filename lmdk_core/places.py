@@ -4,6 +4,9 @@ A :class:`Place` marks a significant location (home, work, clinic ...); every ti
 true location lies within ``place_radius_m`` of a place is a landmark (see
 :func:`lmdk_core.landmarks.landmark_mask`, which accepts :func:`places_to_frame` output).
 
+:func:`as_places` is the package's one place normaliser: Place objects, ``(lat, lon,
+place_radius_m[, name])`` tuples, dicts and DataFrames all become validated Place objects (errors
+name the row); :func:`places_to_frame` gives the same frame for the same places in any form.
 Places convert to and from a pandas DataFrame (columns ``name, lat, lon, place_radius_m``) and a
 GeoJSON FeatureCollection of Points (``coordinates = [lon, lat]``, properties ``name`` and
 ``place_radius_m``; files with the older ``radius_m`` still read),
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +33,8 @@ __all__ = [
     "PLACES_FORMAT_VERSION",
     "Place",
     "PlacesFormatError",
+    "as_place",
+    "as_places",
     "places_from_frame",
     "places_from_geojson",
     "places_to_frame",
@@ -127,18 +132,96 @@ class Place:
         return iter((self.name, self.lat, self.lon, self.place_radius_m))
 
 
-def places_to_frame(places: Iterable[Place]) -> pd.DataFrame:
-    """One row per place: columns ``name`` (str), ``lat``, ``lon``, ``place_radius_m`` (float64)."""
-    places = list(places)
-    for i, p in enumerate(places):
-        if not isinstance(p, Place):
-            raise ParameterError(f"places[{i}] must be a Place, got {type(p).__name__}")
+_FORMS = ("Place objects, (lat, lon, place_radius_m[, name]) tuples, dicts with keys lat, lon, "
+          "place_radius_m and name, or a DataFrame with those columns")
+
+
+def _missing(value: Any) -> bool:
+    """None or a float NaN (an empty cell of a table)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def as_place(item: Any, *, row: int = 1, default_name: str | None = None,
+             default_radius_m: float = DEFAULT_RADIUS_M) -> Place:
+    """One place from any accepted form, validated by :class:`Place`.
+
+    Forms: a :class:`Place`; a mapping with ``lat``, ``lon`` and optional ``place_radius_m``
+    (or the older ``radius_m``) and ``name``; a sequence ``(lat, lon, place_radius_m[, name])``.
+    A missing (None/NaN) name becomes ``default_name`` or ``"place <row>"``; a missing radius
+    ``default_radius_m``. Names are converted with ``str``. Raises ParameterError starting with
+    ``places row <row>:`` and the reason.
+    """
+    if isinstance(item, Place):
+        return item
+    if isinstance(item, Mapping):
+        missing = [k for k in ("lat", "lon") if k not in item]
+        if missing:
+            raise ParameterError(f"places row {row}: lacks {' and '.join(missing)}")
+        name, lat, lon = item.get("name"), item["lat"], item["lon"]
+        radius = next((item[k] for k in _RADIUS_KEYS if k in item), None)
+    elif (isinstance(item, (str, bytes)) or not hasattr(item, "__len__")
+          or not hasattr(item, "__getitem__") or len(item) not in (3, 4)):
+        raise ParameterError(
+            f"places row {row}: expected (lat, lon, place_radius_m[, name]), a dict or a "
+            f"Place, got {item!r}")
+    else:
+        lat, lon, radius = item[0], item[1], item[2]
+        name = item[3] if len(item) == 4 else None
+    if _missing(name):
+        name = default_name if default_name is not None else f"place {row}"
+    try:
+        return Place(str(name), lat, lon, default_radius_m if _missing(radius) else radius)
+    except ParameterError as exc:
+        raise ParameterError(f"places row {row}: {exc}") from None
+
+
+def as_places(places: Any) -> list[Place]:
+    """Validated :class:`Place` objects from any accepted form of a collection of places.
+
+    ``places``: None or an iterable of Place objects, ``(lat, lon, place_radius_m[, name])``
+    tuples or dicts (forms may be mixed), or a DataFrame with columns ``lat``, ``lon`` and
+    optional ``name`` and ``place_radius_m`` (or the older ``radius_m``; extra columns ignored).
+    Missing names become ``"place <row>"`` (1-based), missing radii :data:`DEFAULT_RADIUS_M`.
+    This is the one place normaliser of the package (landmarks, maps, pattern regions, the
+    notebook explorer use it). Raises ParameterError naming the row (1-based) and the reason.
+    """
+    if places is None:
+        return []
+    if isinstance(places, pd.DataFrame):
+        missing = [c for c in ("lat", "lon") if c not in places.columns]
+        if missing:
+            raise ParameterError(f"places table lacks column(s) {', '.join(missing)}")
+        keys = [c for c in ("name", "lat", "lon", *_RADIUS_KEYS) if c in places.columns]
+        rcol = next((c for c in _RADIUS_KEYS if c in keys), None)
+        keys = [c for c in keys if c not in _RADIUS_KEYS or c == rcol]  # one radius column
+        columns = [places[c].tolist() for c in keys]
+        items: list[Any] = [dict(zip(keys, values, strict=True))
+                            for values in zip(*columns, strict=True)] if keys else []
+    elif isinstance(places, (Place, Mapping, str, bytes)):
+        raise ParameterError(f"places must be a collection of {_FORMS}; got one "
+                             f"{type(places).__name__}")
+    else:
+        try:
+            items = list(places)
+        except TypeError:
+            raise ParameterError(
+                f"places must be a list of {_FORMS}; got {type(places).__name__}") from None
+    return [as_place(item, row=row) for row, item in enumerate(items, start=1)]
+
+
+def places_to_frame(places: Any) -> pd.DataFrame:
+    """One row per place: columns ``name`` (str), ``lat``, ``lon``, ``place_radius_m`` (float64).
+
+    Accepts every form :func:`as_places` accepts (Place objects, tuples, dicts, a DataFrame) and
+    gives the same frame for the same places whatever the form; ParameterError names a bad row.
+    """
+    ps = as_places(places)
     return pd.DataFrame(
         {
-            "name": pd.Series([p.name for p in places], dtype=object),
-            "lat": pd.Series([p.lat for p in places], dtype="float64"),
-            "lon": pd.Series([p.lon for p in places], dtype="float64"),
-            "place_radius_m": pd.Series([p.place_radius_m for p in places], dtype="float64"),
+            "name": pd.Series([p.name for p in ps], dtype=object),
+            "lat": pd.Series([p.lat for p in ps], dtype="float64"),
+            "lon": pd.Series([p.lon for p in ps], dtype="float64"),
+            "place_radius_m": pd.Series([p.place_radius_m for p in ps], dtype="float64"),
         },
         columns=_COLUMNS,
     )
@@ -146,38 +229,16 @@ def places_to_frame(places: Iterable[Place]) -> pd.DataFrame:
 
 def places_from_frame(df: pd.DataFrame) -> list[Place]:
     """Places from a DataFrame with ``lat`` and ``lon`` columns (``name`` and ``place_radius_m``
-    — or the older ``radius_m`` — optional).
-
-    A missing name becomes ``"place <row>"`` (1-based); a missing radius :data:`DEFAULT_RADIUS_M`.
-    Raises ParameterError naming the row (1-based) and the reason.
-    """
+    — or the older ``radius_m`` — optional); see :func:`as_places` for defaults and errors."""
     if not isinstance(df, pd.DataFrame):
         raise ParameterError(f"places must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in ("lat", "lon") if c not in df.columns]
-    if missing:
-        raise ParameterError(f"places table lacks column(s) {', '.join(missing)}")
-    names = df["name"].tolist() if "name" in df.columns else [None] * len(df)
-    rcol = next((c for c in _RADIUS_KEYS if c in df.columns), None)
-    radii = df[rcol].tolist() if rcol else [None] * len(df)
-    out = []
-    for row, (name, lat, lon, r) in enumerate(
-        zip(names, df["lat"].tolist(), df["lon"].tolist(), radii, strict=True), start=1
-    ):
-        if name is None or (isinstance(name, float) and math.isnan(name)):
-            name = f"place {row}"
-        r = DEFAULT_RADIUS_M if r is None or (isinstance(r, float) and math.isnan(r)) else r
-        try:
-            out.append(Place(str(name), lat, lon, r))
-        except ParameterError as exc:
-            raise ParameterError(f"places row {row}: {exc}") from None
-    return out
+    return as_places(df)
 
 
-def places_to_geojson(places: Iterable[Place]) -> dict:
+def places_to_geojson(places: Any) -> dict:
     """GeoJSON FeatureCollection of Points (``[lon, lat]``), properties ``name`` and
     ``place_radius_m``. The file holds the user's places: it is private."""
-    places = list(places)
-    places_to_frame(places)  # type check with a clear message
+    places = as_places(places)
     return {
         "type": "FeatureCollection",
         "lmdk": {"kind": "places", "version": PLACES_FORMAT_VERSION},

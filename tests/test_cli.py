@@ -178,7 +178,7 @@ def test_population_needs_a_public_time_window_and_valid_places(tmp_path, capsys
     assert main(["population", str(tmp_path / "t.csv"), "--start", "2008-02-02", "--end",
                  "2008-02-03", "--places", str(tmp_path / "p.csv"), "--tau", "1", "--out",
                  str(out), "--quiet"]) == 1
-    assert "p.csv: place 2 has a negative radius" in capsys.readouterr().err
+    assert "p.csv: places row 3: " in capsys.readouterr().err
     assert not out.exists()
 
 

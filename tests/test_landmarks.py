@@ -61,10 +61,10 @@ def test_mask_matches_brute_force_list_and_frame(seed, n, k):
     np.testing.assert_array_equal(got_list, got_pair)
 
 
-def test_radius_is_inclusive_and_zero_radius_hits_the_centre_only():
+def test_radius_is_inclusive_and_a_tiny_radius_hits_the_centre_only():
     lat = np.array([40.0, 40.0, 40.001])
     lon = np.array([116.0, 116.0001, 116.0])
-    assert landmark_mask((lat, lon), [(40.0, 116.0, 0.0)]).tolist() == [True, False, False]
+    assert landmark_mask((lat, lon), [(40.0, 116.0, 1e-9)]).tolist() == [True, False, False]
     d = _haversine_scalar(40.0, 116.0, 40.001, 116.0)  # ~111.2 m north
     assert landmark_mask((lat, lon), [(40.0, 116.0, d + 1e-6)]).tolist() == [True, True, True]
     assert landmark_mask((lat, lon), [(40.0, 116.0, d - 1e-3)]).tolist() == [True, True, False]
@@ -89,11 +89,12 @@ def test_empty_places_and_empty_trajectory():
 @pytest.mark.parametrize(
     "places, match",
     [
-        ([(40.0, 116.0, -1.0)], "negative radius"),
-        ([(40.0, 116.0)], "place 0"),
-        ([(95.0, 116.0, 10.0)], "lat"),
-        ([(40.0, float("nan"), 10.0)], "NaN"),
-        (pd.DataFrame({"lat": [40.0], "lon": [116.0]}), "radius_m"),
+        ([(40.0, 116.0, -1.0)], "row 1: .*place_radius_m"),
+        ([(40.0, 116.0, 0.0)], "row 1: .*place_radius_m"),  # a place is a circle, radius > 0
+        ([(40.0, 116.0, 5.0), (40.0, 116.0)], "row 2"),
+        ([(95.0, 116.0, 10.0)], "latitude"),
+        ([(40.0, float("nan"), 10.0)], "longitude"),
+        (pd.DataFrame({"lat": [40.0], "radius_m": [10.0]}), "lon"),
         (42, "list"),
     ],
 )

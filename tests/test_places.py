@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core import landmark_mask
@@ -17,6 +17,7 @@ from lmdk_core.places import (
     DEFAULT_RADIUS_M,
     Place,
     PlacesFormatError,
+    as_places,
     places_from_frame,
     places_from_geojson,
     places_to_frame,
@@ -118,8 +119,8 @@ def test_frame_errors_name_the_row():
         places_from_frame(pd.DataFrame({"lat": [1.0, 95.0], "lon": [3.0, 4.0]}))
     with pytest.raises(ParameterError, match="lon"):
         places_from_frame(pd.DataFrame({"lat": [1.0]}))
-    with pytest.raises(ParameterError, match="Place"):
-        places_to_frame([(1.0, 2.0, 3.0)])
+    with pytest.raises(ParameterError, match="row 1: expected"):
+        places_to_frame([(1.0, 2.0)])
 
 
 # ------------------------------------------------------------------ GeoJSON
@@ -223,3 +224,87 @@ def test_malformed_geojson_errors_name_source_feature_and_reason(payload, fragme
     assert msg.startswith("trip.geojson")
     for fragment in fragments:
         assert fragment in msg, msg
+
+
+# ------------------------------------------------------------------ one normaliser, every form
+
+_place = st.builds(
+    Place,
+    st.text(min_size=1, max_size=8),
+    st.floats(-90, 90),
+    st.floats(-180, 180),
+    st.floats(1e-6, 1e6),
+)
+
+
+def _forms(places: list[Place]) -> dict[str, object]:
+    """The same places written in every form the package accepts (and mixed)."""
+    tuples = [(p.lat, p.lon, p.place_radius_m, p.name) for p in places]
+    dicts = [{"name": p.name, "lat": p.lat, "lon": p.lon, "place_radius_m": p.place_radius_m}
+             for p in places]
+    old_dicts = [{"lat": p.lat, "lon": p.lon, "radius_m": p.place_radius_m, "name": p.name}
+                 for p in places]
+    frame = pd.DataFrame(dicts, columns=["name", "lat", "lon", "place_radius_m"])
+    old_frame = pd.DataFrame(old_dicts, columns=["lat", "lon", "radius_m", "name"]).assign(x=1)
+    mixed = [(tuples, dicts, places)[i % 3][i] for i in range(len(places))]
+    return {"places": places, "tuples": tuples, "generator": (p for p in places),
+            "dicts": dicts, "old_dicts": old_dicts, "frame": frame, "old_frame": old_frame,
+            "mixed": mixed, "numpy_rows": [np.array(t[:3]) for t in tuples]}
+
+
+@settings(max_examples=30)
+@given(st.lists(_place, max_size=6))
+def test_every_accepted_form_gives_the_same_frame(places):
+    """Place objects, tuples, dicts (old key), frames (old column), mixed lists: one frame."""
+    want = places_to_frame(places)
+    assert list(want.columns) == ["name", "lat", "lon", "place_radius_m"]
+    assert want["name"].tolist() == [p.name for p in places]
+    for form, value in _forms(places).items():
+        got = places_to_frame(value)
+        assert as_places(value if form != "generator" else iter(places)) == [
+            Place(*row) for row in got.itertuples(index=False)]
+        if form == "numpy_rows":  # no names: the defaults "place <row>"
+            assert got["name"].tolist() == [f"place {i}" for i in range(1, len(places) + 1)]
+            got = got.assign(name=want["name"])
+        pd.testing.assert_frame_equal(got, want, check_exact=True, obj=form)
+    # landmark_mask, the maps and the pattern regions read places through the same normaliser
+    lat, lon = np.array([p.lat for p in places]), np.array([p.lon for p in places])
+    for value in _forms(places).values():
+        if not isinstance(value, type(p for p in ())):
+            assert landmark_mask((lat, lon), value).all()  # each centre lies in its own circle
+
+
+_BAD = [
+    ((40.0, 116.0), "expected"),
+    ((40.0, 116.0, -1.0), "place_radius_m"),
+    ((40.0, 116.0, 0.0), "place_radius_m"),
+    ((95.0, 116.0, 1.0), "latitude"),
+    ((40.0, 181.0, 1.0), "longitude"),
+    ((float("nan"), 116.0, 1.0), "latitude"),
+    ((40.0, "east", 1.0), "longitude"),
+    ({"lat": 40.0}, "lacks lon"),
+    ({"lat": 40.0, "lon": 1.0, "place_radius_m": float("inf")}, "place_radius_m"),
+    ("home", "expected"),
+    (7, "expected"),
+]
+
+
+@settings(max_examples=30)
+@given(st.lists(_place, max_size=5), st.integers(0, 5), st.sampled_from(_BAD))
+def test_a_bad_row_raises_naming_its_row(good, at, bad):
+    at = min(at, len(good))
+    item, fragment = bad
+    rows = [(p.lat, p.lon, p.place_radius_m, p.name) for p in good]
+    rows.insert(at, item)
+    with pytest.raises(ParameterError, match=rf"places row {at + 1}: .*{fragment}"):
+        places_to_frame(rows)
+    if isinstance(item, tuple) and len(item) == 3:  # the same bad row inside a table
+        frame = pd.DataFrame([r[:3] for r in rows], columns=["lat", "lon", "place_radius_m"])
+        with pytest.raises(ParameterError, match=rf"places row {at + 1}: .*{fragment}"):
+            places_to_frame(frame)
+
+
+@pytest.mark.parametrize("bad", [Place("a", 1.0, 2.0), {"lat": 1.0, "lon": 2.0}, "places.csv", 3])
+def test_a_single_place_or_scalar_is_not_a_collection(bad):
+    with pytest.raises(ParameterError, match="places must be"):
+        places_to_frame(bad)

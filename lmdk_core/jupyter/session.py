@@ -29,7 +29,7 @@ from ..export import privacy_report
 from ..landmarks import landmark_mask
 from ..mechanisms import as_rng
 from ..metrics import error_metres, mae_metres
-from ..places import Place
+from ..places import Place, as_place
 from ..release import SCHEMES, Release, release_locations
 from ..trajectory import resample, select_user, users
 from ..validation import check_epsilon, check_positive
@@ -214,16 +214,8 @@ class ExplorerSession:
         return list(self._places)
 
     def _as_place(self, p: Any) -> Place:
-        if isinstance(p, Place):
-            place = p
-        elif isinstance(p, Mapping):
-            place = Place(str(p.get("name") or self._new_name()), p["lat"], p["lon"],
-                          p.get("radius_m", self.settings["new_place_radius_m"]))
-        else:
-            t = tuple(p)
-            name = str(t[3]) if len(t) > 3 else self._new_name()
-            place = Place(name, t[0], t[1], t[2] if len(t) > 2 else
-                          self.settings["new_place_radius_m"])
+        place = as_place(p, row=len(self._places) + 1, default_name=self._new_name(),
+                         default_radius_m=self.settings["new_place_radius_m"])
         if any(q.name == place.name for q in self._places):
             raise ParameterError(f"a place named {place.name!r} already exists")
         return place

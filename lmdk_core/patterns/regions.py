@@ -24,6 +24,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..geo import degrees_to_metres, haversine_m, offset_points
 from ..mechanisms import as_rng
+from ..places import places_to_frame
 from ..validation import as_finite_array, check_positive
 
 __all__ = ["GridRegions", "PlaceRegions", "as_regions"]
@@ -40,31 +41,16 @@ class PlaceRegions:
 
     @classmethod
     def from_places(cls, places: Any) -> PlaceRegions:
-        """From ``lmdk_core.Place`` objects or a frame with ``name, lat, lon, radius_m``."""
-        if isinstance(places, pd.DataFrame):
-            missing = {"name", "lat", "lon", "radius_m"} - set(places.columns)
-            if missing:
-                raise ParameterError(f"places frame is missing column(s) {sorted(missing)}")
-            names = [str(n) for n in places["name"]]
-            lat, lon, rad = places["lat"], places["lon"], places["radius_m"]
-        else:
-            items = list(places)
-            names = [str(p.name) for p in items]
-            lat = [p.lat for p in items]
-            lon = [p.lon for p in items]
-            rad = [p.radius_m for p in items]
+        """From places in any form :func:`lmdk_core.places.as_places` accepts (Place objects,
+        tuples, dicts, a frame with ``name, lat, lon, place_radius_m``); names must be unique."""
+        frame = places_to_frame(places)
+        names = [str(n) for n in frame["name"]]
         if not names:
             raise ParameterError("give at least one place")
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
             raise ParameterError(f"place names must be unique; repeated: {', '.join(dup)}")
-        la = as_finite_array(lat, "place lat")
-        lo = as_finite_array(lon, "place lon")
-        r = as_finite_array(rad, "place radius_m")
-        if np.any(np.abs(la) > 90) or np.any(np.abs(lo) > 180):
-            raise ParameterError("place coordinates outside [-90, 90] x [-180, 180]")
-        if np.any(r <= 0):
-            raise ParameterError("place radius_m must be > 0")
+        la, lo, r = (frame[c].to_numpy() for c in ("lat", "lon", "place_radius_m"))
         return cls(tuple(names), la, lo, r)
 
     def assign(self, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
