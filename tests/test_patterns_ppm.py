@@ -114,7 +114,9 @@ def test_events_outside_private_patterns_pass_unchanged(stream, ptypes, eps, see
 def _exact_max_log_ratio(bits_a: dict, bits_b: dict, cell_eps: dict) -> Decimal:
     """Max over output sets of log Pr[M(S)=o]/Pr[M(S')=o], by enumerating every output."""
     cells = sorted(cell_eps)
-    qs = {c: Decimal(int(flip_threshold(cell_eps[c]))) / Decimal(2**53) for c in cells}
+    # the exact RR flips with probability 1/(1 + e^{ε₀}), ε₀ = threshold/2^40 (patterns.rr)
+    qs = {c: 1 / (1 + (Decimal(int(flip_threshold(cell_eps[c]))) / Decimal(2**40)).exp())
+          for c in cells}
     worst = Decimal(-1)
     for out in itertools.product((0, 1), repeat=len(cells)):
         pa = pb = Decimal(1)

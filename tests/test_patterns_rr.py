@@ -1,4 +1,5 @@
-"""Floating-point-safe randomised response: exact thresholds, flip rates, refusals."""
+"""Randomised response of the pattern PPMs: drawn by lmdk_core.noise's exact RR, exact
+thresholds, flip rates (binomial and χ² with fixed seeds), refusals."""
 
 from __future__ import annotations
 
@@ -11,32 +12,35 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from lmdk_core.errors import ParameterError
+from lmdk_core.noise import as_source
+from lmdk_core.noise.apply import noisy_bits
 from lmdk_core.patterns import MAX_RR_EPSILON, flip_mask, flip_probability, flip_threshold
 from lmdk_core.patterns.rr import realised_epsilon
 
 getcontext().prec = 60
+TWO40 = Decimal(2**40)
 
 
 @settings(max_examples=200)
 @given(st.floats(1e-6, MAX_RR_EPSILON))
-def test_realised_ratio_never_exceeds_e_eps_exactly(eps):
-    """(2^53 − k)/k ≤ e^ε in 60-digit decimal arithmetic, and k/2^53 is close to 1/(1+e^ε)."""
+def test_realised_epsilon_never_exceeds_eps_exactly(eps):
+    """ε₀ = k/2^40 ≤ ε in 60-digit decimals (so (1 − q₀)/q₀ = e^{ε₀} ≤ e^ε), and ε − ε₀ < 2^-40."""
     k = int(flip_threshold(eps))
-    ratio = (Decimal(2**53) - k) / Decimal(k)
-    assert ratio <= Decimal(eps).exp()
-    q = 1 / (1 + Decimal(eps).exp())
-    assert Decimal(k) / Decimal(2**53) - q <= q * Decimal("2e-5") + Decimal(2) ** -53
-    assert realised_epsilon(eps) <= eps
+    e0 = Decimal(k) / TWO40
+    assert e0 <= Decimal(eps) < e0 + 1 / TWO40
+    assert Decimal(realised_epsilon(eps)) == e0
+    q0 = 1 / (1 + e0.exp())  # the flip probability the exact sampler realises
+    assert abs(Decimal(float(flip_probability(eps))) - q0) <= q0 * Decimal("1e-12")
+    assert q0 >= 1 / (1 + Decimal(eps).exp())
 
 
 @settings(max_examples=50)
 @given(st.floats(1e-300, 1e-6))
 def test_tiny_budgets_stay_private_in_both_directions(eps):
-    """k ≤ 2^52, so q' ≤ 1/2 and neither ratio (1 − q')/q' nor q'/(1 − q') exceeds e^ε."""
+    """0 ≤ ε₀ ≤ ε, so q₀ ≤ 1/2 and neither ratio (1 − q₀)/q₀ nor q₀/(1 − q₀) exceeds e^ε."""
     k = int(flip_threshold(eps))
-    assert k <= 2**52
-    lo, hi = sorted((Decimal(k), Decimal(2**53) - k))
-    assert hi / lo <= Decimal(eps).exp()
+    assert 0 <= Decimal(k) / TWO40 <= Decimal(eps)
+    assert float(flip_probability(eps)) <= 0.5
 
 
 @pytest.mark.parametrize("eps", [0.05, 0.5, 2.0, 6.0])
@@ -56,11 +60,52 @@ def test_broken_rate_is_detected():
     assert stats.binomtest(int(flips.sum()), n, q).pvalue < 1e-6
 
 
+def _chi2_mixed(flips: np.ndarray, eps: np.ndarray, classes: np.ndarray) -> float:
+    """χ² p-value of (flip, keep) counts per budget class against 1/(1 + e^ε)."""
+    q = 1 / (1 + np.exp(eps))
+    obs = np.array([[flips[classes == c].sum(), (~flips[classes == c]).sum()]
+                    for c in range(q.size)])
+    n = obs.sum(axis=1)
+    exp = np.column_stack([n * q, n * (1 - q)])
+    return float(stats.chisquare(obs.ravel(), exp.ravel(), ddof=q.size).pvalue)
+
+
+def test_mixed_thresholds_and_pairs_chi_square():
+    """Per-element thresholds (4 budgets interleaved): each class flips at its own rate, and
+    consecutive decisions of one budget are independent (χ² on the 4 pair outcomes)."""
+    eps = np.array([0.1, 0.7, 1.5, 3.0])
+    classes = np.random.default_rng(1).integers(0, 4, 120_000)
+    flips = flip_mask(flip_threshold(eps[classes]), rng=2)
+    assert _chi2_mixed(flips, eps, classes) > 1e-4
+    # the check can fail: the same flips read against budgets swapped between two classes
+    assert _chi2_mixed(flips, eps[[1, 0, 2, 3]], classes) < 1e-6
+    one = flip_mask(flip_threshold(0.7), rng=3, size=100_001)
+    pairs = one[:-1:2].astype(int) * 2 + one[1::2]
+    q = 1 / (1 + np.exp(0.7))
+    want = np.array([(1 - q) ** 2, (1 - q) * q, q * (1 - q), q * q]) * pairs.size
+    assert stats.chisquare(np.bincount(pairs, minlength=4), want).pvalue > 1e-4
+
+
+def test_flips_are_drawn_by_the_package_noise_implementation():
+    """flip_mask is noise.apply.noisy_bits (exact RR) on all-False bits, draw for draw."""
+    k = flip_threshold(np.array([0.2, 1.0, 4.0] * 500))
+    want, achieved = noisy_bits(np.zeros(k.size, bool), k / 2.0**40, source=as_source(11))
+    np.testing.assert_array_equal(flip_mask(k, rng=11), want)
+    np.testing.assert_array_equal(achieved, k / 2.0**40)
+
+
 @pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), MAX_RR_EPSILON * 1.01, 1e308,
                                  float("inf")])
 def test_unsafe_or_invalid_budgets_are_refused(bad):
     with pytest.raises(ParameterError):
         flip_threshold(bad)
+
+
+def test_bad_thresholds_and_sizes_are_refused():
+    with pytest.raises(ParameterError, match="thresholds"):
+        flip_mask(np.array([-1]), rng=0)
+    with pytest.raises(ParameterError, match="size"):
+        flip_mask(np.array([1, 2]), rng=0, size=3)
 
 
 def test_seed_reproducible_and_fresh_entropy_differs():

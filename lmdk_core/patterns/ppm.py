@@ -27,10 +27,11 @@ Q of the public patterns on a *historical period disjoint from the released one*
 the mechanism there (:func:`adaptive_allocation`). The allocation is a function of the history
 stream, the patterns, ε, α and the replay seed only — never of the stream being released.
 
-Randomness: ``rng=None`` draws fresh OS entropy (real releases); a seed or Generator is for
-simulations and tests. Draw order: for each protected type in code order, one raw 64-bit word per
-tick (the flip decisions; a count that depends only on the public ticks), then the locations of
-the released protected-type events.
+Randomness: ``rng=None`` draws fresh OS entropy (a ChaCha20
+:class:`~lmdk_core.noise.RandomSource`, real releases); a seed or Generator is for simulations
+and tests. Draw order: for each protected type in code order, the exact flip decision of every
+tick (:func:`lmdk_core.noise.apply.noisy_bits`), then the locations of the released
+protected-type events.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..mechanisms import as_rng
+from ..noise import as_source
 from ..validation import check_epsilon, check_int, check_probability
 from .match import Pattern, match_all
 from .quality import quality
@@ -148,7 +149,8 @@ def _region_of_types(stream: EventStream, regions: Any) -> np.ndarray | None:
 def _rr_release(stream: EventStream, type_eps: Mapping[str, float], regions: Any,
                 rng: Any) -> tuple[EventStream, np.ndarray, np.ndarray]:
     """Randomised response on the indicators of the given types; see the module docstring."""
-    gen = as_rng(rng)
+    source = as_source(rng)  # None: a fresh ChaCha20 source (OS entropy) for the flips
+    gen = source.generator
     codes = sorted(stream.type_code(t) for t in type_eps)
     eps = np.array([type_eps[stream.types[c]] for c in codes], dtype=np.float64)
     thresholds = flip_threshold(eps) if codes else np.zeros(0, np.int64)
@@ -159,7 +161,7 @@ def _rr_release(stream: EventStream, type_eps: Mapping[str, float], regions: Any
     new_types: list[np.ndarray] = []
     injected_parts: list[np.ndarray] = []
     for c, k in zip(codes, thresholds, strict=True):
-        flips = flip_mask(k, gen, size=n)
+        flips = flip_mask(k, source, size=n)
         sel = np.flatnonzero(stream.etype == c)
         true_ticks = stream.tick[sel]
         suppressed[sel] = flips[true_ticks]
@@ -367,7 +369,7 @@ def adaptive_ppm_periods(stream: EventStream, patterns: Sequence[Pattern], *, pe
 
     step = int(check_positive(period_s, "period_s") * NS_PER_S)
     eps = check_epsilon(epsilon)
-    gen = as_rng(rng)
+    gen = as_source(rng)  # one source for every period (None: fresh OS entropy)
     out: list[PatternRelease] = []
     if not stream.n_ticks:
         return out
