@@ -54,7 +54,10 @@ def time_order(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(permutation sorting by (uid, time), uid codes and UTC ns times in that order).
 
     Stable (ties keep row order) and robust to unsorted input; without a ``uid`` column the whole
-    frame is one user. Times of any unit and zone (:func:`lmdk_core.times.epoch_ns`).
+    frame is one user. Times of any unit and zone (:func:`lmdk_core.times.epoch_ns`). User order:
+    sorted ids (ids of mixed types: first appearance). The one sort of the package: the readers
+    (:func:`lmdk_core.readers.canonical.finalize`), stays and resampling all use it. Input that
+    is already in order returns the identity permutation without sorting.
     """
     t = epoch_ns(df["time"], "time")
     if "uid" in df.columns:
@@ -64,6 +67,9 @@ def time_order(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             codes, _ = pd.factorize(df["uid"])
     else:
         codes = np.zeros(len(df), dtype=np.intp)
+    dc, dt = np.diff(codes), np.diff(t)
+    if np.all((dc > 0) | ((dc == 0) & (dt >= 0))):  # already sorted: the stable sort is identity
+        return np.arange(len(df)), codes, t
     order = np.lexsort((t, codes))
     return order, codes[order], t[order]
 

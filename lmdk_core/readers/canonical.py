@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..times import NAT, RANGE_TEXT, epoch_ns, ticks_ns
+from ..times import NAT, RANGE_TEXT, ticks_ns
+from ..trajectory import time_order
 from .locate import Locator
 from .text import sniff_separator, split_header
 
@@ -280,19 +281,15 @@ def finalize(
     The first row of each repeated (uid, time) is kept; the number dropped is appended to ``report``
     (with the line of the first dropped row when ``loc`` is given), never dropped silently.
     """
-    codes, _ = pd.factorize(df["uid"], sort=True)
-    t = epoch_ns(df["time"])
-    dc, dt = np.diff(codes), np.diff(t)
-    order = None
-    if not np.all((dc > 0) | ((dc == 0) & (dt >= 0))):
-        order = np.lexsort((t, codes))
-        df, codes, t = df.take(order), codes[order], t[order]
+    order, codes, t = time_order(df)  # the package's one (uid, time) sort
+    if not np.array_equal(order, np.arange(len(df))):
+        df = df.take(order)
     dup = np.zeros(len(df), dtype=bool)
     dup[1:] = (codes[1:] == codes[:-1]) & (t[1:] == t[:-1])
     if dup.any():
         k = int(dup.sum())
         rows = np.flatnonzero(dup)
-        first = int((order[rows] if order is not None else rows).min())
+        first = int(order[rows].min())
         where = f"; first at {loc.where(first)}" if loc is not None else ""
         report.append(
             f"{name}: dropped {k} row{'s' if k > 1 else ''} repeating a timestamp already seen "
