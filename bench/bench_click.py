@@ -107,7 +107,7 @@ def main() -> None:
                 pos = tb.map_point(page, float(row.lat), float(row.lon))
                 frame = page.frame_locator(tb.MAP_FRAME)
                 target = frame.locator(".leaflet-container")
-                clicks.append(timed(page, lambda: target.click(position=pos), before))
+                clicks.append(timed(page, lambda t=target, p=pos: t.click(position=p), before))
                 tb.wait_idle(page, settle_ms=200)
             browser.close()
     finally:

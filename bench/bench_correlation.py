@@ -35,7 +35,8 @@ from lmdk_core.correlation import (
 )
 
 
-def mobility_matrix(n: int, rng: np.random.Generator, width: int = 5, smoothing: float = 0.01) -> np.ndarray:
+def mobility_matrix(n: int, rng: np.random.Generator, width: int = 5,
+                    smoothing: float = 0.01) -> np.ndarray:
     """Banded 'move to a nearby state' matrix plus a small pseudo-count (like estimated ones)."""
     P = np.zeros((n, n))
     for a in range(n):
@@ -59,7 +60,8 @@ def run(n: int, T: int, baseline_steps: int, rng: np.random.Generator) -> None:
     eps = np.full(T, 0.1)
     print(f"\nn = {n} states, T = {T} timestamps (eps_t = 0.1)")
     print(f"{'matrix':30s} {'cands':>6s} {'precomp s':>10s} {'recursion s':>12s} {'total s':>8s}"
-          f" {'baseline s/step':>16s} {'baseline 2T s (extrap.)':>24s} {'speed-up':>9s} {'max |diff|':>11s}")
+          f" {'baseline s/step':>16s} {'baseline 2T s (extrap.)':>24s} {'speed-up':>9s}"
+          f" {'max |diff|':>11s}")
     for name, P in matrices(n, rng).items():
         t0 = time.perf_counter()
         env = EnvelopeLoss(P)
@@ -149,7 +151,8 @@ def main() -> None:
     ap.add_argument("--small", type=int, default=200)
     ap.add_argument("--large", type=int, default=1000)
     ap.add_argument("--baseline-steps", type=int, default=6,
-                    help="fixed-point baseline steps per matrix (n = small); 1 step at n = large, 0 = skip")
+                    help="fixed-point baseline steps per matrix (n = small); "
+                         "1 step at n = large, 0 = skip")
     ap.add_argument("--section-only", action="store_true", help="only the section timing")
     ap.add_argument("--repeat", type=int, default=7)
     args = ap.parse_args()
@@ -163,7 +166,8 @@ def main() -> None:
     run(args.small, args.T, args.baseline_steps, rng)
     run(args.large, args.T, min(args.baseline_steps, 1), rng)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\npeak resident memory: {rss:.0f} MB (fixed-point baseline included, processed in row blocks)")
+    print(f"\npeak resident memory: {rss:.0f} MB "
+          "(fixed-point baseline included, processed in row blocks)")
     print("baseline = per-timestamp fixed point over all ordered pairs, run on a few steps and "
           "extrapolated to 2T steps; shared 2-core machine: figures are noisy.")
 

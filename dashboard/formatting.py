@@ -9,7 +9,8 @@ import math
 
 
 def fmt_number(x: float) -> str:
-    """3 significant digits below 1,000 (no exponent), thousands separators above; '—' if not finite."""
+    """3 significant digits below 1,000 (no exponent), thousands separators above;
+    '—' if not finite."""
     x = float(x)
     if not math.isfinite(x):
         return "—"

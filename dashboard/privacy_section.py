@@ -4,7 +4,6 @@ scheme comparison. Numbers come from lmdk_core; this module only lays them out."
 from __future__ import annotations
 
 import dataclasses
-
 import hashlib
 from dataclasses import dataclass
 from typing import Any

@@ -11,20 +11,8 @@ randomness; a seed only for simulations); the per-timestamp budget is ``budget``
 first, then landmarks: ``release_locations(traj, landmarks, epsilon=..., scheme=...)``.
 """
 
-from .errors import (
-    DataWarning,
-    LmdkError,
-    LmdkWarning,
-    MatrixError,
-    ParameterError,
-    SourceFormatError,
-    TrajectoryFormatError,
-)
-from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degrees, offset_points
-
-from ._version import __version__
-
 from . import correlation, population
+from ._version import __version__ as __version__
 from .accounting import (
     as_landmark_mask,
     landmark_guarantee,
@@ -65,6 +53,15 @@ from .dummies import (
     release_hidden,
     split_budget,
 )
+from .errors import (
+    DataWarning,
+    LmdkError,
+    LmdkWarning,
+    MatrixError,
+    ParameterError,
+    SourceFormatError,
+    TrajectoryFormatError,
+)
 from .export import (
     PRIVATE_NOTICE,
     privacy_report,
@@ -72,6 +69,7 @@ from .export import (
     release_to_geojson,
     report_to_json,
 )
+from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degrees, offset_points
 from .interval import IntervalResult, release_interval
 from .landmarks import landmark_mask, landmarks_from_indices
 from .ledger import LedgerEntry, ReleaseLedger

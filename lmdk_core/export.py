@@ -31,7 +31,7 @@ import json
 import math
 import pathlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -76,8 +76,10 @@ def iso_utc(time: Any) -> np.ndarray:
         t = t.tz_convert("UTC").tz_localize(None)
     v = t.to_numpy().astype("datetime64[ns]")
     ns = v.astype(np.int64)
-    unit = "ns"
-    for u, div in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+    unit: Literal["s", "ms", "us", "ns"] = "ns"
+    units: tuple[tuple[Literal["s", "ms", "us"], int], ...] = (
+        ("s", 10**9), ("ms", 10**6), ("us", 10**3))
+    for u, div in units:
         if np.all(ns % div == 0):
             unit = u
             break

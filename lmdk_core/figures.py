@@ -359,7 +359,7 @@ def landmark_loss_array(landmark_loss: Any) -> Any:
 
 
 def _temporal_field(temporal: Any, name: str) -> Any:
-    if isinstance(temporal, Mapping) or isinstance(temporal, pd.DataFrame):
+    if isinstance(temporal, (Mapping, pd.DataFrame)):
         return temporal[name]
     return getattr(temporal, name)
 

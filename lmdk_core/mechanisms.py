@@ -376,7 +376,7 @@ class RandomizedResponse:
     @property
     def keep_probability(self) -> float:
         """e^ε / (1 + e^ε)."""
-        return rr_keep_probability(self.epsilon)
+        return float(rr_keep_probability(self.epsilon))
 
     @property
     def achieved_epsilon(self) -> float:

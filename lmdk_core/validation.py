@@ -1,4 +1,5 @@
-"""Argument checks shared by every module; each raises :class:`ParameterError` with a plain message."""
+"""Argument checks shared by every module; each raises :class:`ParameterError` with a plain
+message."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def check_nonnegative(value: Any, name: str) -> float:
 
 
 def check_positive(value: Any, name: str) -> float:
-    """Return ``value`` as a float if it is a finite number > 0 (alias of check_epsilon with a name)."""
+    """Return ``value`` as a float if it is a finite number > 0 (check_epsilon with a name)."""
     return check_epsilon(value, name)
 
 

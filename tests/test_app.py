@@ -580,7 +580,8 @@ def test_several_files_user_and_time_range(app):
     app.radio(key="source").set_value("Upload files")
     run(app)
     app.file_uploader(key="upload").set_value(
-        [("a.csv", _csv("ann", 120, 39.9), "text/csv"), ("b.csv", _csv("ben", 40, 40.0), "text/csv")]
+        [("a.csv", _csv("ann", 120, 39.9), "text/csv"),
+         ("b.csv", _csv("ben", 40, 40.0), "text/csv")]
     )
     run(app)
     person = app.sidebar.selectbox[0]

@@ -63,7 +63,7 @@ def stochastic_matrices(draw, max_n: int = 6):
     """Row-stochastic matrices with sparse rows, identical rows and disjoint supports."""
     n = draw(st.integers(2, max_n))
     rows = []
-    for a in range(n):
+    for _ in range(n):
         kind = draw(st.sampled_from(["dense", "sparse", "onehot", "copy"]))
         if kind == "copy" and rows:
             rows.append(rows[draw(st.integers(0, len(rows) - 1))].copy())
@@ -134,7 +134,8 @@ def test_larger_random_matrices_match_fixed_point():
     for n, conc in [(40, 1.0), (60, 0.05), (140, 0.3)]:  # n >= 128: hull built in threads
         P = rng.dirichlet(np.full(n, conc), size=n)
         P[3] = P[5]  # identical rows
-        assert np.allclose(loss_increment(P, a), loss_increment_fixed_point(P, a), rtol=1e-12, atol=1e-14)
+        assert np.allclose(loss_increment(P, a), loss_increment_fixed_point(P, a),
+                           rtol=1e-12, atol=1e-14)
 
 
 # ---- properties -------------------------------------------------------------------------------
@@ -149,7 +150,8 @@ def test_bounds_monotone_lipschitz(P, alist):
 
 def test_synthetic_strength_orders_losses():
     a = 1.0
-    vals = [loss_increment(synthetic_transition_matrix(30, s), a) for s in ("strong", "moderate", "weak")]
+    vals = [loss_increment(synthetic_transition_matrix(30, s), a)
+            for s in ("strong", "moderate", "weak")]
     assert vals[0] == pytest.approx(a) and vals[0] > vals[1] > vals[2] > 0
 
 

@@ -58,8 +58,8 @@ def test_golden_bpl_tpl():
     r = temporal_loss(np.full(10, 0.1), EX)
     assert np.allclose(r.bpl, GOLD_BPL, atol=1e-6)
     assert np.allclose(r.fpl, GOLD_BPL[::-1], atol=1e-6)
-    assert r.tpl[0] == pytest.approx(0.496389, abs=1e-6) and r.tpl[9] == pytest.approx(0.496389, abs=1e-6)
-    assert r.tpl[4] == pytest.approx(0.636841, abs=1e-6) and r.tpl[5] == pytest.approx(0.636841, abs=1e-6)
+    assert r.tpl[[0, 9]] == pytest.approx([0.496389] * 2, abs=1e-6)
+    assert r.tpl[[4, 5]] == pytest.approx([0.636841] * 2, abs=1e-6)
     f = r.frame
     assert list(f.columns) == ["t", "eps", "bpl", "fpl", "tpl"] and len(f) == 10
 
@@ -73,7 +73,8 @@ def test_identity_and_uniform():
 def test_golden_suprema_and_allocations():
     assert sup_bpl(EX, 0.1) == pytest.approx(0.645907, abs=1e-6)
     assert sup_fpl(EX, 0.1) == pytest.approx(0.645907, abs=1e-6)
-    assert np.isfinite(sup_bpl(EX, np.log(1.25) - 1e-6)) and sup_bpl(EX, np.log(1.25) + 1e-6) == np.inf
+    assert np.isfinite(sup_bpl(EX, np.log(1.25) - 1e-6))
+    assert sup_bpl(EX, np.log(1.25) + 1e-6) == np.inf
     assert sup_bpl(np.eye(3), 0.1) == np.inf and sup_bpl(np.eye(3), 0.0) == 0.0
     assert constant_bounded_tpl(1.0, EX, EX) == pytest.approx(0.087623, abs=1e-6)
     with pytest.raises(ParameterError, match="constant_bounded_tpl"):
@@ -191,7 +192,8 @@ def test_synthetic_presets():
     P = synthetic_transition_matrix(30, "moderate")
     assert np.allclose(P.sum(1), 1) and P[0, 0] == pytest.approx(1.01 / 1.3)
     assert np.array_equal(synthetic_transition_matrix(4, "strong"), np.eye(4))
-    assert np.allclose(synthetic_transition_matrix(30, "weak"), synthetic_transition_matrix(30, 0.1))
+    assert np.allclose(synthetic_transition_matrix(30, "weak"),
+                       synthetic_transition_matrix(30, 0.1))
 
 
 def _walk(n_points=2000, step_m=60.0, seed=0):
@@ -199,7 +201,8 @@ def _walk(n_points=2000, step_m=60.0, seed=0):
     ang = np.cumsum(rng.normal(0, 0.3, n_points))
     east = np.cumsum(step_m * np.cos(ang))
     north = np.cumsum(step_m * np.sin(ang))
-    return pd.DataFrame({"lat": 45.0 + north / 111_195.0, "lon": 7.0 + east / (111_195.0 * np.cos(np.radians(45)))})
+    return pd.DataFrame({"lat": 45.0 + north / 111_195.0,
+                         "lon": 7.0 + east / (111_195.0 * np.cos(np.radians(45)))})
 
 
 def test_transition_matrix_estimation():
@@ -211,7 +214,7 @@ def test_transition_matrix_estimation():
     # counts are the consecutive transitions, rows of P^F are normalised counts
     assert m.counts.sum() == len(traj) - 1
     c = np.zeros((n, n))
-    for a, b in zip(m.states[:-1], m.states[1:]):
+    for a, b in zip(m.states[:-1], m.states[1:], strict=True):
         c[a, b] += 1
     assert np.array_equal(c, m.counts)
     rows = c.sum(1) > 0

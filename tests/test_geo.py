@@ -10,7 +10,8 @@ from lmdk_core.geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, offset
 
 
 def test_one_degree_of_latitude_is_the_arc_length():
-    assert math.isclose(haversine_m(10.0, 20.0, 11.0, 20.0), EARTH_RADIUS_M * math.pi / 180, rel_tol=1e-12)
+    assert math.isclose(haversine_m(10.0, 20.0, 11.0, 20.0), EARTH_RADIUS_M * math.pi / 180,
+                        rel_tol=1e-12)
 
 
 def test_quarter_of_the_equator_and_antipodes():
@@ -20,8 +21,8 @@ def test_quarter_of_the_equator_and_antipodes():
 
 
 def test_distance_across_the_antimeridian_is_short():
-    assert math.isclose(haversine_m(0, 179.999, 0, -179.999), 0.002 * EARTH_RADIUS_M * math.pi / 180,
-                        rel_tol=1e-6)
+    assert math.isclose(haversine_m(0, 179.999, 0, -179.999),
+                        0.002 * EARTH_RADIUS_M * math.pi / 180, rel_tol=1e-6)
 
 
 @given(st.floats(-80, 80), st.floats(-180, 179.99), st.floats(-3000, 3000), st.floats(-3000, 3000))

@@ -103,7 +103,7 @@ def test_event_level_violates_exactly_where_L_and_t_hold_two_events(case):
 @settings(max_examples=60)
 @given(inputs(max_n=300), st.integers(0, 2**32 - 1))
 def test_skip_never_reads_landmark_values(case, seed2):
-    x, mask, epsilon, w, seed = case
+    x, mask, epsilon, _, seed = case
     other = x.copy()
     other[mask] = np.random.default_rng(seed2).normal(0, 1e4, int(mask.sum()))
     a = release_values(x, mask, epsilon=epsilon, scheme="skip", rng=seed)
@@ -122,7 +122,7 @@ def test_skip_never_reads_landmark_values(case, seed2):
 @settings(max_examples=60)
 @given(inputs(max_n=300), st.integers(0, 2**32 - 1))
 def test_adaptive_never_reads_approximated_timestamps(case, seed2):
-    x, mask, epsilon, w, seed = case
+    x, mask, epsilon, _, seed = case
     a = release_values(x, mask, epsilon=epsilon, scheme="adaptive", rng=seed)
     skipped = ~a.published
     other = x.copy()

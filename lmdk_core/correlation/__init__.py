@@ -2,7 +2,8 @@
 
 * :mod:`.matrices` — validate, reverse (Bayes), estimate from a trajectory, synthetic presets.
 * :mod:`.neighbours` — the release's neighbour relation as per-pair step losses.
-* :mod:`.increment` — the loss increment L(α), exact, precomputed per matrix (:class:`EnvelopeLoss`).
+* :mod:`.increment` — the loss increment L(α), exact, precomputed per matrix
+  (:class:`EnvelopeLoss`).
 * :mod:`.loss` — BPL / FPL / TPL per timestamp for any budget vector, and the landmark view.
 * :mod:`.suprema` — closed-form suprema for a constant budget.
 * :mod:`.model` — where the Markov model comes from (public, unreleased, released, DP).

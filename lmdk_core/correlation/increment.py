@@ -2,7 +2,8 @@
 
 For a matrix P, previous loss α ≥ 0 and y = e^α − 1 (algorithms.md §4):
 
-    L(α) = max over ordered row pairs (q, d), q ≠ d, max over J ⊆ states of log[(1 + y q_J) / (1 + y d_J)]
+    L(α) = max over ordered row pairs (q, d), q ≠ d,
+           max over J ⊆ states of log[(1 + y q_J) / (1 + y d_J)]
 
 Geometry used here: every subset J is a point (d_J, q_J) in the unit square and its value is
 log of the slope from (−1/y, −1/y) to that point, so the maximum is attained at a vertex of the
@@ -33,7 +34,9 @@ import numpy as np
 from ..errors import ParameterError
 from .matrices import check_transition_matrix
 
-__all__ = ["EnvelopeCache", "EnvelopeLoss", "envelope", "loss_increment", "loss_increment_fixed_point"]
+__all__ = [
+    "EnvelopeCache", "EnvelopeLoss", "envelope", "loss_increment", "loss_increment_fixed_point",
+]
 
 _REL_TOL = 1e-14  # relative slack when testing whether a point lies above the current hull
 _THREADS = max(1, min(4, os.cpu_count() or 1))  # threads for the once-per-matrix hull
@@ -102,7 +105,8 @@ def _merge_hull(hd, hq, h, pd, pq, m):
         if c > 0 and x == od[c - 1]:
             continue  # same abscissa, lower (sorted q descending within equal d)
         while c >= 2:
-            cross = (od[c - 1] - od[c - 2]) * (y - oq[c - 2]) - (oq[c - 1] - oq[c - 2]) * (x - od[c - 2])
+            cross = ((od[c - 1] - od[c - 2]) * (y - oq[c - 2])
+                     - (oq[c - 1] - oq[c - 2]) * (x - od[c - 2]))
             if cross >= 0.0:
                 c -= 1
             else:
@@ -121,12 +125,12 @@ def _merge_hull(hd, hq, h, pd, pq, m):
 def _sift_down(key, val, size, i):
     """Restore the max-heap property of key[:size] (val moved alongside) below position i."""
     while True:
-        l = 2 * i + 1
-        if l >= size:
+        left = 2 * i + 1
+        if left >= size:
             return
-        big = l
-        if l + 1 < size and key[l + 1] > key[l]:
-            big = l + 1
+        big = left
+        if left + 1 < size and key[left + 1] > key[left]:
+            big = left + 1
         if key[big] <= key[i]:
             return
         key[i], key[big] = key[big], key[i]
@@ -252,7 +256,8 @@ def _build_hull(P, rows):
                 pass
             elif m == 0:
                 continue
-            elif rmax > 1.0 and np.isfinite(rmax) and (tries < 256 or 8 * wins >= tries or (a + b) % 16 == 0):
+            elif rmax > 1.0 and np.isfinite(rmax) and (
+                    tries < 256 or 8 * wins >= tries or (a + b) % 16 == 0):
                 tries += 1
                 if _excluded(hd, hq, h, vq, vd, m, q0, tv, rmax, lam, hv):
                     wins += 1

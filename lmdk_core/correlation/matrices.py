@@ -75,7 +75,8 @@ def _check_marginal(marginal: Any, n: int) -> np.ndarray:
     except (TypeError, ValueError):
         raise MatrixError("marginal must be a numeric vector") from None
     if pi.ndim != 1 or pi.size != n:
-        raise MatrixError(f"marginal must have length {n} (one entry per state), got shape {pi.shape}")
+        raise MatrixError(
+            f"marginal must have length {n} (one entry per state), got shape {pi.shape}")
     if not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
         raise MatrixError("marginal must be finite, >= 0 and not all zero")
     return pi / pi.sum()
@@ -127,7 +128,8 @@ class TransitionModel:
 
     Attributes:
         P_forward: (n, n) P^F[a, k] = Pr(next cell k | current cell a).
-        P_backward: (n, n) P^B[a, k] = Pr(previous cell k | current cell a) (Bayes, empirical marginal).
+        P_backward: (n, n) P^B[a, k] = Pr(previous cell k | current cell a) (Bayes, empirical
+            marginal).
         marginal: (n,) fraction of points in each state.
         cells: (n, 2) int grid indices (ix east, iy north) of each state.
         centres: (n, 2) cell centres as (lat, lon) degrees.
@@ -188,7 +190,8 @@ def transition_matrix(
     lat = traj["lat"].to_numpy(dtype=np.float64)
     lon = traj["lon"].to_numpy(dtype=np.float64)
     if lat.size < 2:
-        raise ParameterError(f"traj needs at least 2 points to estimate transitions, got {lat.size}")
+        raise ParameterError(
+            f"traj needs at least 2 points to estimate transitions, got {lat.size}")
     if not (np.all(np.isfinite(lat)) and np.all(np.isfinite(lon))):
         raise ParameterError("traj has NaN or infinite coordinates")
     lat0, lon0 = float(lat[0]), float(lon[0])
