@@ -2,6 +2,8 @@
 # Both create .venv on first use and reinstall only when pyproject.toml changes.
 # Also: `make test-fast` (no slow or browser tests), `make lint` (ruff + mypy), `make test-min`
 # (the fast tests against the oldest declared dependency versions, in .venv-min).
+# The suite runs on every core (pytest-xdist, `-n auto --dist loadfile` in pyproject.toml);
+# run one test serially with `.venv/bin/python -m pytest -n0 tests/test_x.py::test_y`.
 PYTHON ?= python3
 PORT ?= 8501
 VENV := .venv
