@@ -11,10 +11,14 @@ from hypothesis import strategies as st
 
 import lmdk_core as lm
 from lmdk_core.advice import (
+    SchemeEstimate,
     epsilon_for_error,
+    estimate_errors,
     interval_for_error,
     mean_error_factor,
     predict_errors,
+    recommend,
+    share_outside_view,
 )
 from lmdk_core.errors import ParameterError
 
@@ -94,14 +98,7 @@ def test_interval_for_error():
                               duration_s=3600, n=3600, n_landmarks=1800) is None
 
 
-# --------------------------------------------------------------------------- estimates, recommendation
-
-from lmdk_core.advice import (  # noqa: E402
-    SchemeEstimate,
-    estimate_errors,
-    recommend,
-    share_outside_view,
-)
+# --------------------------------------------------------------------------- estimates
 
 _SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
 _KINDS = ("closed form", "lower bound", "simulate")
