@@ -35,9 +35,10 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .validation import check_epsilon, check_int, check_positive
+from .validation import check_epsilon, check_int, check_nonnegative, check_positive
 
 __all__ = [
+    "PREFERENCE",
     "ErrorPrediction",
     "SchemeEstimate",
     "epsilon_for_error",
@@ -230,16 +231,37 @@ def estimate_errors(
                            p.landmark_private) for p in preds]
 
 
-def recommend(estimates: Sequence[SchemeEstimate]) -> SchemeEstimate | None:
-    """The landmark-private scheme with the smallest finite estimate (first in order on a tie);
-    None when no landmark-private scheme has a number."""
-    best: SchemeEstimate | None = None
-    for e in estimates:
-        if e.landmark_private and np.isfinite(e.estimate) and (
-            best is None or e.estimate < best.estimate
-        ):
-            best = e
-    return best
+PREFERENCE = ("skip", "uniform", "adaptive", "bd", "ba", "user", "event")
+"""Tie-break order of :func:`recommend`: landmark schemes before the baselines (with no
+landmarks Skip, Uniform and event-level are the same release)."""
+
+
+def recommend(estimates: Sequence[SchemeEstimate], *, margin: float = 0.05,
+              public_only: bool = True) -> SchemeEstimate | None:
+    """The landmark-private scheme with the smallest finite number; None when no
+    landmark-private scheme has one.
+
+    ``public_only`` (default): rank by :attr:`SchemeEstimate.predicted` only — closed forms and
+    bounds of T, |L|, ε and r — so the recommendation is a function of public quantities and
+    following it is not a data-dependent choice. ``public_only=False`` ranks by
+    :attr:`SchemeEstimate.estimate`, which may use the simulation on the true trace (then the
+    choice depends on the data: for the data owner's own judgement, not covered by ε).
+    A number that is not an exact expectation (a lower bound or one simulated run) counts as
+    ``(1 + margin)`` times itself, so a closed form wins unless the other is clearly smaller.
+    Ties go by :data:`PREFERENCE`.
+    """
+    margin = check_nonnegative(margin, "margin")
+
+    def number(e: SchemeEstimate) -> float:
+        return e.predicted if public_only else e.estimate
+
+    def rank(e: SchemeEstimate) -> tuple[float, int]:
+        value = number(e) * (1.0 if e.kind == "closed form" else 1.0 + margin)
+        order = PREFERENCE.index(e.scheme) if e.scheme in PREFERENCE else len(PREFERENCE)
+        return value, order
+
+    candidates = [e for e in estimates if e.landmark_private and np.isfinite(number(e))]
+    return min(candidates, key=rank) if candidates else None
 
 
 def share_outside_view(

@@ -116,17 +116,48 @@ def _estimates(draw):
 
 
 @settings(max_examples=80, deadline=None)
-@given(est=_estimates())
-def test_recommendation_is_landmark_private_and_has_the_smallest_estimate(est):
-    best = recommend(est)
-    candidates = [e for e in est if e.landmark_private and math.isfinite(e.estimate)]
+@given(est=_estimates(), margin=st.sampled_from([0.0, 0.05, 0.5]), public=st.booleans())
+def test_recommendation_is_landmark_private_and_has_the_smallest_estimate(est, margin, public):
+    best = recommend(est, margin=margin, public_only=public)
+
+    def number(e):
+        return e.predicted if public else e.estimate
+
+    candidates = [e for e in est if e.landmark_private and math.isfinite(number(e))]
     if not candidates:
         assert best is None
         return
-    assert best is not None and best.landmark_private
-    assert all(best.estimate <= e.estimate for e in candidates)
-    # the first scheme in the list wins a tie (a stable, documented choice)
-    assert best is next(e for e in candidates if e.estimate == best.estimate)
+    assert best is not None and best.landmark_private and best in candidates
+
+    def weighed(e):  # the contract: a non-exact number counts (1 + margin) times itself
+        return number(e) * (1.0 if e.kind == "closed form" else 1.0 + margin)
+
+    assert all(weighed(best) <= weighed(e) for e in candidates)
+    if margin == 0.0:
+        assert number(best) == min(number(e) for e in candidates)
+
+
+def test_public_recommendation_ignores_the_simulation():
+    """The default ranks by public closed forms and bounds only: a simulated number, however
+    small, cannot change it (so following it is not a data-dependent choice)."""
+    nan = float("nan")
+    est = [SchemeEstimate("uniform", 500.0, "closed form", nan, True),
+           SchemeEstimate("skip", 300.0, "lower bound", 5000.0, True),
+           SchemeEstimate("adaptive", nan, "simulate", 1.0, True)]
+    assert recommend(est).scheme == "skip"
+    assert recommend(est, public_only=False).scheme == "adaptive"
+
+
+def test_recommendation_ties_and_margin():
+    nan = float("nan")
+    same = [SchemeEstimate(s, 100.0, "closed form", nan, True) for s in ("event", "uniform",
+                                                                          "skip")]
+    assert recommend(same).scheme == "skip"  # landmark schemes first on a tie
+    sim = SchemeEstimate("adaptive", nan, "simulate", 98.0, True)
+    # one noisy run 2 % smaller: not enough
+    assert recommend([*same, sim], public_only=False).scheme == "skip"
+    assert recommend([*same, sim], margin=0.0, public_only=False).scheme == "adaptive"
+    assert recommend([SchemeEstimate("event", 1.0, "closed form", nan, False)]) is None
 
 
 def test_estimate_prefers_the_exact_expectation_then_the_simulation():
@@ -175,7 +206,7 @@ def test_estimate_errors_simulates_only_what_has_no_closed_form():
                                                   radius_m=100.0, rng=1)}
     assert again["bd"].simulated == est["bd"].simulated
     best = recommend(list(est.values()))
-    assert best is not None and best.scheme != "event"
+    assert best is not None and best.scheme == "skip"  # the public bound beats Uniform's k·r·|L|/ε
     # no landmarks: nothing needs simulating except the data-dependent schemes
     est0 = {e.scheme: e for e in estimate_errors((lat, lon), None, epsilon=1.0, radius_m=100.0)}
     assert math.isnan(est0["skip"].simulated) and est0["event"].landmark_private
