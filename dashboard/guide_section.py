@@ -23,13 +23,13 @@ from .formatting import fmt_distance, fmt_duration, fmt_number
 from .privacy_section import EPSILON_MAX, SCHEME_LABELS, Settings, use_epsilon, use_scheme
 
 PROTECTS = {
-    "event": "each single moment only — NOT your places",
-    "user": "the whole trace (every moment at once)",
-    "uniform": "your places together with any one other moment",
-    "skip": "your places + any one moment; the times you were there show",
-    "adaptive": "your places together with any one other moment",
-    "bd": "your places + one moment (windows of w moments)",
-    "ba": "your places + one moment (windows of w moments)",
+    "event": "single moments only — NOT your places",
+    "user": "every moment at once",
+    "uniform": "your places + any one moment",
+    "skip": "your places + any one moment (times shown)",
+    "adaptive": "your places + any one moment",
+    "bd": "your places + one moment per window",
+    "ba": "your places + one moment per window",
 }
 """What each scheme protects, in a few plain words (the guarantee of lmdk_core.accounting)."""
 
@@ -47,9 +47,9 @@ WHY = {
 """One-line reasons shown with the recommendation."""
 
 HOW = {
-    "closed form": "formula (exact average)",
-    "lower bound": "simulated on your trace (formula: at least this)",
-    "simulate": "simulated on your trace",
+    "closed form": "formula",
+    "lower bound": "trial run on your trace",
+    "simulate": "trial run on your trace",
 }
 
 CACHE_KEY = "guide_estimates"
@@ -79,14 +79,14 @@ def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
 def _table(est: list[advice.SchemeEstimate], best: str | None, current: str) -> pd.DataFrame:
     rows = []
     for e in est:
-        name = SCHEME_LABELS.get(e.scheme, e.scheme)
+        name = SCHEME_LABELS.get(e.scheme, e.scheme).split(" (")[0]
         mark = " ★ recommended" if e.scheme == best else ""
         mark += " (selected)" if e.scheme == current else ""
         rows.append({
             "Scheme": name + mark,
+            "Expected mean error": fmt_distance(e.estimate),
             "Protects your places?": "yes" if e.landmark_private else "NO",
             "What it protects": PROTECTS.get(e.scheme, ""),
-            "Expected mean error": fmt_distance(e.estimate),
             "How we know": HOW.get(e.kind, e.kind),
         })
     return pd.DataFrame(rows)
@@ -119,7 +119,7 @@ def _off_map(traj: pd.DataFrame, release: Any, recommended: str | None) -> None:
                  "the release maps each noisy point back onto the Earth's surface (valid "
                  "coordinates; post-processing, so no extra privacy cost), but such points say "
                  "nothing about where you were.")
-    st.warning(text, icon="🗺️")
+    st.warning(text, icon=":material/travel_explore:")
 
 
 def render(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray, release: Any) -> None:
@@ -165,7 +165,7 @@ def _guide(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
     if n_lm == 0:
         st.caption("No places marked yet: every scheme protects each moment at ε alike. Mark "
                    "your places on the map to see the difference.")
-    st.caption("Rows 'simulated on your trace' come from one trial release of your true trace "
+    st.caption("Rows 'trial run on your trace' come from one trial release of your true trace "
                "with a fixed seed: for your eyes only — never exported, never the release you "
                "download.")
     _target(traj, s, mask, by)

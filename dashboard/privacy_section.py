@@ -61,6 +61,19 @@ EPSILON_MAX = 100.0
 DEFAULT_RADIUS_M = 200.0
 
 
+GLOSSARY = (
+    ("|L|", "|L| = moments at your places"),
+    ("ε/T", "T = all moments"),
+    (" w ", "w = window length in moments"),
+)
+
+
+def _gloss(text: str) -> str:
+    """Plain meanings of the symbols that ``text`` uses, as one trailing sentence."""
+    used = [meaning for symbol, meaning in GLOSSARY if symbol in text]
+    return f" ({'; '.join(used)}.)" if used else ""
+
+
 def use_epsilon(value: float) -> None:
     """Button callback: set the sidebar's ε before the widget is drawn (this section's key)."""
     st.session_state["epsilon"] = float(value)
@@ -104,7 +117,7 @@ def controls() -> Settings:
         "of each scheme for your places and recommends one. "
         + " ".join(f"{SCHEME_LABELS[k].split(' (')[0]}: {v}" for k, v in rl.SCHEME_INFO.items()),
     )
-    st.caption(rl.SCHEME_INFO[scheme])
+    st.caption(rl.SCHEME_INFO[scheme] + _gloss(rl.SCHEME_INFO[scheme]))
     params: dict[str, Any] = {}
     for name, default in rl.SCHEME_PARAMS.get(scheme, {}).items():
         widget_key = f"param_{scheme}_{name}"

@@ -46,6 +46,20 @@ def test_closed_forms_match_simulated_releases():
     err = lm.error_metres((lat, lon), rel)
     assert err[~mask].mean() == pytest.approx(pred["skip"].mean_error, rel=0.05)
     assert pred["skip"].kind == "lower bound"
+    # Skip's landmark moments (a republished older point) are at least as far off: the bound
+    assert err[mask & np.isfinite(err)].mean() >= 0.9 * pred["skip"].mean_error
+
+
+def test_user_level_closed_form_matches_repeated_releases():
+    """User-level on a short trace (ε/T per moment), 100 independent releases: k·r·T/ε."""
+    n, eps, r = 50, 50.0, 100.0  # ε_t = 1: noise of ~290 m, far below the Earth's radius
+    lat, lon = np.full(n, 39.9), np.full(n, 116.4)
+    pred = _by_scheme(predict_errors(n=n, n_landmarks=0, epsilon=eps, radius_m=r))["user"]
+    gen = np.random.default_rng(21)
+    errs = [lm.error_metres((lat, lon), lm.release_locations((lat, lon), None, epsilon=eps,
+                                                             scheme="user", radius_m=r, rng=gen))
+            for _ in range(100)]
+    assert np.mean(errs) == pytest.approx(pred.mean_error, rel=0.05)
 
 
 def test_values_use_laplace_mean_absolute_noise():

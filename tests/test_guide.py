@@ -86,6 +86,8 @@ def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
     assert "Skip" in _recommended(app)
     text = " ".join(c.value for c in app.caption)
     assert "for your eyes only" in text and "never exported" in text
+    # the seeded trial runs never become the page's release (which is what exports use)
+    assert not _kept(app)[-1].seeded
 
 
 def test_use_recommended_scheme_button(app, fake_map, home):
