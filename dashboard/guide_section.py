@@ -52,6 +52,15 @@ HOW = {
     "simulate": "trial run on your trace",
 }
 
+COLUMNS = {
+    "Scheme": st.column_config.TextColumn(width=200),
+    "Expected mean error": st.column_config.TextColumn("Mean error", width=95),
+    "Protects your places?": st.column_config.TextColumn("Protects places?", width=85),
+    "What it protects": st.column_config.TextColumn(width=250),
+    "How we know": st.column_config.TextColumn(width=140),
+}
+"""Column widths that keep the guide's table inside the page at 1280 px."""
+
 CACHE_KEY = "guide_estimates"
 KEPT = 4
 """Estimates kept per session (the simulation reads the true trace: never shared)."""
@@ -65,7 +74,7 @@ def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
                ) -> list[advice.SchemeEstimate]:
     """advice.estimate_errors, kept in this session for the current data, places and settings."""
     digest = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
-    ck = (key, digest, s.epsilon, s.radius_m, s.scheme, s.params)
+    ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None)
     kept: dict = st.session_state.setdefault(CACHE_KEY, {})
     if ck not in kept:
         params = {s.scheme: dict(s.params)} if s.params else None
@@ -146,7 +155,7 @@ def _guide(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
         "average distance between your true and released locations, per scheme."
     )
     st.dataframe(_table(est, best.scheme if best else None, s.scheme), hide_index=True,
-                 width="stretch", key="guide_table")
+                 width="stretch", key="guide_table", column_config=COLUMNS)
     if best is not None:
         label = SCHEME_LABELS[best.scheme].split(" (")[0]
         st.success(f"Recommended: **{label}** — of the schemes that protect your places, the "
