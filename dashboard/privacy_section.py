@@ -368,6 +368,7 @@ def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> N
         "and dummy) stayed protected at ε − ε_sel in every run (ε_sel: the part of ε spent on "
         "choosing the dummies)."
     )
+    st.session_state.dummy_comparison = table  # the numbers behind the formatted table
     st.dataframe(display_table(table), hide_index=True, width="stretch",
                  key="dummy_comparison_table")
 
