@@ -24,6 +24,7 @@ from dashboard import (  # noqa: E402
     compute,
     data_section,
     export_section,
+    guide_section,
     hide_section,
     loss_section,
     map_section,
@@ -91,6 +92,7 @@ def trace_page() -> None:
     release = privacy_section.compute_release(traj, key, settings, hide=hide)
     with map_box:
         map_section.render(traj, key, tiles, release if show_release else None, mask)
+    guide_section.render(traj, key, settings, mask, release)
     privacy_section.render(traj, key, settings, release, mask)
     temporal, landmark_loss = loss_section.render(traj, key, settings, release, mask)
     export_section.render(traj, settings, release, mask, temporal, landmark_loss)

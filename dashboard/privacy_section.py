@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk_core import accounting, figures, metrics
+from lmdk_core import accounting, advice, figures, metrics
 from lmdk_core import release as rl
 from lmdk_core.errors import LmdkError
 
@@ -30,13 +30,59 @@ SCHEME_LABELS = {
     "ba": "BA — budget absorption",
 }
 
-PARAM_HELP = {
-    "w": "Window length in timestamps: any w consecutive timestamps together spend at most ε.",
-    "s_min": "Lowest sampling rate (0–1): the adaptive scheme never releases less often than this.",
-    "inc": "How much the sampling rate rises when the released trace drifts from the data.",
-    "dec": "How much the sampling rate falls while the released trace stays close.",
-    "sample_landmarks": "Always release a fresh location at landmark timestamps.",
+PARAM_LABELS = {
+    "w": "Window (moments)",
+    "s_min": "Lowest sampling rate (share of moments, 0–1)",
+    "inc": "Sampling-rate step up (when you move)",
+    "dec": "Sampling-rate step down (when you stay)",
+    "sample_landmarks": "Always release a fresh point at your places",
 }
+"""Plain labels of the scheme parameters (lmdk_core.release.SCHEME_PARAMS names)."""
+
+PARAM_HELP = {
+    "w": "Window length, in moments (timestamps): any w consecutive moments together spend at "
+    "most ε. Whole number ≥ 1.",
+    "s_min": "Lowest sampling rate, a share between 0 and 1: the adaptive scheme releases a fresh "
+    "point at least this often (0.1 = one moment in ten).",
+    "inc": "How much the sampling rate (share 0–1) rises after a release that moved further than "
+    "the noise: the trace is changing, so sample more.",
+    "dec": "How much the sampling rate (share 0–1) falls after a release that stayed within the "
+    "noise: the trace is quiet, so sample less.",
+    "sample_landmarks": "Always release a fresh location at the moments at your places (landmark "
+    "timestamps) instead of repeating the last one.",
+}
+
+DEFAULT_SCHEME = "skip"
+"""Default scheme. Skip is landmark-private and spends the full ε on ordinary moments, so on the
+sample (alice, Home + Clinic: 7,046 of 11,373 moments at the places) the first picture has a mean
+error of ~0.9 km at ε = 1, r = 200 m, where Uniform gives ~3,800 km (ε/7,047 per moment)."""
+DEFAULT_EPSILON = 1.0
+EPSILON_MAX = 100.0
+DEFAULT_RADIUS_M = 200.0
+
+
+GLOSSARY = (
+    ("|L|", "|L| = moments at your places"),
+    ("ε/T", "T = all moments"),
+    (" w ", "w = window length in moments"),
+)
+
+
+def _gloss(text: str) -> str:
+    """Plain meanings of the symbols that ``text`` uses, as one trailing sentence."""
+    used = [meaning for symbol, meaning in GLOSSARY if symbol in text]
+    return f" ({'; '.join(used)}.)" if used else ""
+
+
+def use_epsilon(value: float) -> None:
+    """Button callback: set the sidebar's ε before the widget is drawn (this section's key)."""
+    st.session_state["epsilon"] = float(value)
+
+
+def use_scheme(scheme: str) -> None:
+    """Button callback: set the sidebar's allocation scheme (this section's key)."""
+    if scheme in rl.SCHEMES:
+        st.session_state["scheme"] = scheme
 
 
 @dataclass(frozen=True)
@@ -53,8 +99,8 @@ def controls() -> Settings:
     epsilon = st.number_input(
         "Total privacy budget ε",
         min_value=0.0,
-        max_value=100.0,
-        value=1.0,
+        max_value=EPSILON_MAX,
+        value=DEFAULT_EPSILON,
         step=0.1,
         format="%.3f",
         key="epsilon",
@@ -64,40 +110,48 @@ def controls() -> Settings:
     scheme = st.selectbox(
         "Allocation scheme",
         rl.SCHEMES,
-        index=rl.SCHEMES.index("uniform"),
+        index=rl.SCHEMES.index(DEFAULT_SCHEME),
         format_func=lambda s: SCHEME_LABELS.get(s, s),
         key="scheme",
-        help="How ε is spread over time: "
-        + " ".join(f"{k}: {v}" for k, v in rl.SCHEME_INFO.items()),
+        help="How ε is spread over time. The guide under the map shows the expected error "
+        "of each scheme for your places and recommends one. "
+        + " ".join(f"{SCHEME_LABELS[k].split(' (')[0]}: {v}" for k, v in rl.SCHEME_INFO.items()),
     )
-    st.caption(rl.SCHEME_INFO[scheme])
+    st.caption(rl.SCHEME_INFO[scheme] + _gloss(rl.SCHEME_INFO[scheme]))
     params: dict[str, Any] = {}
     for name, default in rl.SCHEME_PARAMS.get(scheme, {}).items():
         widget_key = f"param_{scheme}_{name}"
+        label = PARAM_LABELS.get(name, name.replace("_", " ").capitalize())
         helptext = PARAM_HELP.get(
-            name, f"Parameter {name!r} of the {scheme} scheme (default {default})."
+            name, f"A setting of the {SCHEME_LABELS.get(scheme, scheme)} scheme (default "
+            f"{default})."
         )
         if isinstance(default, bool):
-            params[name] = st.checkbox(name, value=default, key=widget_key, help=helptext)
+            params[name] = st.checkbox(label, value=default, key=widget_key, help=helptext)
         elif isinstance(default, int):
-            params[name] = int(
-                st.number_input(name, value=default, step=1, key=widget_key, help=helptext)
-            )
+            params[name] = int(st.number_input(label, value=default, min_value=1, step=1,
+                                               key=widget_key, help=helptext))
         elif isinstance(default, float):
-            params[name] = float(
-                st.number_input(name, value=default, format="%.4g", key=widget_key, help=helptext)
-            )
+            params[name] = float(st.number_input(label, value=default, min_value=0.0,
+                                                 max_value=1.0, step=0.05, format="%.2f",
+                                                 key=widget_key, help=helptext))
         else:
-            params[name] = st.text_input(name, value=str(default), key=widget_key, help=helptext)
+            params[name] = st.text_input(label, value=str(default), key=widget_key, help=helptext)
     radius = st.number_input(
         "Protection radius r (m)",
         min_value=1.0,
         max_value=100_000.0,
-        value=200.0,
+        value=DEFAULT_RADIUS_M,
         step=50.0,
         key="radius_m",
-        help="Geo-indistinguishability scale: with budget ε_t, locations within r metres are "
-        "indistinguishable up to ε_t. The released point is about 2·r/ε_t metres off on average.",
+        help="How far apart two locations may be and still look alike to an observer (metres): "
+        "with the budget ε_t of one moment, locations within r are indistinguishable up to ε_t. "
+        f"A released point is about {fmt_number(advice.mean_error_factor())}·r/ε_t metres off "
+        "on average.",
+    )
+    st.caption(
+        "ε: your total privacy budget — smaller means stronger protection and more noise. "
+        "r: locations closer than r look alike. ε_t: the part of ε spent at one moment."
     )
     return Settings(float(epsilon), scheme, compute.params_key(params), float(radius))
 
@@ -143,8 +197,9 @@ def render(
     if release.scheme == "budget":
         st.info(
             "The release uses the TPL-bounded allocation of section 5, not the sidebar scheme "
-            f"(its landmark guarantee: max G_t = {release.params['achieved_guarantee']:.3g}, "
-            f"judged against ε = {s.epsilon:.3g}). Switch it off there.",
+            "(its landmark guarantee — the protection level of your places plus one moment: "
+            f"largest G_t = {fmt_number(release.params['achieved_guarantee'])}, judged against "
+            f"ε = {fmt_number(s.epsilon)}). Switch it off there.",
             icon="ℹ️",
         )
     guarantee = accounting.landmark_guarantee(release.eps, mask)
@@ -189,11 +244,15 @@ def render(
     ok = accounting.satisfies_landmark_privacy(release.eps, mask, s.epsilon)
     c[3].metric(
         "Max G_t vs ε",
-        f"{fmt_number(gmax)} / {s.epsilon:.3g}",
+        f"{fmt_number(gmax)} / {fmt_number(s.epsilon)}",
         delta="landmark-private" if ok else "exceeds ε",
         delta_color="normal" if ok else "inverse",
         help="Largest landmark guarantee G_t = Σ_{landmarks ∪ {t}} ε_i. At most ε means every "
         "landmark visit (together with any one moment) is protected at level ε.",
+    )
+    st.caption(
+        "Σε_t: all the per-moment budgets added up (it may exceed ε). G_t: how much an observer "
+        "can learn about your places together with moment t — at most ε means protected."
     )
     if mask.sum() == 0:
         st.caption(
@@ -264,10 +323,12 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
                 )
             st.caption(
                 f"{int(table['runs'].iloc[0])} runs per scheme, the same random draws for every "
-                "scheme within a run; "
-                "MAE = mean location error in metres (± sample standard deviation over runs)."
+                "scheme within a run. Mean error: average distance between true and released "
+                "locations (± its spread over runs); largest protection level: the largest G_t, "
+                "to compare with ε."
             )
-            st.dataframe(table, hide_index=True, width="stretch")
+            st.dataframe(display_table(table), hide_index=True, width="stretch",
+                         key="comparison_table")
             st.plotly_chart(
                 figures.comparison_figure(table), key="comparison_chart", width="stretch"
             )
@@ -282,7 +343,7 @@ def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> N
         "Compare with dummy landmarks",
         key="compare_dummies_go",
         help=f"Every scheme on your landmarks with ε, and on landmarks plus dummies (chosen with "
-        f"ε_sel = {eps_sel:.3g}, '{generator}' candidates, as in section 2b) with ε − ε_sel: "
+        f"ε_sel = {fmt_number(eps_sel)}, '{generator}' candidates, as in section 2b) with ε − ε_sel: "
         "what hiding when you were at your places costs in error (a simulation).",
     ):
         return
@@ -302,8 +363,32 @@ def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> N
         st.error(str(err))
         return
     st.caption(
-        "MAE in metres without (real landmarks only) and with dummy landmarks, its ratio, and "
-        "the mean number of dummies; 'private' says whether G_t over real + dummy landmarks "
-        "stayed within ε − ε_sel in every run."
+        "Mean error without (your places only) and with dummy places, their ratio, and the "
+        "average number of dummy moments added; the last column says whether your places (real "
+        "and dummy) stayed protected at ε − ε_sel in every run (ε_sel: the part of ε spent on "
+        "choosing the dummies)."
     )
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.session_state.dummy_comparison = table  # the numbers behind the formatted table
+    st.dataframe(display_table(table), hide_index=True, width="stretch",
+                 key="dummy_comparison_table")
+
+
+def _yes_no(v: Any) -> str:
+    return "yes" if bool(v) else "NO"
+
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A comparison table for people: plain scheme names and column names, formatted values."""
+    from lmdk_core import comparison
+
+    def ratio(v: Any) -> str:
+        return f"× {fmt_number(v)}"
+
+    return comparison.display_frame(table, {
+        "scheme": lambda v: SCHEME_LABELS.get(v, str(v)).split(" (")[0],
+        "mae_m_mean": fmt_distance, "mae_m_std": fmt_distance,
+        "mae_real": fmt_distance, "mae_dummies": fmt_distance, "mae_ratio": ratio,
+        "fresh_share_mean": lambda v: f"{100 * float(v):.0f} %",
+        "budget_spent": fmt_number, "max_guarantee": fmt_number, "dummies_mean": fmt_number,
+        "landmark_private": _yes_no, "landmark_private_dummies": _yes_no, "runs": fmt_number,
+    })

@@ -19,23 +19,35 @@ Per scheme (fresh releases only; ε_t from :mod:`lmdk_core.allocation`):
 * skip   ``k·r/ε`` at the T − |L| regular timestamps; landmarks repeat the last regular release,
   so their error adds the distance moved since then (``kind="lower bound"`` for the mean);
 * adaptive / bd / ba: data-dependent (``kind="simulate"``).
+
+:func:`estimate_errors` adds a quick seeded simulation on the true trace for the schemes without
+a closed form, and :func:`recommend` picks the landmark-private scheme with the smallest estimate.
+Those numbers depend on the data: they are for the data owner's eyes only (never exported, never
+part of a release). Derivations: ``docs/advice.md``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .errors import ParameterError
-from .validation import check_epsilon, check_int, check_positive
+from .validation import check_epsilon, check_int, check_nonnegative, check_positive
 
 __all__ = [
+    "PREFERENCE",
     "ErrorPrediction",
+    "SchemeEstimate",
     "epsilon_for_error",
+    "estimate_errors",
     "interval_for_error",
     "mean_error_factor",
     "predict_errors",
+    "recommend",
+    "share_outside_view",
 ]
 
 _CLOSED = ("event", "user", "uniform")
@@ -161,3 +173,114 @@ def interval_for_error(
         return 0.0
     n_release = allowed * n / n_landmarks  # T' with |L'| = allowed
     return float(duration / max(np.floor(n_release), 1.0))
+
+
+# --------------------------------------------------------------------------- estimates on the data
+
+
+@dataclass(frozen=True)
+class SchemeEstimate:
+    """A scheme's closed-form prediction next to a quick simulation on the data (metres).
+
+    ``predicted``/``kind``: as :class:`ErrorPrediction`; ``simulated``: mean error of one seeded
+    release on the true trace (NaN when not simulated). :attr:`estimate` is the number to show.
+    """
+
+    scheme: str
+    predicted: float
+    kind: str
+    simulated: float
+    landmark_private: bool
+
+    @property
+    def estimate(self) -> float:
+        """The exact expectation where a closed form exists, else the simulation, else the bound."""
+        if self.kind == "closed form" or not np.isfinite(self.simulated):
+            return self.predicted
+        return self.simulated
+
+
+def estimate_errors(
+    traj: Any, landmarks: Any, *, epsilon: float, radius_m: float, rng: int = 0,
+    params: Mapping[str, Mapping[str, Any]] | None = None, simulate: bool = True,
+) -> list[SchemeEstimate]:
+    """Closed forms for every scheme plus, where none is exact (Skip with landmarks, Adaptive,
+    BD, BA), the mean error of one release simulated on ``traj`` with the seeded generator
+    ``rng``.
+
+    The simulation uses the true trace and a fixed seed: it is a what-if for the data owner,
+    never a release; nothing from it may reach an export. ``params``: per-scheme parameters as
+    in :func:`lmdk_core.comparison.compare_schemes` (unused schemes are ignored).
+    """
+    from .accounting import as_landmark_mask
+    from .comparison import compare_schemes
+    from .landmarks import trajectory_points
+
+    lat, lon = trajectory_points(traj)
+    mask = as_landmark_mask(landmarks, lat.size)
+    preds = predict_errors(n=lat.size, n_landmarks=int(mask.sum()), epsilon=epsilon,
+                           radius_m=radius_m)
+    todo = [p.scheme for p in preds if p.kind != "closed form"] if simulate else []
+    sim: dict[str, float] = {}
+    if todo and lat.size:
+        chosen = {k: dict(v) for k, v in (params or {}).items() if k in todo}
+        table = compare_schemes((lat, lon), mask, epsilon=epsilon, schemes=todo, runs=1,
+                                rng=rng, radius_m=radius_m, params=chosen or None)
+        sim = dict(zip(table["scheme"], table["mae_m_mean"].astype(float), strict=True))
+    return [SchemeEstimate(p.scheme, p.mean_error, p.kind, sim.get(p.scheme, float("nan")),
+                           p.landmark_private) for p in preds]
+
+
+PREFERENCE = ("skip", "uniform", "adaptive", "bd", "ba", "user", "event")
+"""Tie-break order of :func:`recommend`: landmark schemes before the baselines (with no
+landmarks Skip, Uniform and event-level are the same release)."""
+
+
+def recommend(estimates: Sequence[SchemeEstimate], *, margin: float = 0.05,
+              public_only: bool = True) -> SchemeEstimate | None:
+    """The landmark-private scheme with the smallest finite number; None when no
+    landmark-private scheme has one.
+
+    ``public_only`` (default): rank by :attr:`SchemeEstimate.predicted` only — closed forms and
+    bounds of T, |L|, ε and r — so the recommendation is a function of public quantities and
+    following it is not a data-dependent choice. ``public_only=False`` ranks by
+    :attr:`SchemeEstimate.estimate`, which may use the simulation on the true trace (then the
+    choice depends on the data: for the data owner's own judgement, not covered by ε).
+    A number that is not an exact expectation (a lower bound or one simulated run) counts as
+    ``(1 + margin)`` times itself, so a closed form wins unless the other is clearly smaller.
+    Ties go by :data:`PREFERENCE`.
+    """
+    margin = check_nonnegative(margin, "margin")
+
+    def number(e: SchemeEstimate) -> float:
+        return e.predicted if public_only else e.estimate
+
+    def rank(e: SchemeEstimate) -> tuple[float, int]:
+        value = number(e) * (1.0 if e.kind == "closed form" else 1.0 + margin)
+        order = PREFERENCE.index(e.scheme) if e.scheme in PREFERENCE else len(PREFERENCE)
+        return value, order
+
+    candidates = [e for e in estimates if e.landmark_private and np.isfinite(number(e))]
+    return min(candidates, key=rank) if candidates else None
+
+
+def share_outside_view(
+    lat: Any, lon: Any, released_lat: Any, released_lon: Any, *, pad: float = 0.25,
+) -> float:
+    """Share of released points (NaN = no release, ignored) outside the true trace's bounding
+    box enlarged by ``pad`` of its size on every side (at least ~1 km): the part of the release
+    a map fitted to the trace cannot show. Display only (it reads the true trace)."""
+    lat = np.asarray(lat, dtype=np.float64)
+    lon = np.asarray(lon, dtype=np.float64)
+    rlat = np.asarray(released_lat, dtype=np.float64)
+    rlon = np.asarray(released_lon, dtype=np.float64)
+    ok = np.isfinite(rlat) & np.isfinite(rlon)
+    if not ok.any() or lat.size == 0:
+        return 0.0
+    pad = check_positive(pad, "pad") if pad else 0.0
+    min_deg = 0.01  # ~1 km: a trace that never moves still gets a readable view
+    dlat = max(float(lat.max() - lat.min()) * pad, min_deg)
+    dlon = max(float(lon.max() - lon.min()) * pad, min_deg)
+    inside = ((rlat >= lat.min() - dlat) & (rlat <= lat.max() + dlat)
+              & (rlon >= lon.min() - dlon) & (rlon <= lon.max() + dlon))
+    return float(1.0 - inside[ok].mean())

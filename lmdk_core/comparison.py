@@ -15,7 +15,7 @@ between draws.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,8 @@ from .release import SCHEMES, release_locations
 from .validation import check_epsilon, check_int, check_positive
 
 __all__ = [
-    "COMPARISON_COLUMNS", "DUMMY_COMPARISON_COLUMNS", "compare_schemes", "compare_with_dummies"
+    "COLUMN_LABELS", "COMPARISON_COLUMNS", "DUMMY_COMPARISON_COLUMNS", "compare_schemes",
+    "compare_with_dummies", "display_frame",
 ]
 
 COMPARISON_COLUMNS = (
@@ -236,3 +237,35 @@ def compare_with_dummies(
                      "dummies_mean": float(dum.mean()), "landmark_private_dummies": private,
                      "runs": runs})
     return pd.DataFrame(rows, columns=list(DUMMY_COMPARISON_COLUMNS))
+
+
+# Display: human column names for both tables (units in the name; values formatted by the caller).
+
+COLUMN_LABELS: dict[str, str] = {
+    "scheme": "Scheme",
+    "mae_m_mean": "Mean error",
+    "mae_m_std": "± spread over runs",
+    "fresh_share_mean": "Fresh releases",
+    "budget_spent": "Budget spent (sum of ε per moment)",
+    "max_guarantee": "Largest protection level used at your places",
+    "landmark_private": "Protects your places (landmark-private)",
+    "runs": "Runs",
+    "mae_real": "Mean error, your places only",
+    "mae_dummies": "Mean error, with dummy places",
+    "mae_ratio": "Error ratio (with dummies / without)",
+    "dummies_mean": "Dummy moments added (mean)",
+    "landmark_private_dummies": "Protects your places with dummies",
+}
+"""Plain names of the columns of :func:`compare_schemes` and :func:`compare_with_dummies`."""
+
+
+def display_frame(
+    table: pd.DataFrame, formatters: Mapping[str, Callable[[Any], str]] | None = None,
+) -> pd.DataFrame:
+    """``table`` for people: each column passed through ``formatters[column]`` (if given) and
+    renamed with :data:`COLUMN_LABELS` (unknown columns keep their name). Returns a new frame."""
+    out = table.copy()
+    for col, fmt in (formatters or {}).items():
+        if col in out.columns:
+            out[col] = [fmt(v) for v in out[col]]
+    return out.rename(columns=COLUMN_LABELS)

@@ -396,7 +396,7 @@ def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     assert {"configuration", "places", "series", "summary", "correlation", "metrics"} <= set(
         analysis)
     assert analysis["places"][0]["name"] == "Home"
-    assert analysis["configuration"]["scheme"] == "uniform"
+    assert analysis["configuration"]["scheme"] == "skip"  # the default scheme
     assert analysis["summary"]["landmark_private"] is True
     assert '"seed"' not in files[PRIVATE_LABELS[0]]
     places = pl.places_from_geojson(files[PRIVATE_LABELS[1]])

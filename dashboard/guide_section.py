@@ -1,0 +1,227 @@
+"""Guide before releasing: the expected error of every scheme for the current places, a
+recommendation, the ε (or release interval) that reaches a target accuracy, and a warning when
+the release falls off the map. Numbers come from lmdk_core.advice; this module lays them out.
+
+The simulated numbers use the true trace with a fixed seed: they are shown to the data owner
+only, kept in this session, and never reach an export or a release.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from lmdk_core import advice
+from lmdk_core.errors import LmdkError
+
+from .formatting import fmt_distance, fmt_duration, fmt_number
+from .privacy_section import EPSILON_MAX, SCHEME_LABELS, Settings, use_epsilon, use_scheme
+
+PROTECTS = {
+    "event": "single moments only — NOT your places",
+    "user": "every moment at once",
+    "uniform": "your places + any one moment",
+    "skip": "your places + any one moment (times shown)",
+    "adaptive": "your places + any one moment",
+    "bd": "your places + one moment per window",
+    "ba": "your places + one moment per window",
+}
+"""What each scheme protects, in a few plain words (the guarantee of lmdk_core.accounting)."""
+
+WHY = {
+    "event": "it adds the least noise — but protects single moments only, not your places.",
+    "user": "it is the only one that protects every moment at once; expect huge noise.",
+    "uniform": "few moments at your places, so ε/(landmarks + 1) per moment is still large.",
+    "skip": "it spends the full ε on ordinary moments and repeats the last released point at "
+    "your places instead of releasing them (so the times you were there are visible).",
+    "adaptive": "it releases only when you move and repeats the last point otherwise, so "
+    "each release gets its share of ε with fewer releases.",
+    "bd": "its private test releases only when the trace changes.",
+    "ba": "its private test releases only when the trace changes.",
+}
+"""One-line reasons shown with the recommendation."""
+
+HOW = {
+    "closed form": "formula",
+    "lower bound": "trial run on your trace",
+    "simulate": "trial run on your trace",
+}
+
+COLUMNS = {
+    "Scheme": st.column_config.TextColumn(width=200),
+    "Expected mean error": st.column_config.TextColumn("Mean error", width=95),
+    "Protects your places?": st.column_config.TextColumn("Protects places?", width=85),
+    "What it protects": st.column_config.TextColumn(width=250),
+    "How we know": st.column_config.TextColumn(width=140),
+}
+"""Column widths that keep the guide's table inside the page at 1280 px."""
+
+CACHE_KEY = "guide_estimates"
+KEPT = 4
+"""Estimates kept per session (the simulation reads the true trace: never shared)."""
+SEED = 0
+FAR_M = 1_000_000.0
+"""Mean error (m) from which the warning explains that released points scatter over the globe."""
+"""Fixed seed of the what-if simulation (display only; a seed never reaches an export)."""
+
+
+def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
+               ) -> list[advice.SchemeEstimate]:
+    """advice.estimate_errors, kept in this session for the current data, places and settings."""
+    digest = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
+    ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None)
+    kept: dict = st.session_state.setdefault(CACHE_KEY, {})
+    if ck not in kept:
+        params = {s.scheme: dict(s.params)} if s.params else None
+        kept[ck] = advice.estimate_errors(traj, mask, epsilon=s.epsilon, radius_m=s.radius_m,
+                                          rng=SEED, params=params)
+        while len(kept) > KEPT:
+            kept.pop(next(iter(kept)))
+    return kept[ck]
+
+
+def _table(est: list[advice.SchemeEstimate], best: str | None, current: str) -> pd.DataFrame:
+    rows = []
+    for e in est:
+        name = SCHEME_LABELS.get(e.scheme, e.scheme).split(" (")[0]
+        mark = " ★ recommended" if e.scheme == best else ""
+        mark += " (selected)" if e.scheme == current else ""
+        rows.append({
+            "Scheme": name + mark,
+            "Expected mean error": fmt_distance(e.estimate),
+            "Protects your places?": "yes" if e.landmark_private else "NO",
+            "What it protects": PROTECTS.get(e.scheme, ""),
+            "How we know": HOW.get(e.kind, e.kind),
+        })
+    return pd.DataFrame(rows)
+
+
+def _ceil_sig(x: float, digits: int = 3) -> float:
+    """x rounded UP to ``digits`` significant digits (so the rounded ε still meets a target)."""
+    if x <= 0 or not math.isfinite(x):
+        return x
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return math.ceil(x / step - 1e-9) * step
+
+
+def _off_map(traj: pd.DataFrame, release: Any, recommended: str | None) -> None:
+    """Warn when the released points fall outside the view of the trace (or at the poles)."""
+    if release is None or release.lat is None:
+        return
+    share = advice.share_outside_view(traj["lat"], traj["lon"], release.lat, release.lon)
+    if share < 0.5:
+        return
+    from lmdk_core.metrics import mae_metres
+
+    mean = mae_metres(traj, release)
+    hint = f" choose {SCHEME_LABELS[recommended].split(' (')[0]}," if recommended else ""
+    text = (f"Released points are on average {fmt_distance(mean)} away — {100 * share:.0f} % "
+            f"fall outside the map. Raise ε,{hint} or release fewer moments (sidebar: Release "
+            "interval).")
+    if mean >= FAR_M:
+        text += (" With noise of thousands of km the released points scatter over the globe: "
+                 "the release maps each noisy point back onto the Earth's surface (valid "
+                 "coordinates; post-processing, so no extra privacy cost), but such points say "
+                 "nothing about where you were.")
+    st.warning(text, icon=":material/travel_explore:")
+
+
+def render(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray, release: Any) -> None:
+    """The guide, drawn under the map (see the module docstring)."""
+    mask = np.asarray(mask, dtype=bool)
+    try:
+        est = _estimates(traj, key, s, mask)
+    except LmdkError as err:  # a bad setting is reported by the release; keep the page up
+        st.caption(f"No error estimates for these settings: {err}")
+        return
+    best = advice.recommend(est)
+    _off_map(traj, release, best.scheme if best else None)
+    with st.expander("Before you release: expected error of each scheme", expanded=True):
+        _guide(traj, s, mask, est, best)
+
+
+def _guide(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
+           est: list[advice.SchemeEstimate], best: advice.SchemeEstimate | None) -> None:
+    by = {e.scheme: e for e in est}
+    n, n_lm = int(mask.size), int(mask.sum())
+    st.markdown(
+        f"If you release now ({fmt_number(n)} moments, {fmt_number(n_lm)} of them at your "
+        f"places, ε = {fmt_number(s.epsilon)}, radius r = {fmt_distance(s.radius_m)}): the "
+        "average distance between your true and released locations, per scheme."
+    )
+    st.dataframe(_table(est, best.scheme if best else None, s.scheme), hide_index=True,
+                 width="stretch", key="guide_table", column_config=COLUMNS)
+    if best is not None:
+        label = SCHEME_LABELS[best.scheme].split(" (")[0]
+        st.success(f"Recommended: **{label}** — of the schemes that protect your places, the "
+                   f"smallest expected error ({fmt_distance(best.estimate)} here): "
+                   f"{WHY[best.scheme]}")
+        st.caption("The recommendation uses only the formulas of public counts (moments, moments "
+                   "at your places, ε, r), so following it reveals nothing more about your trace; "
+                   "the simulated rows are for your judgement.")
+        current = by.get(s.scheme)
+        worse = current is None or not current.landmark_private or not (
+            current.estimate <= best.estimate * 1.05)
+        if best.scheme != s.scheme and worse:
+            st.button(f"Use {label}", key="guide_use_scheme", on_click=use_scheme,
+                      args=(best.scheme,),
+                      help="Switch the sidebar's allocation scheme to the recommended one.")
+    if n_lm == 0:
+        st.caption("No places marked yet: every scheme protects each moment at ε alike. Mark "
+                   "your places on the map to see the difference.")
+    st.caption("Rows 'trial run on your trace' come from one trial release of your true trace "
+               "with a fixed seed: for your eyes only — never exported, never the release you "
+               "download.")
+    _target(traj, s, mask, by)
+
+
+def _target(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
+            by: dict[str, advice.SchemeEstimate]) -> None:
+    """Target accuracy → ε for the selected scheme (and the release interval for Uniform)."""
+    target = st.number_input(
+        "I want released points within about … metres on average", min_value=1.0,
+        max_value=10_000_000.0, value=500.0, step=100.0, key="guide_target_m",
+        help="A target mean error in metres: the guide computes the budget ε that reaches it "
+        "with the selected scheme.",
+    )
+    n, n_lm = int(mask.size), int(mask.sum())
+    scheme = s.scheme
+    name = SCHEME_LABELS.get(scheme, scheme).split(" (")[0]
+    if by[scheme].kind == "simulate":
+        fallback = "skip"
+        st.markdown(f"{name} has no formula: its error depends on how you move. For comparison, "
+                    f"{SCHEME_LABELS[fallback].split(' (')[0]}:")
+        scheme, name = fallback, SCHEME_LABELS[fallback].split(" (")[0]
+    need = advice.epsilon_for_error(scheme, target_error=float(target), n=n, n_landmarks=n_lm,
+                                    radius_m=s.radius_m)
+    need = _ceil_sig(need)
+    where = " at the moments it releases (your places repeat an older point)" if (
+        scheme == "skip" and n_lm) else ""
+    st.markdown(f"**{name}** reaches about {fmt_distance(float(target))}{where} at "
+                f"**ε = {fmt_number(need)}** (now ε = {fmt_number(s.epsilon)}).")
+    if need > EPSILON_MAX:
+        st.caption(f"That is beyond the largest ε this page allows ({fmt_number(EPSILON_MAX)}): "
+                   "such a budget protects next to nothing. Choose the recommended scheme or "
+                   "release fewer moments.")
+    elif not math.isclose(need, s.epsilon, rel_tol=1e-9):
+        st.button(f"Use ε = {fmt_number(need)}", key="guide_use_epsilon", on_click=use_epsilon,
+                  args=(need,), help="Set the sidebar's privacy budget ε to this value.")
+    if scheme == "uniform" and n_lm and "time" in traj and n > 1:
+        times = pd.to_datetime(traj["time"])
+        duration = float((times.max() - times.min()).total_seconds())
+        if duration > 0:
+            every = advice.interval_for_error(target_error_m=float(target), epsilon=s.epsilon,
+                                              radius_m=s.radius_m, duration_s=duration, n=n,
+                                              n_landmarks=n_lm)
+            if every is None:
+                st.caption("No release interval reaches it at this ε: even one release at your "
+                           "places is noisier than the target.")
+            elif every > 0:
+                st.caption(f"Or keep ε = {fmt_number(s.epsilon)} and release one location "
+                           f"every {fmt_duration(every)} (sidebar: Release interval) — an "
+                           "estimate: check the new error after resampling.")

@@ -1,0 +1,200 @@
+"""The guide before releasing (issue 13): predicted error per scheme, a recommendation, target
+accuracy → ε with a one-click button, meaningful defaults, plain words on the page."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import test_app
+from streamlit.testing.v1 import AppTest
+from test_app import APP, TIMEOUT, _kept, add_place_by_click, run
+
+from lmdk_core import advice
+from lmdk_core.geo import haversine_m
+from lmdk_core.landmarks import landmark_mask
+
+fake_map = test_app.fake_map  # shared fixtures (one definition, in test_app)
+home = test_app.home
+sample = test_app.sample
+
+
+@pytest.fixture(scope="module")
+def clinic(sample):
+    c = sample[(sample.uid == sample.uid.iloc[0]) & (sample.place == "clinic")]
+    return float(c.lat.median()), float(c.lon.median())
+
+
+@pytest.fixture
+def app(fake_map):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    return run(at)
+
+
+def _guide_table(at):
+    return next(d for d in at.dataframe if "Expected mean error" in d.value.columns).value
+
+
+def _recommended(at) -> str:
+    return next(s.value for s in at.success if s.value.startswith("Recommended"))
+
+
+def _mean_error_m(at) -> float:
+    """The release's mean error from the session (what the 'Mean error' metric shows)."""
+    from lmdk_core.metrics import mae_metres
+
+    rel = _kept(at)[-1]
+    df = at.session_state["df"]
+    traj = df[df.uid == df.uid.iloc[0]].reset_index(drop=True)
+    return mae_metres(traj, rel)
+
+
+def test_defaults_give_a_meaningful_first_picture(app, fake_map, home, clinic):
+    """Default scheme/ε/r: errors of hundreds of metres, before and after Home and Clinic."""
+    assert app.selectbox(key="scheme").value == "skip"
+    assert app.number_input(key="epsilon").value == 1.0
+    assert app.number_input(key="radius_m").value == 200.0
+    assert 100 <= _mean_error_m(app) <= 3000
+    add_place_by_click(app, fake_map, *home)
+    add_place_by_click(app, fake_map, *clinic)
+    assert len(app.session_state["places"]) == 2
+    err = _mean_error_m(app)
+    assert 100 <= err <= 3000, err
+    # released points sit near the trace: no off-map warning
+    assert not [w for w in app.warning if "outside the map" in w.value]
+    rel = _kept(app)[-1]
+    assert np.nanmax(np.abs(rel.lat)) < 41
+
+
+def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
+    add_place_by_click(app, fake_map, *home)
+    add_place_by_click(app, fake_map, *clinic)
+    table = _guide_table(app)
+    assert len(table) == 7
+    event = table[table["Scheme"].str.startswith("Event-level")].iloc[0]
+    assert event["Protects your places?"] == "NO" and "NOT" in event["What it protects"]
+    # the numbers match lmdk_core.advice on the same trace and places
+    traj = sample[sample.uid == sample.uid.iloc[0]].reset_index(drop=True)
+    mask = landmark_mask(traj, [(p["lat"], p["lon"], p["place_radius_m"])
+                                for p in app.session_state["places"]])
+    est = advice.estimate_errors(traj, mask, epsilon=1.0, radius_m=200.0, rng=0)
+    best = advice.recommend(est)
+    assert best is not None and best.landmark_private and best.scheme != "event"
+    assert "★ recommended" in table["Scheme"].iloc[[e.scheme for e in est].index(best.scheme)]
+    assert "Skip" in _recommended(app)
+    text = " ".join(c.value for c in app.caption)
+    assert "for your eyes only" in text and "never exported" in text
+    # the seeded trial runs never become the page's release (which is what exports use)
+    assert not _kept(app)[-1].seeded
+
+
+def test_use_recommended_scheme_button(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    app.selectbox(key="scheme").set_value("uniform")
+    run(app)
+    next(b for b in app.button if b.key == "guide_use_scheme").click()
+    run(app)
+    assert app.selectbox(key="scheme").value == "skip"
+    assert not [b for b in app.button if b.key == "guide_use_scheme"]
+
+
+@pytest.mark.parametrize("scheme", ["skip", "uniform"])
+def test_target_accuracy_sets_epsilon(app, fake_map, home, scheme):
+    """Type a target, click 'Use ε = …': the sidebar ε changes and the predicted error of the
+    scheme at that ε is within the target."""
+    add_place_by_click(app, fake_map, *home)
+    app.selectbox(key="scheme").set_value(scheme)
+    app.number_input(key="radius_m").set_value(100.0)
+    target = 300.0 if scheme == "skip" else 20_000_000.0 / 4
+    app.number_input(key="guide_target_m").set_value(target)
+    run(app)
+    before = app.number_input(key="epsilon").value
+    next(b for b in app.button if b.key == "guide_use_epsilon").click()
+    run(app)
+    eps = app.number_input(key="epsilon").value
+    assert eps != before and not app.error
+    n = len(_kept(app)[-1])
+    k = int(np.asarray(_kept(app)[-1].landmarks).sum())
+    pred = {p.scheme: p for p in advice.predict_errors(n=n, n_landmarks=k, epsilon=eps,
+                                                        radius_m=100.0)}[scheme]
+    assert pred.mean_error <= target
+    assert pred.mean_error >= 0.99 * target  # rounded up by at most 3 significant digits
+    # the new release really is about that accurate at the moments it releases fresh
+    rel = _kept(app)[-1]
+    assert rel.epsilon == eps
+
+
+def test_unreachable_target_says_so_and_offers_the_interval(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    app.selectbox(key="scheme").set_value("uniform")
+    app.number_input(key="guide_target_m").set_value(500.0)
+    run(app)
+    assert not [b for b in app.button if b.key == "guide_use_epsilon"]
+    text = " ".join(c.value for c in app.caption)
+    assert "beyond the largest ε" in text
+    assert "release one location every" in text or "No release interval" in text
+
+
+def test_huge_noise_warns_instead_of_a_broken_map(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    app.selectbox(key="scheme").set_value("user")
+    run(app)
+    warn = [w.value for w in app.warning if "outside the map" in w.value]
+    assert warn, [w.value for w in app.warning]
+    assert "km away" in warn[0] and "scatter over the globe" in warn[0]
+    rel = _kept(app)[-1]
+    # the release clamps latitude and wraps longitude: valid coordinates, however far
+    assert np.nanmax(np.abs(rel.lat)) <= 90 and np.nanmax(rel.lon) < 180
+    assert np.nanmin(rel.lon) >= -180
+    d = haversine_m(rel.lat[-1:], rel.lon[-1:], np.array([home[0]]), np.array([home[1]]))
+    assert np.isfinite(d).all()
+
+
+EXPONENT = re.compile(r"\d(?:\.\d+)?[eE][+-]?\d+")
+RAW = re.compile(r"\b(?:s_min|mae_m_mean|mae_m_std|fresh_share_mean|max_guarantee|"
+                 r"landmark_private|budget_spent|mae_real|mae_dummies)\b")
+
+
+def _texts(at) -> list[str]:
+    out = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    out += [f"{m.label} {m.value}" for m in at.metric]
+    out += [e.value for e in (*at.success, *at.warning, *at.info)]
+    for d in at.dataframe:
+        out.append(" ".join(map(str, d.value.columns)))
+        out += [str(v) for v in d.value.to_numpy().ravel()]
+    return out
+
+
+def test_plain_words_no_raw_names_no_exponents(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    app.selectbox(key="scheme").set_value("adaptive")
+    run(app)
+    labels = [w.label for w in (*app.number_input, *app.checkbox)]
+    assert not {"w", "s_min", "inc", "dec", "sample_landmarks"} & set(labels)
+    assert "Lowest sampling rate (share of moments, 0–1)" in labels
+    app.selectbox(key="scheme").set_value("bd")
+    app.slider(key="compare_runs").set_value(1)
+    run(app)
+    assert "Window (moments)" in [w.label for w in app.number_input]
+    next(b for b in app.button if b.label == "Run comparison").click()
+    run(app)
+    comp = next(d for d in app.dataframe if "Mean error" in d.value.columns).value
+    assert "Budget spent (sum of ε per moment)" in comp.columns
+    assert comp["Mean error"].str.endswith(("m", "km")).all()
+    for text in _texts(app):
+        assert not EXPONENT.search(text), text
+        assert not RAW.search(text), text
+    # the glossary sits next to the symbols
+    captions = " ".join(c.value for c in app.caption)
+    assert "Σε_t:" in captions and "G_t:" in captions and "ε:" in captions
+
+
+def test_guide_estimate_is_fast_and_cached(app, fake_map, home):
+    """The quick simulation runs once per setting (session cache), not on every rerun."""
+    add_place_by_click(app, fake_map, *home)
+    kept = app.session_state["guide_estimates"]
+    n = len(kept)
+    run(app)
+    assert len(app.session_state["guide_estimates"]) == n

@@ -1,0 +1,85 @@
+"""The guide in a real headless Chromium at three laptop/desktop sizes: the table sits inside
+the page, the recommendation shows, and 'Use ε = …' changes the sidebar's ε.
+Skipped only when /usr/bin/chromium is missing (`make chromium`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+import pytest
+from browser_driver import (
+    CHROMIUM,
+    click_map,
+    free_port,
+    home_of_first_user,
+    launch,
+    start_server,
+    stop_server,
+    wait_idle,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
+    ),
+]
+
+SIZES = [(1280, 720), (1440, 900), (1920, 1080)]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    port = free_port()
+    proc = start_server(port, log)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def test_guide_layout_and_use_epsilon(server, browser):
+    """One page load and one click (the server is slow to rerun on a shared machine), then the
+    layout at each size (resizing the same page) and one click on 'Use ε = …'."""
+    page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
+    try:
+        page.goto(f"{server}/?tiles=none")
+        wait_idle(page)
+        click_map(page, *home_of_first_user())
+        wait_idle(page)
+        guide = page.locator("[data-testid='stExpander']").filter(has_text="Before you release")
+        table = guide.locator("[data-testid='stDataFrame']")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(300)
+            table.scroll_into_view_if_needed()
+            box, outer = table.bounding_box(), guide.bounding_box()
+            assert box and outer, (width, height)
+            assert box["x"] + box["width"] <= outer["x"] + outer["width"] + 1, (width, height)
+            assert box["x"] + box["width"] <= width, (width, height)
+        assert guide.get_by_text("Recommended:").count() == 1
+        sidebar = page.locator("[data-testid='stSidebar']")
+        eps_box = sidebar.locator("input[aria-label='Total privacy budget ε']")
+        before = eps_box.input_value()
+        button = guide.get_by_role("button", name=re.compile("^Use ε = "))
+        wanted = button.inner_text().removeprefix("Use ε = ").replace(",", "")
+        button.click()
+        wait_idle(page)
+        after = eps_box.input_value()
+        assert after != before and float(after) == pytest.approx(float(wanted), abs=5e-4)
+    finally:
+        page.close()
