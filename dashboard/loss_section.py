@@ -39,6 +39,26 @@ SOURCE_HELP = (
     "ε_model-DP, and ε_model is added to the total budget you spend.",
 )
 DEFAULT_CENTRE = (39.99, 116.33)  # the bundled sample's area (public, synthetic data)
+MODEL_INFO_KEY = "loss_model_info"
+"""This section's record of the chosen correlation model (read by the export section)."""
+BOUNDED_OPEN_KEY = "bounded_open"
+"""The TPL-bounded expander's open state: it stays open after switching the release."""
+_TOKEN_PARAMS = {
+    "preset": ("strength", "cell_m", "radius_m"),
+    "released": ("release", "cell_m_requested", "radius_m"),
+    "dp": ("data", "epsilon_model", "protected_events", "centre", "extent_m", "cell_m",
+           "radius_m"),
+}
+
+
+def model_info(model: Any, token: tuple) -> dict[str, Any]:
+    """Source, description and parameters of a correlation model, for the private analysis."""
+    names = _TOKEN_PARAMS[token[0]]
+    params = {n: v for n, v in zip(names, token[1:], strict=True) if n not in ("release", "data")}
+    return {"source": model.source, "source_text": model.source_text,
+            "description": model.description, "parameters": params,
+            "epsilon_model": float(model.epsilon_model), "n_states": model.n_states,
+            "neighbour_relation": model.steps.relation}
 
 CURVES = """
 **How to read the curves** (all in units of ε; correlated ones are *upper bounds* under the
@@ -80,8 +100,10 @@ def render(
         "them apart. Default: the protection radius r.")
     chosen = _model(source, c2, traj, key, s, release, mask)
     if chosen is None:
+        st.session_state[MODEL_INFO_KEY] = None
         return None, None
     model, token = chosen
+    st.session_state[MODEL_INFO_KEY] = model_info(model, token)
     st.caption(f"Model: {model.description}. Source: {model.source_text}. "
                f"Neighbour relation: {model.steps.relation}.")
     try:
@@ -239,7 +261,11 @@ def _allocation(alpha: float, _model: Any, token: tuple, n: int) -> Any:
 @st.fragment
 def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple,
              mask: np.ndarray, separation: float) -> None:
-    with st.expander("Bound the temporal loss (TPL-bounded allocation)", expanded=False):
+    with st.expander("Bound the temporal loss (TPL-bounded allocation)", key=BOUNDED_OPEN_KEY,
+                     on_change="rerun"):
+        st.caption("TPL (temporal privacy loss): how much the whole release can reveal about "
+                   "one moment once you count that consecutive locations are related. This "
+                   "allocation picks each ε_t so that this bound never exceeds α.")
         if model.source == "released":
             st.info("A model estimated from this release cannot choose this release's budgets. "
                     "Pick the public preset or the DP estimate to compute the allocation.")
@@ -263,11 +289,12 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             return
         eps_b = np.asarray(alloc.eps)
         c = st.columns(3)
-        c[0].metric("Budget per timestamp", f"{float(np.median(eps_b)):.3g}",
-                    help="Median ε_t of the bounded allocation.")
-        c[1].metric("Bound, worst pair (bounded)", f"{float(np.max(lm_b.loss.tpl)):.3g}",
+        c[0].metric("Budget per timestamp", fmt_number(float(np.median(eps_b))),
+                    help="Median ε_t of the bounded allocation: the share of privacy budget "
+                    "a typical moment gets.")
+        c[1].metric("Bound, worst pair (bounded)", fmt_number(float(np.max(lm_b.loss.tpl))),
                     help="At most α by construction (upper bound on the loss of one moment).")
-        c[2].metric("Model cost ε_model", f"{alloc.epsilon_model:g}",
+        c[2].metric("Model cost ε_model", fmt_number(alloc.epsilon_model),
                     help="Budget spent to estimate the model (0 for a public preset).")
         st.plotly_chart(
             figures.loss_figure(eps_b, accounting.landmark_guarantee(eps_b, mask), s.epsilon,
@@ -283,7 +310,8 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             help="Switch the release, the map overlay, the allocation chart, the metrics and the "
             "exports to the TPL-bounded budgets (scheme 'budget'). Off: back to the sidebar "
             "scheme.")
-        _switch_release(key, eps_b if use else None)
+        _switch_release(key, eps_b if use else None, alpha=float(alpha),
+                        model=st.session_state.get(MODEL_INFO_KEY))
         st.caption(
             f"Budgets chosen from: {alloc.description} ({alloc.source_text}). They keep the "
             "one-moment bound ≤ α; they are not landmark-aware (section 3 shows their G_t once "
@@ -293,8 +321,12 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
         )
 
 
-def _switch_release(key: Any, eps: np.ndarray | None) -> None:
-    """Make the whole page release with ``eps`` (None: the sidebar scheme); rerun if it changed."""
+def _switch_release(key: Any, eps: np.ndarray | None, *, alpha: float | None = None,
+                    model: dict[str, Any] | None = None) -> None:
+    """Make the whole page release with ``eps`` (None: the sidebar scheme); rerun if it changed.
+
+    ``alpha`` and ``model`` (:func:`model_info`) travel with the budgets so the exports can say
+    which allocation they hold."""
     current = st.session_state.get("bounded_budget")
     if eps is None:
         if current is not None:
@@ -302,5 +334,6 @@ def _switch_release(key: Any, eps: np.ndarray | None) -> None:
             st.rerun(scope="app")
         return
     if current is None or current["key"] != key or not np.array_equal(current["eps"], eps):
-        st.session_state.bounded_budget = {"key": key, "eps": eps}
+        st.session_state.bounded_budget = {"key": key, "eps": eps, "alpha": alpha,
+                                           "model": model}
         st.rerun(scope="app")
