@@ -233,8 +233,10 @@ def illustration_figure(scheme: str, *, epsilon: float) -> Any:
                 hovertemplate="moment %{x}<br>ε_t = %{y:.3f}<extra></extra>"),
          go.Bar(x=[None], y=[None], name="ordinary moment (blue bar)",
                 marker={"color": OKABE_ITO["blue"]}),
-         go.Bar(x=[None], y=[None], name="moment at a place (vermillion bar)",
-                marker={"color": OKABE_ITO["vermillion"]}),
+         go.Scatter(x=x[mask], y=np.zeros(int(mask.sum())), mode="markers",
+                    name="moment at a place (vermillion bar and diamond)",
+                    marker={"color": OKABE_ITO["vermillion"], "symbol": "diamond", "size": 9},
+                    hovertemplate="moment %{x}: at a place<extra></extra>"),
          go.Scatter(x=[0.5, n + 0.5], y=[epsilon, epsilon], mode="lines",
                     name=f"total budget ε = {_fmt(epsilon)} (black dashed line)",
                     line={"color": OKABE_ITO["black"], "dash": "dash"}, hoverinfo="skip")],
@@ -379,7 +381,7 @@ def release_story(
     else:
         fig = illustration_figure(scheme or "", epsilon=epsilon)
         text = (f"The allocation '{allocation}' on a made-up series of 24 moments, 7 of them at "
-                "places (vermillion bars), to show its shape. The real per-moment budgets are "
+                "places (vermillion bars and diamonds), to show its shape. The real per-moment budgets are "
                 "not shown: they would reveal when the person was at their places.")
         if fig is None:
             text = (f"The allocation '{allocation}' decides each moment's budget while releasing, "
