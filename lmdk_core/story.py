@@ -381,8 +381,8 @@ def release_story(
     else:
         fig = illustration_figure(scheme or "", epsilon=epsilon)
         text = (f"The allocation '{allocation}' on a made-up series of 24 moments, 7 of them at "
-                "places (vermillion bars and diamonds), to show its shape. The real per-moment budgets are "
-                "not shown: they would reveal when the person was at their places.")
+                "places (vermillion bars and diamonds), to show its shape. The real per-moment "
+                "budgets are not shown: they would reveal when the person was at their places.")
         if fig is None:
             text = (f"The allocation '{allocation}' decides each moment's budget while releasing, "
                     "from how the trace changes; the per-moment budgets are not shown because "
