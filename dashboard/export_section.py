@@ -249,6 +249,11 @@ def render(
             delta_color="normal" if after <= s.epsilon + 1e-9 else "inverse",
             help="Total loss across your downloads if you download the release shown now.",
         )
+        st.caption(
+            "**G_t** (landmark guarantee): the budget spent at all your landmark moments plus one "
+            "more moment t — what the release can reveal about your places; it must stay ≤ ε. "
+            "Downloads add up: each different release you take away adds its G_t to the total."
+        )
         if after > s.epsilon + 1e-9:
             st.warning(
                 f"Downloading this release would bring the total privacy loss across what you "

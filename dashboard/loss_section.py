@@ -10,6 +10,7 @@ composition. See docs/temporal-loss.md.
 from __future__ import annotations
 
 import hashlib
+import re
 import warnings
 from typing import Any
 
@@ -21,7 +22,7 @@ from lmdk_core import accounting, figures
 from lmdk_core.errors import LmdkError, LmdkWarning
 
 from .compute import CHART_POINTS
-from .formatting import fmt_number
+from .formatting import fmt_distance, fmt_number
 from .privacy_section import Settings
 
 SOURCES = (
@@ -55,24 +56,47 @@ def model_info(model: Any, token: tuple) -> dict[str, Any]:
     """Source, description and parameters of a correlation model, for the private analysis."""
     names = _TOKEN_PARAMS[token[0]]
     params = {n: v for n, v in zip(names, token[1:], strict=True) if n not in ("release", "data")}
+    if token[0] == "released":
+        params["cell_m_used"] = cell_used(model)
     return {"source": model.source, "source_text": model.source_text,
             "description": model.description, "parameters": params,
             "epsilon_model": float(model.epsilon_model), "n_states": model.n_states,
             "neighbour_relation": model.steps.relation}
 
-CURVES = """
+
+GLOSSARY = (
+    "**In plain words** — **G_t** (landmark guarantee): the budget spent at all your landmark "
+    "moments plus moment t; your promise is G_t ≤ ε. **TPL** (temporal privacy loss): what the "
+    "whole release can reveal about one moment once consecutive locations are related. "
+    "**BPL / FPL** (backward / forward privacy loss): the parts of TPL coming from earlier / "
+    "later releases. **Σε_t**: the sum of all per-moment budgets. **α**: the largest TPL you "
+    "allow for any one moment (used by the TPL-bounded allocation)."
+)
+
+
+def _style(prefix: str) -> str:
+    return f"*({figures.curve_style(prefix)})*"
+
+
+CURVES = f"""
 **How to read the curves** (all in units of ε; correlated ones are *upper bounds* under the
 model above, never the exact loss, and never above the composition bound):
-- **ε_t** — the budget each release spends.
-- **Landmark guarantee G_t** — what landmark privacy promises without correlation: the
-  budget of all landmarks plus t; this is your guarantee and it is the only curve compared with ε.
-- **TPL, worst pair** — how much the whole release can reveal about where you were at t, for
-  the two most distant cells of the model.
-- **One event, places … apart** — the same for the two places you care about (distance below).
-- **Landmark loss, landmarks + t** — how much the release can reveal about all landmark moments
-  and t together (joint bound, not a sum of per-event losses).
-- **BPL / FPL** (hidden; click the legend) — the parts coming from earlier and later releases.
-- **Composition bound** — Σ ε_t scaled by the largest per-step loss: true for any correlation.
+- **ε_t** {_style("budget ε_t")} — the budget each release spends.
+- **Landmark guarantee G_t** {_style("landmark guarantee G_t")} — what landmark privacy promises
+  without correlation: the budget of all landmarks plus t; this is your guarantee and it is the
+  only curve compared with ε (the black dashed line).
+- **TPL, worst pair** {_style("TPL: one event, worst pair")} — TPL (temporal privacy loss): how
+  much the whole release can reveal about where you were at t, for the two most distant cells of
+  the model.
+- **One event, places … apart** {_style("one event,")} — the same for the two places you care
+  about (distance above).
+- **Landmark loss, landmarks + t** {_style("landmark loss: landmarks + t, worst pair")}; dashed
+  for the chosen pair — how much the release can reveal about all landmark moments and t
+  together (joint bound, not a sum of per-event losses).
+- **BPL** {_style("BPL")} / **FPL** {_style("FPL")} (hidden; click the legend) — backward and
+  forward privacy loss: the parts coming from earlier and from later releases.
+- **Composition bound** {_style("composition bound")} — Σ ε_t (the sum of all budgets) scaled by
+  the largest per-step loss: true for any correlation.
 """
 
 
@@ -87,6 +111,7 @@ def render(
         "shows upper bounds on that loss under a Markov model whose origin you choose; your "
         "landmark guarantee (section 3) does not depend on them."
     )
+    st.caption(GLOSSARY)
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
         return None, None
@@ -112,7 +137,7 @@ def render(
         st.error(str(err))
         return None, None
     loss = lm_loss.loss
-    pair_label = f"places {separation:,.0f} m apart"
+    pair_label = f"places {fmt_distance(separation)} apart"
     m = st.columns(4)
     m[0].metric("Bound, chosen pair", fmt_number(float(np.max(loss.pair))),
                 help=f"Upper bound on the loss of one moment for two {pair_label} "
@@ -168,9 +193,14 @@ def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, rel
                 cell = col.select_slider(
                     "Grid cell (m)", options=[200, 300, 500, 750, 1000, 2000, 5000], value=500,
                     key="cell_m", help="Released points are grouped into square cells of this "
-                    "side (capped at 400 cells).")
+                    "side. At most 400 cells are kept: if the points visit more, the side is "
+                    "doubled until they fit, and the cell actually used is shown below.")
                 token = ("released", _release_token(release), float(cell), float(s.radius_m))
-                model = _released(token[1], release, *token[2:])
+                model, notes = _released(token[1], release, *token[2:])
+                used = cell_used(model)
+                if used is not None and used != float(cell):
+                    st.caption(f"Grid cell used: {fmt_number(used)} m, not the {cell:,} m you "
+                               f"chose — {' '.join(notes)}")
             else:
                 model, token = _dp_controls(col, traj, key, s, mask)
     except LmdkError as err:
@@ -199,9 +229,9 @@ def _dp_controls(col: Any, traj: pd.DataFrame, key: Any, s: Settings, mask: np.n
     token = ("dp", key, float(eps_m), k, (float(lat), float(lon)), float(extent) * 1000,
              float(cell), float(s.radius_m))
     model = _dp(key, traj, *token[2:])
-    st.caption(f"The DP model spends ε_model = {eps_m:g} for changes of up to {k:,} points "
-               f"(the landmarks and one more): total budget {s.epsilon:g} + {eps_m:g} = "
-               f"{s.epsilon + eps_m:g}.")
+    st.caption(f"The DP model spends ε_model = {fmt_number(eps_m)} for changes of up to {k:,} "
+               f"points (the landmarks and one more): total budget {fmt_number(s.epsilon)} + "
+               f"{fmt_number(eps_m)} = {fmt_number(s.epsilon + eps_m)}.")
     return model, token
 
 
@@ -223,13 +253,25 @@ def _release_token(release: Any) -> str:
 
 
 @st.cache_resource(scope="session", show_spinner=False, max_entries=4)
-def _released(token: str, _release: Any, cell_m: float, radius_m: float) -> Any:
+def _released(token: str, _release: Any, cell_m: float, radius_m: float) -> tuple[Any, list]:
+    """(model of the released points, the library's warnings as text): the warnings are kept
+    with the cached model, so a coarser grid is explained on every rerun, not only the first."""
     from lmdk_core import correlation
 
     lat, lon = np.asarray(_release.lat), np.asarray(_release.lon)
     ok = np.isfinite(lat) & np.isfinite(lon)
     pts = pd.DataFrame({"lat": lat[ok], "lon": lon[ok]})
-    return correlation.trajectory_model(pts, source="released", radius_m=radius_m, cell_m=cell_m)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LmdkWarning)
+        model = correlation.trajectory_model(pts, source="released", radius_m=radius_m,
+                                             cell_m=cell_m)
+    return model, [str(w.message) for w in caught if issubclass(w.category, LmdkWarning)]
+
+
+def cell_used(model: Any) -> float | None:
+    """The grid cell side (m) a fitted model actually used, as its description states it."""
+    m = re.search(r"cells of ([0-9.]+) m", model.description)
+    return float(m.group(1)) if m else None
 
 
 @st.cache_resource(scope="session", show_spinner=False, max_entries=4)
@@ -272,7 +314,7 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             _switch_release(key, None)
             return
         alpha = st.number_input(
-            "Target bound α", min_value=0.01, value=float(s.epsilon), step=0.1, format="%.3f",
+            "Target bound α (largest loss allowed for one moment)", min_value=0.01, value=float(s.epsilon), step=0.1, format="%.3f",
             key="alpha",
             help="Choose per-timestamp budgets so that the upper bound on the loss of any one "
             "moment (worst pair of cells of the model) never exceeds α.")
@@ -300,7 +342,7 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             figures.loss_figure(eps_b, accounting.landmark_guarantee(eps_b, mask), s.epsilon,
                                 temporal=lm_b.loss, landmark_loss=lm_b if mask.any() else None,
                                 time=traj["time"], max_points=CHART_POINTS,
-                                pair_label=f"places {separation:,.0f} m apart",
+                                pair_label=f"places {fmt_distance(separation)} apart",
                                 title="Privacy loss with the TPL-bounded allocation"),
             key="loss_bounded_chart",
             width="stretch",

@@ -166,15 +166,10 @@ _ILLUSTRATED = ("event", "user", "uniform", "skip")
 
 
 def _fmt(x: float) -> str:
-    """3 significant digits, no exponent (the page's rule, for text in the report)."""
-    x = float(x)
-    if x == 0 or not np.isfinite(x):
-        return "0" if x == 0 else "—"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    digits = max(0, 2 - int(np.floor(np.log10(abs(x)))))
-    text = f"{x:.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    """Numbers in the report's text: the figures' rule (3 significant digits, no exponent)."""
+    from .figures import plain_number
+
+    return plain_number(x)
 
 
 def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 500) -> Any:
