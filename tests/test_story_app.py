@@ -187,3 +187,29 @@ def test_story_download_counts_like_the_csv_and_private_opt_in_says_private(page
     assert "<title>PRIVATE — " in doc
     assert "Before and after: your true trace, your places and the release" in doc
     assert html.escape(PRIVATE_BANNER) in doc
+
+
+def test_coarser_model_grid_is_stated_on_every_rerun(monkeypatch):
+    """Issue 13: a chosen grid silently became coarser (the warning showed once, then the cached
+    model hid it). The page states the cell used, and the private analysis records it."""
+    monkeypatch.setattr(map_section, "st_folium", _Map())
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    run(at)
+    from dashboard.loss_section import SOURCES
+
+    at.radio(key="loss_source").set_value(SOURCES[1])
+    run(at)
+    at.select_slider(key="cell_m").set_value(200)
+    for _ in range(2):  # the second run reads the cached model
+        run(at)
+        notes = [c.value for c in at.caption if c.value.startswith("Grid cell used:")]
+        assert len(notes) == 1, [c.value for c in at.caption]
+        used = float(re.search(r"Grid cell used: ([0-9,]+) m", notes[0]).group(1).replace(",",
+                                                                                          ""))
+        assert used > 200 and "200 m you chose" in notes[0]
+        assert f"cells of {used:g} m" in " ".join(c.value for c in at.caption)  # the model's
+    info = at.session_state["loss_model_info"]
+    assert info["parameters"]["cell_m_requested"] == 200.0
+    assert info["parameters"]["cell_m_used"] == used
+    assert any("**TPL** (temporal privacy loss)" in c.value for c in at.caption)
