@@ -85,3 +85,44 @@ def test_offline_check_fails_for_a_cdn_page(browser, tmp_path):
     page, blocked = _open_offline(browser, path)
     page.close()
     assert any(u.startswith("https://") for u in blocked)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from browser_driver import free_port, start_server, stop_server
+
+    port = free_port()
+    proc = start_server(port, tmp_path_factory.mktemp("server") / "streamlit.log")
+    yield f"http://127.0.0.1:{port}"
+    stop_server(proc)
+
+
+def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser):
+    """Issue 13: switching the release to the TPL-bounded allocation collapsed the section
+    holding the switch (main: closed after the switch), and the CSV kept the sidebar's name."""
+    from browser_driver import wait_idle
+
+    page = browser.new_page(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+    page.goto(f"{server}/?tiles=none")
+    wait_idle(page, settle_ms=800)
+    summary = page.locator("summary", has_text="Bound the temporal loss")
+    summary.scroll_into_view_if_needed()
+    summary.click()
+    wait_idle(page)
+    page.get_by_text("Show the TPL-bounded allocation").click()
+    wait_idle(page, settle_ms=800)
+    switch = page.get_by_text("Release with this allocation")
+    switch.scroll_into_view_if_needed()
+    switch.click()
+    wait_idle(page, settle_ms=1500)
+    details = page.locator("details", has=summary)
+    assert details.evaluate("d => d.open") is True
+    button = page.get_by_role("button", name="Public release (CSV)")
+    button.scroll_into_view_if_needed()
+    wait_idle(page)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    assert info.value.suggested_filename == "lmdk_public_release_tpl_bounded.csv"
+    wait_idle(page)
+    assert details.evaluate("d => d.open") is True
+    page.close()
