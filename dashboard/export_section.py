@@ -161,9 +161,16 @@ def story_settings(s: Settings, release: Any, label: str, correlation: dict[str,
         "Randomness": "fresh operating-system randomness, drawn once (no seed)",
     }
     if correlation and correlation.get("released_with_bounded_allocation"):
-        out["Correlation model"] = str(correlation.get("description") or "")
+        model = correlation.get("allocation_model") or correlation
+        out["Correlation model"] = str(model.get("description") or "")
         out["Target bound α (TPL)"] = fmt_number(float(correlation["alpha"]))
     return out
+
+
+def _allocation_source(correlation: dict[str, Any] | None) -> str | None:
+    """Source of the model the TPL-bounded budgets were chosen from (not the one shown now)."""
+    model = (correlation or {}).get("allocation_model") or {}
+    return model.get("source")
 
 
 def story_file(release: Any, s: Settings, alloc: str, label: str,
@@ -184,7 +191,8 @@ def story_file(release: Any, s: Settings, alloc: str, label: str,
     return release_story(
         release, epsilon=s.epsilon, allocation=label, scheme=None if bounded else s.scheme,
         settings=story_settings(s, release, label, correlation, interval_s),
-        budget_is_public=bounded and (correlation or {}).get("source") in ("public", "dp"),
+        # budgets chosen from a public preset or a DP model never saw the landmarks
+        budget_is_public=bounded and _allocation_source(correlation) in ("public", "dp"),
         alpha=float(correlation["alpha"]) if bounded and correlation else None,
         interval_s=interval_s or None, tiles="none", include_private=include_private,
         **private)

@@ -153,6 +153,9 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     story = _call(seen["Download a report for stakeholders (HTML)"]["data"])
     assert "TPL-bounded allocation (α = 0.5)" in story
     assert "<th>Target bound α (TPL)</th><td>0.5</td>" in story
+    # budgets chosen from the public preset never saw the places: the story may show them
+    assert "How the privacy budget is spent over time" in story
+    assert "made-up series" not in story
     assert "PRIVATE" not in story.split("</title>")[0]
 
     # switching back names the files after the sidebar scheme again
