@@ -318,6 +318,9 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             key="alpha",
             help="Choose per-timestamp budgets so that the upper bound on the loss of any one "
             "moment (worst pair of cells of the model) never exceeds α.")
+        info = st.session_state.get(MODEL_INFO_KEY)
+        if info is not None:  # recorded in the private analysis, released with it or not
+            info["alpha"] = float(alpha)
         if not st.toggle("Show the TPL-bounded allocation", key="use_bounded",
                          help="Compute the budgets ε_t that keep the one-moment bound ≤ α "
                          "under this model, and their loss."):

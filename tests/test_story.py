@@ -225,3 +225,44 @@ def test_illustration_is_the_schemes_own_allocation():
     skip = illustration_figure("skip", epsilon=2.0).data[0].y
     assert [i for i, v in enumerate(skip) if v == 0] == list(ILLUSTRATION_LANDMARKS)
     assert illustration_figure("adaptive", epsilon=1.0) is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@pytest.mark.slow
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(30, 200), seed=st.integers(0, 2**32 - 1),
+       scheme=st.sampled_from(["event", "user", "uniform", "skip", "adaptive"]))
+def test_public_story_never_holds_true_points_or_per_moment_series(n, seed, scheme):
+    """Over random traces, landmark sets and schemes: no true (lat, lon) pair in any usual
+    format, no place name, and no plotted series with one entry per released moment."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    traj = pd.DataFrame({
+        "time": pd.date_range("2024-01-01", periods=n, freq="60s", tz="UTC"),
+        "lat": 30 + rng.random() * 10 + np.cumsum(rng.normal(0, 2e-4, n)),
+        "lon": 100 + rng.random() * 10 + np.cumsum(rng.normal(0, 2e-4, n)),
+    })
+    mask = rng.random(n) < 0.3
+    rel = lm.release_locations(traj, mask, epsilon=float(rng.uniform(0.2, 3)), scheme=scheme,
+                               radius_m=float(rng.uniform(50, 500)), rng=seed)
+    doc = release_story(rel, epsilon=rel.epsilon, allocation=scheme, scheme=scheme,
+                        settings={"Allocation released": scheme})
+    assert _true_pairs_in(doc, traj.lat.to_numpy(), traj.lon.to_numpy()) == set()
+    assert n not in _plotted_lengths(doc)
+    assert "<title>PRIVATE" not in doc
+
+
+@given(alloc=st.text(min_size=0, max_size=30),
+       kind=st.sampled_from(["public", "analysis", "story", "private_story"]))
+def test_export_file_names_are_safe_and_say_private_when_private(alloc, kind):
+    from lmdk_core.export import export_file_name
+
+    name = export_file_name(kind, alloc, "html")
+    assert re.fullmatch(r"[A-Za-z0-9_]+\.html", name)
+    assert ("PRIVATE" in name and name.endswith("_DO_NOT_SHARE.html")) == (
+        kind in ("analysis", "private_story"))
