@@ -319,7 +319,7 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             help="Choose per-timestamp budgets so that the upper bound on the loss of any one "
             "moment (worst pair of cells of the model) never exceeds α.")
         info = st.session_state.get(MODEL_INFO_KEY)
-        if info is not None:  # recorded in the private analysis, released with it or not
+        if info is not None:  # the α set here, recorded in the private analysis
             info["alpha"] = float(alpha)
         if not st.toggle("Show the TPL-bounded allocation", key="use_bounded",
                          help="Compute the budgets ε_t that keep the one-moment bound ≤ α "
