@@ -275,18 +275,22 @@ def _budget_figure(release: Any) -> Any:
 def story_summary(
     *, epsilon: float, radius_m: float, allocation: str, n_released: int,
     start: str | None = None, end: str | None = None, interval_s: float | None = None,
-    alpha: float | None = None, simulation: bool = False,
+    alpha: float | None = None, simulation: bool = False, private: bool = False,
 ) -> str:
     """The plain-language summary: what is protected, and at what cost (blank-line paragraphs).
 
     Built from the settings and the released times only (public); no true data enters it.
+    ``private``: the report also holds the true trace and places (its first paragraph says so).
     """
     span = f" from {start} to {end} (UTC)" if start and end else ""
     every = (f" one location every {_fmt(interval_s / 60)} minutes" if interval_s else
              " every recorded location")
     parts = [
-        f"What was shared: {n_released:,} noisy locations{span},{every}. The true trace and the "
-        "places that matter to the person (their landmarks) are not in this report.",
+        f"What was shared: {n_released:,} noisy locations{span},{every}. "
+        + ("This PRIVATE copy also shows the true trace and the places that matter to the "
+           "person (their landmarks): do not share it." if private else
+           "The true trace and the places that matter to the person (their landmarks) are not "
+           "in this report."),
         f"What is protected: where the person was at their landmark places, at all those moments "
         f"together with any one other moment, is protected with a privacy budget of "
         f"ε = {_fmt(epsilon)}: whatever anyone does with the released trace, it cannot tell "
@@ -361,7 +365,7 @@ def release_story(
     summary = story_summary(
         epsilon=epsilon, radius_m=radius, allocation=allocation, n_released=len(release.budget),
         start=start, end=end, interval_s=interval_s, alpha=alpha,
-        simulation=bool(getattr(release, "seeded", False)))
+        simulation=bool(getattr(release, "seeded", False)), private=include_private)
     sections = [StorySection(
         "The released trace",
         "Every dot is a released (noisy) location, as anyone receiving the public file sees it "

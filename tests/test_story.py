@@ -195,6 +195,7 @@ def test_public_story_holds_nothing_from_the_private_file(traj, released):
     inner = html.unescape(re.search(r'srcdoc="([^"]*)"', doc).group(1))
     assert released_pairs & set(_NUM_PAIR.findall(inner))
     assert "What is protected" in doc and "2·r/ε = 400 m" in doc
+    assert "are not in this report" in doc
 
 
 def test_private_story_on_opt_in_holds_the_truth_and_says_private(traj, released):
@@ -202,6 +203,8 @@ def test_private_story_on_opt_in_holds_the_truth_and_says_private(traj, released
     rel, mask, place = released
     doc = _story(rel, include_private=True, traj=traj, landmarks=mask, places=[place])
     assert "<title>PRIVATE — " in doc and html.escape(PRIVATE_BANNER) in doc
+    assert "This PRIVATE copy also shows the true trace" in doc
+    assert "are not in this report" not in doc
     assert _true_pairs_in(doc, traj.lat.to_numpy(), traj.lon.to_numpy())
     assert html.escape(place.name) in doc
     with pytest.raises(ParameterError, match="traj"):
