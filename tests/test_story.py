@@ -158,6 +158,7 @@ def _true_pairs_in(doc: str, lats, lons) -> set[tuple[str, str]]:
     """(lat, lon) number pairs of the document that spell a true point in any usual format."""
     wanted = {(a, b) for la, lo in zip(lats, lons, strict=True)
               for a in _variants(la) for b in _variants(lo)}
+    wanted |= {(b, a) for a, b in wanted}  # GeoJSON writes [lon, lat]
     pairs = set(_NUM_PAIR.findall(doc))
     for inner in re.findall(r'srcdoc="([^"]*)"', doc):
         pairs |= set(_NUM_PAIR.findall(html.unescape(inner)))
@@ -190,8 +191,8 @@ def test_public_story_holds_nothing_from_the_private_file(traj, released):
     lengths = _plotted_lengths(doc)
     assert lengths and max(lengths) == 24
     # the released points are there (the story is useful without the private parts)
-    released_pairs = {(repr(round(float(a), 6)), repr(round(float(b), 6)))
-                      for a, b in zip(rel.lat[:50], rel.lon[:50], strict=True)}
+    released_pairs = {(repr(round(float(b), 6)), repr(round(float(a), 6)))
+                      for a, b in zip(rel.lat[:50], rel.lon[:50], strict=True)}  # [lon, lat]
     inner = html.unescape(re.search(r'srcdoc="([^"]*)"', doc).group(1))
     assert released_pairs & set(_NUM_PAIR.findall(inner))
     assert "What is protected" in doc and "2·r/ε = 400 m" in doc
