@@ -211,8 +211,7 @@ def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 
             {"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": c}}
             for c in coords]},
         name="Released (perturbed)",
-        marker=folium.CircleMarker(radius=3, weight=1.5, fill=False),
-        style_function=lambda _f: {"color": maps.RELEASE_COLOUR, "weight": 1.5, "fill": False},
+        marker=folium.CircleMarker(radius=3, weight=1.5, fill=False, color=maps.RELEASE_COLOUR),
     ).add_to(m)
     if bounds is not None:
         m.fit_bounds(bounds, padding=(10, 10))
