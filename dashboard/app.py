@@ -74,7 +74,7 @@ def trace_page() -> None:
             "Show released trajectory on the map",
             value=True,
             key="show_release",
-            help="Overlay the perturbed (released) locations, dashed, on the true trajectory.",
+            help="Overlay the released (perturbed) locations, hollow circles, on the true trajectory.",
         )
     # One container always sits here, so a message appearing or going does not shift the
     # elements below (a shifted map would be re-mounted and lose its zoom).

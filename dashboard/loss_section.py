@@ -10,6 +10,7 @@ composition. See docs/temporal-loss.md.
 from __future__ import annotations
 
 import hashlib
+import re
 import warnings
 from typing import Any
 
@@ -21,7 +22,7 @@ from lmdk_core import accounting, figures
 from lmdk_core.errors import LmdkError, LmdkWarning
 
 from .compute import CHART_POINTS
-from .formatting import fmt_number
+from .formatting import fmt_distance, fmt_number
 from .privacy_section import Settings
 
 SOURCES = (
@@ -39,20 +40,63 @@ SOURCE_HELP = (
     "ε_model-DP, and ε_model is added to the total budget you spend.",
 )
 DEFAULT_CENTRE = (39.99, 116.33)  # the bundled sample's area (public, synthetic data)
+MODEL_INFO_KEY = "loss_model_info"
+"""This section's record of the chosen correlation model (read by the export section)."""
+BOUNDED_OPEN_KEY = "bounded_open"
+"""The TPL-bounded expander's open state: it stays open after switching the release."""
+_TOKEN_PARAMS = {
+    "preset": ("strength", "cell_m", "radius_m"),
+    "released": ("release", "cell_m_requested", "radius_m"),
+    "dp": ("data", "epsilon_model", "protected_events", "centre", "extent_m", "cell_m",
+           "radius_m"),
+}
 
-CURVES = """
+
+def model_info(model: Any, token: tuple) -> dict[str, Any]:
+    """Source, description and parameters of a correlation model, for the private analysis."""
+    names = _TOKEN_PARAMS[token[0]]
+    params = {n: v for n, v in zip(names, token[1:], strict=True) if n not in ("release", "data")}
+    if token[0] == "released":
+        params["cell_m_used"] = cell_used(model)
+    return {"source": model.source, "source_text": model.source_text,
+            "description": model.description, "parameters": params,
+            "epsilon_model": float(model.epsilon_model), "n_states": model.n_states,
+            "neighbour_relation": model.steps.relation}
+
+
+GLOSSARY = (
+    "**In plain words** — **G_t** (landmark guarantee): the budget spent at all your landmark "
+    "moments plus moment t; your promise is G_t ≤ ε. **TPL** (temporal privacy loss): what the "
+    "whole release can reveal about one moment once consecutive locations are related. "
+    "**BPL / FPL** (backward / forward privacy loss): the parts of TPL coming from earlier / "
+    "later releases. **Σε_t**: the sum of all per-moment budgets. **α**: the largest TPL you "
+    "allow for any one moment (used by the TPL-bounded allocation)."
+)
+
+
+def _style(prefix: str) -> str:
+    return f"*({figures.curve_style(prefix)})*"
+
+
+CURVES = f"""
 **How to read the curves** (all in units of ε; correlated ones are *upper bounds* under the
 model above, never the exact loss, and never above the composition bound):
-- **ε_t** — the budget each release spends.
-- **Landmark guarantee G_t** — what landmark privacy promises without correlation: the
-  budget of all landmarks plus t; this is your guarantee and it is the only curve compared with ε.
-- **TPL, worst pair** — how much the whole release can reveal about where you were at t, for
-  the two most distant cells of the model.
-- **One event, places … apart** — the same for the two places you care about (distance below).
-- **Landmark loss, landmarks + t** — how much the release can reveal about all landmark moments
-  and t together (joint bound, not a sum of per-event losses).
-- **BPL / FPL** (hidden; click the legend) — the parts coming from earlier and later releases.
-- **Composition bound** — Σ ε_t scaled by the largest per-step loss: true for any correlation.
+- **ε_t** {_style("budget ε_t")} — the budget each release spends.
+- **Landmark guarantee G_t** {_style("landmark guarantee G_t")} — what landmark privacy promises
+  without correlation: the budget of all landmarks plus t; this is your guarantee and it is the
+  only curve compared with ε (the black dashed line).
+- **TPL, worst pair** {_style("TPL: one event, worst pair")} — TPL (temporal privacy loss): how
+  much the whole release can reveal about where you were at t, for the two most distant cells of
+  the model.
+- **One event, places … apart** {_style("one event,")} — the same for the two places you care
+  about (distance above).
+- **Landmark loss, landmarks + t** {_style("landmark loss: landmarks + t, worst pair")}; dashed
+  for the chosen pair — how much the release can reveal about all landmark moments and t
+  together (joint bound, not a sum of per-event losses).
+- **BPL** {_style("BPL")} / **FPL** {_style("FPL")} (hidden; click the legend) — backward and
+  forward privacy loss: the parts coming from earlier and from later releases.
+- **Composition bound** {_style("composition bound")} — Σ ε_t (the sum of all budgets) scaled by
+  the largest per-step loss: true for any correlation.
 """
 
 
@@ -67,6 +111,7 @@ def render(
         "shows upper bounds on that loss under a Markov model whose origin you choose; your "
         "landmark guarantee (section 3) does not depend on them."
     )
+    st.caption(GLOSSARY)
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
         return None, None
@@ -80,8 +125,10 @@ def render(
         "them apart. Default: the protection radius r.")
     chosen = _model(source, c2, traj, key, s, release, mask)
     if chosen is None:
+        st.session_state[MODEL_INFO_KEY] = None
         return None, None
     model, token = chosen
+    st.session_state[MODEL_INFO_KEY] = model_info(model, token)
     st.caption(f"Model: {model.description}. Source: {model.source_text}. "
                f"Neighbour relation: {model.steps.relation}.")
     try:
@@ -90,7 +137,7 @@ def render(
         st.error(str(err))
         return None, None
     loss = lm_loss.loss
-    pair_label = f"places {separation:,.0f} m apart"
+    pair_label = f"places {fmt_distance(separation)} apart"
     m = st.columns(4)
     m[0].metric("Bound, chosen pair", fmt_number(float(np.max(loss.pair))),
                 help=f"Upper bound on the loss of one moment for two {pair_label} "
@@ -146,9 +193,14 @@ def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, rel
                 cell = col.select_slider(
                     "Grid cell (m)", options=[200, 300, 500, 750, 1000, 2000, 5000], value=500,
                     key="cell_m", help="Released points are grouped into square cells of this "
-                    "side (capped at 400 cells).")
+                    "side. At most 400 cells are kept: if the points visit more, the side is "
+                    "doubled until they fit, and the cell actually used is shown below.")
                 token = ("released", _release_token(release), float(cell), float(s.radius_m))
-                model = _released(token[1], release, *token[2:])
+                model, notes = _released(token[1], release, *token[2:])
+                used = cell_used(model)
+                if used is not None and used != float(cell):
+                    st.caption(f"Grid cell used: {fmt_number(used)} m, not the {cell:,} m you "
+                               f"chose — {' '.join(notes)}")
             else:
                 model, token = _dp_controls(col, traj, key, s, mask)
     except LmdkError as err:
@@ -177,9 +229,9 @@ def _dp_controls(col: Any, traj: pd.DataFrame, key: Any, s: Settings, mask: np.n
     token = ("dp", key, float(eps_m), k, (float(lat), float(lon)), float(extent) * 1000,
              float(cell), float(s.radius_m))
     model = _dp(key, traj, *token[2:])
-    st.caption(f"The DP model spends ε_model = {eps_m:g} for changes of up to {k:,} points "
-               f"(the landmarks and one more): total budget {s.epsilon:g} + {eps_m:g} = "
-               f"{s.epsilon + eps_m:g}.")
+    st.caption(f"The DP model spends ε_model = {fmt_number(eps_m)} for changes of up to {k:,} "
+               f"points (the landmarks and one more): total budget {fmt_number(s.epsilon)} + "
+               f"{fmt_number(eps_m)} = {fmt_number(s.epsilon + eps_m)}.")
     return model, token
 
 
@@ -201,13 +253,25 @@ def _release_token(release: Any) -> str:
 
 
 @st.cache_resource(scope="session", show_spinner=False, max_entries=4)
-def _released(token: str, _release: Any, cell_m: float, radius_m: float) -> Any:
+def _released(token: str, _release: Any, cell_m: float, radius_m: float) -> tuple[Any, list]:
+    """(model of the released points, the library's warnings as text): the warnings are kept
+    with the cached model, so a coarser grid is explained on every rerun, not only the first."""
     from lmdk_core import correlation
 
     lat, lon = np.asarray(_release.lat), np.asarray(_release.lon)
     ok = np.isfinite(lat) & np.isfinite(lon)
     pts = pd.DataFrame({"lat": lat[ok], "lon": lon[ok]})
-    return correlation.trajectory_model(pts, source="released", radius_m=radius_m, cell_m=cell_m)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LmdkWarning)
+        model = correlation.trajectory_model(pts, source="released", radius_m=radius_m,
+                                             cell_m=cell_m)
+    return model, [str(w.message) for w in caught if issubclass(w.category, LmdkWarning)]
+
+
+def cell_used(model: Any) -> float | None:
+    """The grid cell side (m) a fitted model actually used, as its description states it."""
+    m = re.search(r"cells of ([0-9.]+) m", model.description)
+    return float(m.group(1)) if m else None
 
 
 @st.cache_resource(scope="session", show_spinner=False, max_entries=4)
@@ -239,17 +303,24 @@ def _allocation(alpha: float, _model: Any, token: tuple, n: int) -> Any:
 @st.fragment
 def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple,
              mask: np.ndarray, separation: float) -> None:
-    with st.expander("Bound the temporal loss (TPL-bounded allocation)", expanded=False):
+    with st.expander("Bound the temporal loss (TPL-bounded allocation)", key=BOUNDED_OPEN_KEY,
+                     on_change="rerun"):
+        st.caption("TPL (temporal privacy loss): how much the whole release can reveal about "
+                   "one moment once you count that consecutive locations are related. This "
+                   "allocation picks each ε_t so that this bound never exceeds α.")
         if model.source == "released":
             st.info("A model estimated from this release cannot choose this release's budgets. "
                     "Pick the public preset or the DP estimate to compute the allocation.")
             _switch_release(key, None)
             return
         alpha = st.number_input(
-            "Target bound α", min_value=0.01, value=float(s.epsilon), step=0.1, format="%.3f",
+            "Target bound α (largest loss allowed for one moment)", min_value=0.01, value=float(s.epsilon), step=0.1, format="%.3f",
             key="alpha",
             help="Choose per-timestamp budgets so that the upper bound on the loss of any one "
             "moment (worst pair of cells of the model) never exceeds α.")
+        info = st.session_state.get(MODEL_INFO_KEY)
+        if info is not None:  # the α set here, recorded in the private analysis
+            info["alpha"] = float(alpha)
         if not st.toggle("Show the TPL-bounded allocation", key="use_bounded",
                          help="Compute the budgets ε_t that keep the one-moment bound ≤ α "
                          "under this model, and their loss."):
@@ -263,17 +334,18 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             return
         eps_b = np.asarray(alloc.eps)
         c = st.columns(3)
-        c[0].metric("Budget per timestamp", f"{float(np.median(eps_b)):.3g}",
-                    help="Median ε_t of the bounded allocation.")
-        c[1].metric("Bound, worst pair (bounded)", f"{float(np.max(lm_b.loss.tpl)):.3g}",
+        c[0].metric("Budget per timestamp", fmt_number(float(np.median(eps_b))),
+                    help="Median ε_t of the bounded allocation: the share of privacy budget "
+                    "a typical moment gets.")
+        c[1].metric("Bound, worst pair (bounded)", fmt_number(float(np.max(lm_b.loss.tpl))),
                     help="At most α by construction (upper bound on the loss of one moment).")
-        c[2].metric("Model cost ε_model", f"{alloc.epsilon_model:g}",
+        c[2].metric("Model cost ε_model", fmt_number(alloc.epsilon_model),
                     help="Budget spent to estimate the model (0 for a public preset).")
         st.plotly_chart(
             figures.loss_figure(eps_b, accounting.landmark_guarantee(eps_b, mask), s.epsilon,
                                 temporal=lm_b.loss, landmark_loss=lm_b if mask.any() else None,
                                 time=traj["time"], max_points=CHART_POINTS,
-                                pair_label=f"places {separation:,.0f} m apart",
+                                pair_label=f"places {fmt_distance(separation)} apart",
                                 title="Privacy loss with the TPL-bounded allocation"),
             key="loss_bounded_chart",
             width="stretch",
@@ -283,7 +355,8 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             help="Switch the release, the map overlay, the allocation chart, the metrics and the "
             "exports to the TPL-bounded budgets (scheme 'budget'). Off: back to the sidebar "
             "scheme.")
-        _switch_release(key, eps_b if use else None)
+        _switch_release(key, eps_b if use else None, alpha=float(alpha),
+                        model=st.session_state.get(MODEL_INFO_KEY))
         st.caption(
             f"Budgets chosen from: {alloc.description} ({alloc.source_text}). They keep the "
             "one-moment bound ≤ α; they are not landmark-aware (section 3 shows their G_t once "
@@ -293,8 +366,12 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
         )
 
 
-def _switch_release(key: Any, eps: np.ndarray | None) -> None:
-    """Make the whole page release with ``eps`` (None: the sidebar scheme); rerun if it changed."""
+def _switch_release(key: Any, eps: np.ndarray | None, *, alpha: float | None = None,
+                    model: dict[str, Any] | None = None) -> None:
+    """Make the whole page release with ``eps`` (None: the sidebar scheme); rerun if it changed.
+
+    ``alpha`` and ``model`` (:func:`model_info`) travel with the budgets so the exports can say
+    which allocation they hold."""
     current = st.session_state.get("bounded_budget")
     if eps is None:
         if current is not None:
@@ -302,5 +379,6 @@ def _switch_release(key: Any, eps: np.ndarray | None) -> None:
             st.rerun(scope="app")
         return
     if current is None or current["key"] != key or not np.array_equal(current["eps"], eps):
-        st.session_state.bounded_budget = {"key": key, "eps": eps}
+        st.session_state.bounded_budget = {"key": key, "eps": eps, "alpha": alpha,
+                                           "model": model}
         st.rerun(scope="app")

@@ -30,6 +30,7 @@ import datetime as _dt
 import json
 import math
 import pathlib
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -44,6 +45,8 @@ from .validation import check_epsilon, check_same_length
 __all__ = [
     "PRIVATE_NOTICE",
     "REPORT_FORMAT_VERSION",
+    "allocation_name",
+    "export_file_name",
     "iso_utc",
     "jsonable",
     "privacy_report",
@@ -213,10 +216,54 @@ def _without_secrets(obj: Any) -> Any:
 
 
 def _time_range(time: Any) -> dict | None:
+    """UTC start/end and the number of released timestamps (None without times)."""
     if time is None or len(time) == 0:
         return None
     iso = iso_utc(np.asarray(time))
-    return {"start": str(iso[0]), "end": str(iso[-1])}
+    return {"start": str(iso[0]), "end": str(iso[-1]), "n_timestamps": len(iso)}
+
+
+_ALLOCATION_NAMES = {"budget": "custom budget"}
+
+
+def allocation_name(release: Any, allocation: str | None = None) -> str:
+    """The short name of the allocation a release was drawn with, as files and pages show it.
+
+    ``allocation``: the caller's name for a custom budget (e.g. ``"tpl_bounded"`` for the
+    TPL-bounded allocation of :mod:`lmdk_core.correlation`); otherwise the scheme's name
+    (``"custom budget"`` for a :func:`~lmdk_core.release.release_with_budget` release).
+    """
+    if allocation is not None:
+        if not isinstance(allocation, str) or not allocation.strip():
+            raise ParameterError("allocation must be a non-empty string or None")
+        return allocation.strip()
+    scheme = str(release.scheme)
+    return _ALLOCATION_NAMES.get(scheme, scheme)
+
+
+_FILE_KINDS = {
+    "public": ("lmdk_public_release_{slug}", ""),
+    "analysis": ("lmdk_PRIVATE_analysis_{slug}", "_DO_NOT_SHARE"),
+    "story": ("lmdk_story_{slug}", ""),
+    "private_story": ("lmdk_PRIVATE_story_{slug}", "_DO_NOT_SHARE"),
+}
+
+
+def export_file_name(kind: str, allocation: str, ext: str) -> str:
+    """File name of an export named after the allocation actually released.
+
+    ``kind``: ``"public"`` (release CSV/GeoJSON), ``"analysis"`` (the private report),
+    ``"story"`` (the public HTML story) or ``"private_story"`` (the opt-in private one); private
+    kinds carry ``PRIVATE`` and ``DO_NOT_SHARE`` in the name. ``allocation`` is reduced to
+    ``[a-z0-9_]`` (e.g. ``"tpl_bounded"``), ``ext`` is the suffix without the dot.
+    """
+    if kind not in _FILE_KINDS:
+        raise ParameterError(f"unknown export kind {kind!r}; use one of {sorted(_FILE_KINDS)}")
+    slug = "_".join(re.findall(r"[a-z0-9]+", str(allocation).lower())) or "release"
+    if not re.fullmatch(r"[a-z0-9]+", str(ext)):
+        raise ParameterError(f"file extension must be letters/digits without a dot, got {ext!r}")
+    stem, tail = _FILE_KINDS[kind]
+    return f"{stem.format(slug=slug)}{tail}.{ext}"
 
 
 def privacy_report(
@@ -230,6 +277,8 @@ def privacy_report(
     temporal: Any = None,
     landmark_loss: Any = None,
     metrics: Mapping[str, Any] | None = None,
+    allocation: str | None = None,
+    release_interval_s: float | None = None,
 ) -> dict:
     """The PRIVATE analysis file of one release, JSON-ready (see :func:`report_to_json`).
 
@@ -239,11 +288,14 @@ def privacy_report(
     computed from ``release.budget`` and ``release.landmarks``). ``places``: the landmark places
     (Place objects, dicts or tuples); ``correlation``: a description of the correlation model
     behind ``temporal``/``landmark_loss``; ``settings``: anything else worth recording (any
-    ``seed``/``rng`` entry is dropped: a seed is never exported).
+    ``seed``/``rng`` entry is dropped: a seed is never exported). ``allocation``: the name of
+    the allocation released (see :func:`allocation_name`; default: the scheme's);
+    ``release_interval_s``: the release interval in seconds (0 or None: every fix released).
 
     Keys, in order: ``PRIVATE`` (the :data:`PRIVATE_NOTICE`), ``lmdk`` (format marker, with
-    ``simulation`` true for a seeded release), ``configuration`` (scheme, its parameters, the
-    user's ε, budget source, randomness, kind, time range, length), ``places``, ``settings``,
+    ``simulation`` true for a seeded release), ``configuration`` (allocation, scheme, its
+    parameters, the user's ε, budget source, randomness, kind, time range = UTC start/end and
+    number of timestamps, length, release interval), ``places``, ``settings``,
     ``correlation``, ``series`` (``time``, ``eps`` = ε_t, ``published``, ``landmark``,
     ``guarantee`` = G_t), ``temporal`` (``bpl``, ``fpl``, ``tpl``, or null),
     ``landmark_temporal_loss``, ``summary`` (budget spent, max G_t, ``landmark_private`` = G_t ≤
@@ -256,6 +308,13 @@ def privacy_report(
     n = eps.size
     lmk = np.asarray(release.landmarks, dtype=bool)
     check_same_length(n, lmk.size, "release landmarks")
+    alloc = allocation_name(release, allocation)
+    interval = None
+    if release_interval_s is not None:
+        interval = float(release_interval_s)
+        if not math.isfinite(interval) or interval < 0:
+            raise ParameterError(
+                f"release_interval_s must be a finite number of seconds >= 0, got {interval!r}")
     g = (landmark_guarantee(eps, lmk) if guarantee is None
          else np.asarray(guarantee, dtype=np.float64))
     check_same_length(n, g.size, "guarantee")
@@ -274,6 +333,7 @@ def privacy_report(
         return float(np.max(a)) if a is not None and a.size else None
 
     summary = {
+        "allocation": alloc,  # the guarantee below is that of the allocation actually released
         "epsilon": epsilon,
         "n_timestamps": n,
         "n_landmarks": int(lmk.sum()),
@@ -301,6 +361,7 @@ def privacy_report(
         },
         "configuration": {
             "kind": getattr(release, "kind", None),
+            "allocation": alloc,
             "scheme": str(release.scheme),
             "params": params,
             "epsilon": epsilon,
@@ -308,6 +369,7 @@ def privacy_report(
             "randomness": (label or "fresh OS entropy (one draw per release, never reused)"),
             "time_range": _time_range(time),
             "n_timestamps": n,
+            "release_interval_s": interval,
         },
         "places": None if places is None else [_place_dict(p) for p in places],
         "settings": _without_secrets(dict(settings or {})),

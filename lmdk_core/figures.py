@@ -38,19 +38,26 @@ except ImportError as exc:  # the core does not depend on plotly
 from .validation import as_numeric_array, check_epsilon, check_same_length
 
 __all__ = [
+    "COLOUR_NAMES",
     "FIGURE_FORMATS",
     "LOG_AXIS_RATIO",
+    "LOSS_CURVES",
     "MAX_POINTS",
     "OKABE_ITO",
     "PALETTE",
+    "RELEASE_COLOUR",
     "TEMPLATE",
+    "TRUE_COLOUR",
     "allocation_figure",
     "comparison_figure",
+    "curve_style",
     "display_index",
     "error_figure",
     "landmark_loss_array",
     "loss_figure",
+    "plain_number",
     "save_figure",
+    "thinning_note",
     "trajectory_figure",
 ]
 
@@ -78,6 +85,65 @@ curves (far above, it would flatten them; the page states it as a number)."""
 
 MAX_POINTS = 4000
 """Default display limit of points per line trace (see module docstring)."""
+
+TRUE_COLOUR = OKABE_ITO["blue"]
+RELEASE_COLOUR = OKABE_ITO["vermillion"]
+LANDMARK_COLOUR = OKABE_ITO["reddish_purple"]
+PLACE_COLOUR = OKABE_ITO["bluish_green"]
+"""The map's colours (lmdk_core.maps: TRUE_/RELEASE_/LANDMARK_/PLACE_COLOUR, same hex values),
+so a released point is the same vermillion on the map and in :func:`trajectory_figure`."""
+
+COLOUR_NAMES: dict[str, str] = {
+    "#000000": "black", "#E69F00": "orange", "#56B4E9": "sky blue", "#009E73": "green",
+    "#F0E442": "yellow", "#0072B2": "blue", "#D55E00": "vermillion", "#CC79A7": "pink",
+    "#999999": "grey",
+}
+"""Plain colour words for the palette, as help texts and captions name them."""
+
+DASH_NAMES: dict[str | None, str] = {None: "solid", "solid": "solid", "dash": "dashed",
+                                     "dot": "dotted", "dashdot": "dash-dotted"}
+
+LOSS_CURVES: tuple[tuple[str, str, str | None], ...] = (
+    ("budget ε_t", "#999999", None),
+    ("landmark guarantee G_t", OKABE_ITO["bluish_green"], None),
+    ("BPL", OKABE_ITO["sky_blue"], "dashdot"),
+    ("FPL", OKABE_ITO["orange"], "dot"),
+    ("TPL: one event, worst pair", OKABE_ITO["blue"], None),
+    ("one event,", OKABE_ITO["blue"], "dash"),
+    ("landmark loss: landmarks + t, worst pair", OKABE_ITO["reddish_purple"], None),
+    ("landmark loss: landmarks + t,", OKABE_ITO["reddish_purple"], "dash"),
+    ("composition bound", "#999999", "dot"),
+    ("target ε", OKABE_ITO["black"], "dash"),
+)
+"""(legend-name prefix, colour, dash) of every line :func:`loss_figure` can draw, in order; the
+page's explanation of the curves is written from this table (:func:`curve_style`)."""
+
+
+def plain_number(x: float) -> str:
+    """3 significant digits below 1,000, thousands separators above, never an exponent."""
+    x = float(x)
+    if not math.isfinite(x):
+        return "—"
+    if x == 0:
+        return "0"
+    digits = max(0, 2 - math.floor(math.log10(abs(x))))
+    if abs(x) >= 1000 or abs(round(x, digits)) >= 1000:
+        return f"{x:,.0f}"
+    text = f"{x:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def curve_style(prefix: str) -> str:
+    """'green, solid' — how the loss curve whose legend name starts with ``prefix`` is drawn."""
+    for name, colour, dash in LOSS_CURVES:
+        if name == prefix:
+            return f"{COLOUR_NAMES[colour]}, {DASH_NAMES[dash]}"
+    raise ParameterError(f"no loss curve named {prefix!r}")
+
+
+_LOG_TICKS = {"dtick": 1, "tickformat": ",~r", "exponentformat": "none",
+              "minor": {"showgrid": False, "ticks": ""}}
+"""Log axes: one label per decade (1, 10, 100 …; 0.01 …), plain digits, no minor labels."""
 
 def _template() -> dict:
     """Plotly's "plotly_white" restricted to what 2-D scatter and bar figures use.
@@ -203,9 +269,24 @@ def _epsilon_line(x, epsilon: float, *, xaxis: str = "x", yaxis: str = "y") -> d
     )
 
 
-def _figure(traces: list, layout: dict, *, title: str, height: int, uirevision: str) -> go.Figure:
+def thinning_note(n: int, max_points: int | None) -> str | None:
+    """What min–max thinning did to a series of ``n`` points, in words (None if not thinned)."""
+    if max_points is None or n <= max_points:
+        return None
+    k = math.ceil(n / (max_points // 2))
+    return (f"Thinned for display: each stretch of {k:,} points shows its min and max "
+            f"({n:,} points in all)")
+
+
+def _figure(traces: list, layout: dict, *, title: str, height: int, uirevision: str,
+            note: str | None = None) -> go.Figure:
     """Build the figure in one validation pass (layout dict + common style; ~3x faster than
-    constructing and then updating)."""
+    constructing and then updating). ``note``: a line under the title (e.g. thinning)."""
+    if note:
+        layout["annotations"] = [*layout.get("annotations", ()), {
+            "text": note, "xref": "paper", "yref": "paper", "x": 1.0, "y": 1.0,
+            "xanchor": "right", "yanchor": "bottom", "showarrow": False,
+            "font": {"size": 11, "color": "#555555"}}]
     layout.update(
         # Title on its own line below Plotly's modebar (which sits in the top-right corner).
         title={"text": title, "x": 0.0, "xanchor": "left", "yref": "container", "y": 1.0,
@@ -287,14 +368,15 @@ def allocation_figure(
         )
     layout = dict(
         xaxis={"domain": [0, 1], "anchor": "y", "showticklabels": False, "matches": "x2"},
-        yaxis={"domain": [0.56, 1.0], "title": {"text": "privacy budget ε_t"},
+        yaxis={"domain": [0.56, 1.0], "title": {"text": "budget ε_t (units of ε)"},
                "rangemode": "tozero"},
         xaxis2={"domain": [0, 1], "anchor": "y2", "title": {"text": xtitle}},
-        yaxis2={"domain": [0.0, 0.46], "title": {"text": "guarantee G_t (privacy budget ε)"},
+        yaxis2={"domain": [0.0, 0.46], "title": {"text": "guarantee G_t (units of ε)"},
                 "rangemode": "tozero"},
         hovermode="x",
     )
-    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-allocation")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-allocation",
+                   note=thinning_note(n, max_points))
 
 
 def error_figure(
@@ -324,9 +406,10 @@ def error_figure(
     finite = np.isfinite(err)
     mae = float(err[finite].mean()) if finite.any() else float("nan")
     if title is None:
-        summary = f"MAE {mae:,.4g} {unit}" if finite.any() else "nothing released yet"
+        summary = (f"mean error {plain_number(mae)} {unit}" if finite.any()
+                   else "nothing released yet")
         title = f"Error of the released output per timestamp ({summary})"
-    hov = f"{xhover}<br>error = %{{y:,.4g}} {unit}"
+    hov = f"{xhover}<br>error = %{{y:,.4~r}} {unit}"
     traces = [
         _line(x, err, idx, "error", _GREY, width=1.0, hover=hov + "<extra></extra>"),
         _markers(x, err, idx[pub[idx]], f"fresh release ({int(pub.sum())})", OKABE_ITO["blue"],
@@ -350,7 +433,8 @@ def error_figure(
         yaxis={"title": {"text": f"error ({unit})"}, "rangemode": "tozero"},
         hovermode="closest",
     )
-    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-error")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-error",
+                   note=thinning_note(n, max_points))
 
 
 def landmark_loss_array(landmark_loss: Any) -> Any:
@@ -468,18 +552,19 @@ def loss_figure(
                        for tr in traces[-2:] if tr.get("visible", True) is True))
     if log_y is None:
         log_y = bool(peak > LOG_AXIS_RATIO * epsilon)
-    ytitle = "privacy loss (privacy budget ε" + (", log scale)" if log_y else ")")
+    ytitle = "privacy loss (units of ε" + (", log scale)" if log_y else ")")
     # on a log axis, losses far below ε (a decaying bound at a republished moment) would
     # stretch the axis over hundreds of decades: show from ε/1000 up
     lo, hi = epsilon * 1e-3, max(peak, epsilon) * 2.0
     layout = dict(
         xaxis={"title": {"text": xtitle}},
-        yaxis={"title": {"text": ytitle}, "type": "log",
+        yaxis={"title": {"text": ytitle}, "type": "log", **_LOG_TICKS,
                "range": [float(np.log10(lo)), float(np.log10(hi))]} if log_y else
               {"title": {"text": ytitle}, "rangemode": "tozero"},
         hovermode="x",
     )
-    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-loss")
+    return _figure(traces, layout, title=title, height=height, uirevision="lmdk-loss",
+                   note=thinning_note(n, max_points))
 
 
 def comparison_figure(
@@ -506,7 +591,7 @@ def comparison_figure(
         (False, "not landmark-private (G_t > ε somewhere)", OKABE_ITO["vermillion"]),
     ):
         sub = table[table["landmark_private"].astype(bool) == private]
-        hover = "<b>%{x}</b><br>MAE = %{y:,.4g} m ± %{error_y.array:,.3g} m"
+        hover = "<b>%{x}</b><br>mean error = %{y:,.4~r} m ± %{error_y.array:,.3~r} m"
         for i, c in enumerate(extra):
             hover += f"<br>{c.replace('_', ' ')} = %{{customdata[{i}]:.3g}}"
         traces.append(
@@ -525,7 +610,8 @@ def comparison_figure(
         barmode="relative",
         xaxis={"title": {"text": "scheme"}, "categoryorder": "array", "categoryarray": order},
         yaxis={"title": {"text": "mean absolute error (m" + (", log scale)" if log_y else ")")},
-               "type": "log" if log_y else "linear"},
+               **({"type": "log", **_LOG_TICKS} if log_y else {"type": "linear",
+                                                              "tickformat": ",~r"})},
         hovermode="closest",
     )
     return _figure(traces, layout, title=title, height=height, uirevision="lmdk-comparison")
@@ -556,8 +642,8 @@ def trajectory_figure(
         np.r_[np.arange(0, n, math.ceil(n / max_points)), n - 1])
     hov = "lat %{y:.5f}°<br>lon %{x:.5f}°"
     traces = [
-        go.Scatter(x=lon[stride], y=lat[stride], mode="lines", name="true path",
-                   line={"color": OKABE_ITO["black"], "width": 1.2},
+        go.Scatter(x=lon[stride], y=lat[stride], mode="lines", name="true path (blue line)",
+                   line={"color": TRUE_COLOUR, "width": 1.2},
                    hovertemplate="true path<br>" + hov + "<extra></extra>")
     ]
     if release is not None:
@@ -565,15 +651,17 @@ def trajectory_figure(
         check_same_length(n, rlat.size, "release")
         ok = np.flatnonzero(np.isfinite(rlat) & np.isfinite(rlon))
         ok = _thin(ok, max_points)
-        traces.append(go.Scatter(x=rlon[ok], y=rlat[ok], mode="markers", name="released",
-                                 marker={"color": OKABE_ITO["orange"], "size": 5, "opacity": 0.7},
+        traces.append(go.Scatter(x=rlon[ok], y=rlat[ok], mode="markers",
+                                 name="released (vermillion hollow circles)",
+                                 marker={"color": RELEASE_COLOUR, "size": 6, "opacity": 0.8,
+                                         "symbol": "circle-open"},
                                  hovertemplate="released<br>" + hov + "<extra></extra>"))
     if landmarks is not None:
         lm = _thin(np.flatnonzero(as_landmark_mask(landmarks, n)), max_points)
         traces.append(go.Scatter(x=lon[lm], y=lat[lm], mode="markers",
-                                 name=f"landmark timestamp ({lm.size})",
-                                 marker={"color": OKABE_ITO["vermillion"], "symbol": "diamond",
-                                         "size": 8},
+                                 name=f"landmark timestamp ({lm.size}, pink dots)",
+                                 marker={"color": LANDMARK_COLOUR, "symbol": "circle",
+                                         "size": 7},
                                  hovertemplate="landmark<br>" + hov + "<extra></extra>"))
     if places is not None:
         frame = places if isinstance(places, pd.DataFrame) else _places_frame(places)
@@ -581,8 +669,8 @@ def trajectory_figure(
         traces.append(go.Scatter(x=frame["lon"].to_numpy(dtype=float),
                                  y=frame["lat"].to_numpy(dtype=float),
                                  mode="markers+text", text=names, textposition="top center",
-                                 name="landmark place",
-                                 marker={"color": OKABE_ITO["reddish_purple"], "symbol": "star",
+                                 name="landmark place (green star)",
+                                 marker={"color": PLACE_COLOUR, "symbol": "star",
                                          "size": 14},
                                  hovertemplate="%{text}<br>" + hov + "<extra></extra>"))
     lat0 = float(np.nanmean(lat)) if n else 0.0

@@ -21,9 +21,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .errors import ParameterError
+import numpy as np
+import pandas as pd
 
-__all__ = ["StorySection", "story_html"]
+from .errors import ParameterError
+from .validation import check_epsilon
+
+__all__ = [
+    "ILLUSTRATION_LANDMARKS",
+    "StorySection",
+    "illustration_figure",
+    "release_story",
+    "released_map",
+    "story_html",
+    "story_summary",
+]
 
 PRIVATE_BANNER = (
     "PRIVATE — this report contains your true trace and/or your places. Do not share it: only "
@@ -142,3 +154,289 @@ def story_html(
         f"<style>{_CSS}</style><script>{get_plotlyjs()}</script></head>"
         f"<body><main>{''.join(body)}</main></body></html>"
     )
+
+
+# ------------------------------------------------------------------ the release's story
+
+ILLUSTRATION_LANDMARKS = (6, 7, 8, 9, 16, 17, 18)
+"""Landmark positions of the made-up 24-moment series the public story draws a scheme's
+allocation shape on (not the user's: the true landmark times never enter a public story)."""
+
+_ILLUSTRATED = ("event", "user", "uniform", "skip")
+
+
+def _fmt(x: float) -> str:
+    """Numbers in the report's text: the figures' rule (3 significant digits, no exponent)."""
+    from .figures import plain_number
+
+    return plain_number(x)
+
+
+def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 5000) -> Any:
+    """A map of the released locations ONLY (no true trace, no places), Leaflet inlined.
+
+    ``tiles``: ``"none"`` (default, no outside request), ``"osm"`` or an XYZ tile URL; tiles are
+    the one thing such a map would load from elsewhere.
+    """
+    import folium
+
+    from . import maps
+    from .trajectory import even_positions, lat_lon
+
+    lat, lon = lat_lon(release, "release")
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    if ok.any():
+        bounds = [[float(lat[ok].min()), float(lon[ok].min())],
+                  [float(lat[ok].max()), float(lon[ok].max())]]
+        centre = [(bounds[0][0] + bounds[1][0]) / 2, (bounds[0][1] + bounds[1][1]) / 2]
+    else:
+        bounds, centre = None, [0.0, 0.0]
+    m = maps.LocalMap(location=centre, zoom_start=13, tiles=None, control_scale=True)
+    if tiles not in (None, "", "none"):
+        if tiles == "osm":
+            folium.TileLayer(maps.OSM_TILES, attr="&copy; OpenStreetMap contributors",
+                             name="OpenStreetMap", max_zoom=19).add_to(m)
+        elif isinstance(tiles, str) and all(k in tiles for k in ("{z}", "{x}", "{y}")):
+            folium.TileLayer(tiles, attr="custom tiles", name="custom tiles").add_to(m)
+        else:
+            raise ParameterError(f"tiles must be 'none', 'osm' or an XYZ tile URL, got {tiles!r}")
+    # one GeoJSON layer (drawn by Leaflet in the browser) instead of a folium element per point:
+    # ~100x cheaper to build, so the report can hold every released point up to max_points
+    idx = np.flatnonzero(ok)
+    if idx.size > max_points:
+        idx = idx[even_positions(idx.size, max_points)]
+    coords = np.column_stack((lon[idx], lat[idx])).round(6).tolist()
+    folium.GeoJson(
+        {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": c}}
+            for c in coords]},
+        name="Released (perturbed)",
+        marker=folium.CircleMarker(radius=3, weight=1.5, fill=False, color=maps.RELEASE_COLOUR),
+    ).add_to(m)
+    if bounds is not None:
+        m.fit_bounds(bounds, padding=(10, 10))
+    return m
+
+
+def illustration_figure(scheme: str, *, epsilon: float) -> Any:
+    """How ``scheme`` spreads ε over a MADE-UP series of 24 moments with landmarks at
+    :data:`ILLUSTRATION_LANDMARKS` (its shape, not the user's data), or None for the schemes
+    that decide their budgets from the data while releasing (adaptive, bd, ba)."""
+    if scheme not in _ILLUSTRATED:
+        return None
+    import plotly.graph_objects as go
+
+    from .allocation import allocate
+    from .figures import OKABE_ITO, TEMPLATE
+
+    n = 24
+    mask = np.zeros(n, dtype=bool)
+    mask[list(ILLUSTRATION_LANDMARKS)] = True
+    eps = allocate(n, mask, epsilon=epsilon, scheme=scheme)
+    x = np.arange(1, n + 1)
+    colours = np.where(mask, OKABE_ITO["vermillion"], OKABE_ITO["blue"])
+    fig = go.Figure(
+        [go.Bar(x=x, y=eps, marker={"color": colours.tolist()}, showlegend=False,
+                hovertemplate="moment %{x}<br>ε_t = %{y:.3f}<extra></extra>"),
+         go.Bar(x=[None], y=[None], name="ordinary moment (blue bar)",
+                marker={"color": OKABE_ITO["blue"]}),
+         go.Scatter(x=x[mask], y=np.zeros(int(mask.sum())), mode="markers",
+                    name="moment at a place (vermillion bar and diamond)",
+                    marker={"color": OKABE_ITO["vermillion"], "symbol": "diamond", "size": 9},
+                    hovertemplate="moment %{x}: at a place<extra></extra>"),
+         go.Scatter(x=[0.5, n + 0.5], y=[epsilon, epsilon], mode="lines",
+                    name=f"total budget ε = {_fmt(epsilon)} (black dashed line)",
+                    line={"color": OKABE_ITO["black"], "dash": "dash"}, hoverinfo="skip")],
+        layout={"template": TEMPLATE, "height": 360, "barmode": "overlay",
+                "title": {"text": f"Illustration: how '{scheme}' spreads ε over 24 made-up "
+                          "moments (not your data)", "x": 0},
+                "xaxis": {"title": {"text": "moment (1–24, made-up series)"}, "dtick": 1},
+                "yaxis": {"title": {"text": "budget ε_t (privacy budget units)"},
+                          "rangemode": "tozero", "tickformat": ".2~f"},
+                "legend": {"orientation": "h", "y": -0.3},
+                "margin": {"l": 70, "r": 20, "t": 60, "b": 90}},
+    )
+    return fig
+
+
+def _budget_figure(release: Any) -> Any:
+    """ε_t over the released times: only for a budget that does not depend on the landmarks."""
+    import plotly.graph_objects as go
+
+    from .figures import OKABE_ITO, TEMPLATE
+
+    eps = np.asarray(release.budget, dtype=np.float64)
+    x = (np.arange(eps.size) if release.time is None
+         else pd.DatetimeIndex(release.time).to_numpy())
+    xtitle = "timestamp index" if release.time is None else "time (UTC)"
+    return go.Figure(
+        [go.Scatter(x=x, y=eps, mode="lines", line={"color": OKABE_ITO["blue"], "shape": "hv"},
+                    name="budget ε_t (blue line)",
+                    hovertemplate="ε_t = %{y:.4f}<extra></extra>")],
+        layout={"template": TEMPLATE, "height": 360, "showlegend": True,
+                "title": {"text": "Budget ε_t per released moment (chosen from the correlation "
+                          "model, not from your places)", "x": 0},
+                "xaxis": {"title": {"text": xtitle}},
+                "yaxis": {"title": {"text": "budget ε_t (privacy budget units)"},
+                          "rangemode": "tozero", "tickformat": ".3~f"},
+                "legend": {"orientation": "h", "y": -0.25},
+                "margin": {"l": 70, "r": 20, "t": 60, "b": 80}},
+    )
+
+
+def story_summary(
+    *, epsilon: float, radius_m: float, allocation: str, n_released: int,
+    start: str | None = None, end: str | None = None, interval_s: float | None = None,
+    alpha: float | None = None, simulation: bool = False, private: bool = False,
+) -> str:
+    """The plain-language summary: what is protected, and at what cost (blank-line paragraphs).
+
+    Built from the settings and the released times only (public); no true data enters it.
+    ``private``: the report also holds the true trace and places (its first paragraph says so).
+    """
+    span = f" from {start} to {end} (UTC)" if start and end else ""
+    every = (f" one location every {_fmt(interval_s / 60)} minutes" if interval_s else
+             " every recorded location")
+    parts = [
+        f"What was shared: {n_released:,} noisy locations{span},{every}. "
+        + ("This PRIVATE copy also shows the true trace and the places that matter to the "
+           "person (their landmarks): do not share it." if private else
+           "The true trace and the places that matter to the person (their landmarks) are not "
+           "in this report."),
+        f"What is protected: where the person was at their landmark places, at all those moments "
+        f"together with any one other moment, is protected with a privacy budget of "
+        f"ε = {_fmt(epsilon)}: whatever anyone does with the released trace, it cannot tell "
+        f"apart two places within {_fmt(radius_m)} m of each other by more than a factor "
+        f"e^ε ≈ {_fmt(float(np.exp(epsilon)))} in likelihood. Smaller ε means stronger "
+        "protection.",
+        "What is not protected: when the person was at their places. Landmark privacy treats "
+        "those times as public, and some allocations show them (a released point repeated over "
+        "a stretch of time).",
+        f"The cost: every released point is moved at random. A point released with the whole "
+        f"budget ε is on average 2·r/ε = {_fmt(2 * radius_m / epsilon)} m from the truth; "
+        f"the allocation '{allocation}' gives each moment a share ε_t of ε, and a smaller "
+        "share means a larger typical error (2·r/ε_t).",
+        "Randomness: the noise was drawn from the operating system's random source once for "
+        "this release; no seed exists that could undo it. Two different noisy releases of the "
+        "same trace reveal more than one: their budgets add up.",
+    ]
+    if alpha is not None:
+        parts.insert(3, f"Correlation: consecutive locations are related (where you are now "
+                     f"says where you were a minute ago). The budgets were chosen so that, under "
+                     f"the stated model of movement, the loss of any one moment stays below "
+                     f"α = {_fmt(alpha)} (the temporal privacy loss, TPL, an upper bound).")
+    if simulation:
+        parts.insert(0, "SIMULATION: this release used seeded (reproducible) noise and is not "
+                     "private. Do not publish it.")
+    return "\n\n".join(parts)
+
+
+def release_story(
+    release: Any,
+    *,
+    epsilon: float,
+    allocation: str,
+    settings: Mapping[str, Any],
+    scheme: str | None = None,
+    budget_is_public: bool = False,
+    alpha: float | None = None,
+    interval_s: float | None = None,
+    tiles: str | None = "none",
+    include_private: bool = False,
+    traj: Any = None,
+    landmarks: Any = None,
+    places: Any = None,
+    temporal: Any = None,
+    landmark_loss: Any = None,
+) -> str:
+    """The stakeholder story of one locations release as ONE offline HTML page.
+
+    Public by default: the released trace on a map (:func:`released_map`), the allocation's
+    shape (the real ε_t only when ``budget_is_public`` — a budget chosen without the landmarks,
+    such as the TPL-bounded allocation of a public or DP model — otherwise
+    :func:`illustration_figure` of ``scheme`` on made-up moments), the plain-language summary
+    (:func:`story_summary`) and ``settings``. ``traj``, ``landmarks``, ``places``, ``temporal``
+    and ``landmark_loss`` are read ONLY when ``include_private`` is True; the private story adds
+    the true trace with the places, the real allocation and guarantee G_t, the error against the
+    truth and the privacy loss, and its title says PRIVATE.
+    """
+    from .figures import allocation_figure, error_figure, loss_figure
+    from .metrics import error_metres
+
+    epsilon = check_epsilon(epsilon)
+    if getattr(release, "lat", None) is None:
+        raise ParameterError("the story shows a locations release (this one has values)")
+    radius = float(release.params.get("radius_m", settings.get("radius_m", 0)) or 0)
+    times = release.time
+    start = end = None
+    if times is not None and len(times):
+        from .export import iso_utc
+
+        iso = iso_utc(np.asarray(times))
+        start, end = str(iso[0]), str(iso[-1])
+    summary = story_summary(
+        epsilon=epsilon, radius_m=radius, allocation=allocation, n_released=len(release.budget),
+        start=start, end=end, interval_s=interval_s, alpha=alpha,
+        simulation=bool(getattr(release, "seeded", False)), private=include_private)
+    sections = [StorySection(
+        "The released trace",
+        "Every hollow vermillion circle is a released (noisy) location, as anyone receiving the "
+        "public file sees it (at most 5,000 shown, evenly spread over time). The true trace is "
+        "not drawn.",
+        map=released_map(release, tiles=tiles))]
+    if budget_is_public:
+        sections.append(StorySection(
+            "How the privacy budget is spent over time",
+            "Each moment's share ε_t of the budget. These budgets were chosen from the model of "
+            "movement alone, never from the places, so showing them reveals nothing about "
+            "the places.", figure=_budget_figure(release)))
+    else:
+        fig = illustration_figure(scheme or "", epsilon=epsilon)
+        text = (f"The allocation '{allocation}' on a made-up series of 24 moments, 7 of them at "
+                "places (vermillion bars and diamonds), to show its shape. The real per-moment "
+                "budgets are not shown: they would reveal when the person was at their places.")
+        if fig is None:
+            text = (f"The allocation '{allocation}' decides each moment's budget while releasing, "
+                    "from how the trace changes; the per-moment budgets are not shown because "
+                    "they would reveal when the person was at their places. Its guarantee is the "
+                    "same: the places' moments and any one other moment together spend at most ε.")
+        sections.append(StorySection("How the privacy budget is spent", text, figure=fig))
+    if include_private:
+        if traj is None or landmarks is None:
+            raise ParameterError("a private story needs traj= and landmarks=")
+        from .accounting import landmark_guarantee
+        from .maps import trajectory_map
+
+        mask = np.asarray(landmarks, dtype=bool)
+        time = traj.get("time", None)
+        eps = np.asarray(release.budget, dtype=np.float64)
+        g = landmark_guarantee(eps, mask)
+        sections += [
+            StorySection("Before and after: your true trace, your places and the release",
+                         "Blue line: the true trace; green circles: your places; pink dots: "
+                         "true locations at landmark moments; hollow vermillion circles: the "
+                         "released locations.",
+                         map=trajectory_map(traj, places=places or (), release=release,
+                                            landmarks=mask, tiles=tiles), private=True),
+            StorySection("Budget allocation and landmark guarantee G_t",
+                         "Top: ε_t at each moment, landmarks marked. Bottom: G_t, the budget "
+                         "of all landmark moments plus moment t; landmark privacy holds while it "
+                         "stays at or below ε.",
+                         figure=allocation_figure(eps, mask, epsilon, time=time, guarantee=g),
+                         private=True),
+            StorySection("Error of the released trace",
+                         "Distance between each released point and the true location, in metres.",
+                         figure=error_figure(error_metres(traj, release), release.published,
+                                             time=time, landmarks=mask), private=True),
+        ]
+        sections.append(StorySection(
+            "Privacy loss over time",
+            "The landmark guarantee G_t and, under the correlation model, upper bounds on the "
+            "loss (TPL: temporal privacy loss of one moment; BPL/FPL: its parts from earlier and "
+            "later releases).",
+            figure=loss_figure(eps, g, epsilon, temporal=temporal, landmark_loss=landmark_loss,
+                               time=time),
+            private=True))
+    title = f"Privacy-protected location release ({allocation}, ε = {_fmt(epsilon)})"
+    return story_html(title=title, summary=summary, sections=sections, settings=settings,
+                      include_private=include_private)

@@ -9,6 +9,7 @@ Skipped only when /usr/bin/chromium is missing (`make chromium` installs it).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -126,11 +127,12 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     page.close()
 
 
-DOWNLOADS = {
-    "Public release (CSV)": "lmdk_public_release.csv",
-    "Public release (GeoJSON)": "lmdk_public_release.geojson",
-    "PRIVATE analysis (JSON) — do not share": "lmdk_PRIVATE_analysis_DO_NOT_SHARE.json",
-    "PRIVATE places (GeoJSON) — do not share": "lmdk_PRIVATE_places_DO_NOT_SHARE.geojson",
+DOWNLOADS = {  # file names carry the allocation released (issue 13): a pattern per button
+    "Public release (CSV)": r"lmdk_public_release_[a-z0-9_]+\.csv",
+    "Public release (GeoJSON)": r"lmdk_public_release_[a-z0-9_]+\.geojson",
+    "PRIVATE analysis (JSON) — do not share":
+        r"lmdk_PRIVATE_analysis_[a-z0-9_]+_DO_NOT_SHARE\.json",
+    "PRIVATE places (GeoJSON) — do not share": r"lmdk_PRIVATE_places_DO_NOT_SHARE\.geojson",
 }
 
 
@@ -169,7 +171,7 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
                 if attempt:
                     raise
         download = info.value
-        assert download.suggested_filename == name
+        assert re.fullmatch(name, download.suggested_filename), download.suggested_filename
         files[label] = download.path().read_text(encoding="utf-8")
         wait_idle(page)
     rows = list(csv.reader(io.StringIO(files["Public release (CSV)"])))

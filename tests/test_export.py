@@ -184,7 +184,7 @@ def test_report_is_strict_json_with_full_length_series():
     assert conf["params"]["noise"] == "safe" and 0 < conf["params"]["achieved_epsilon"] <= 6.0
     assert set(conf["params"]) == {"radius_m", "noise", "achieved_epsilon"}
     assert conf["time_range"] == {"start": "2024-03-01T09:00:00.250Z",
-                                  "end": "2024-03-01T09:05:43.250Z"}
+                                  "end": "2024-03-01T09:05:43.250Z", "n_timestamps": T}
     assert "NaN" not in text and "Infinity" not in text
 
 
@@ -266,3 +266,54 @@ def test_report_never_contains_the_seed():
         release=rel, epsilon=1.0, settings={"seed": 987654, "nested": {"rng": 987654, "a": 1}}))
     assert "987654" not in text and '"seed"' not in text and '"rng"' not in text
     assert strict_loads(text)["settings"] == {"nested": {"a": 1}}
+
+
+# ------------------------------------------------------------------ provenance (issue 13)
+
+
+def test_report_names_the_allocation_and_records_range_and_interval():
+    traj = make_traj()
+    budget = np.full(T, 0.02)
+    from lmdk_core import release_with_budget
+
+    rel = release_with_budget(traj, LANDMARKS, budget=budget, epsilon=1.0, radius_m=100.0)
+    rep = strict_loads(report_to_json(privacy_report(
+        release=rel, epsilon=1.0, allocation="tpl_bounded", release_interval_s=300,
+        correlation={"source": "public", "alpha": 0.5, "parameters": {"cell_m": 500.0}})))
+    conf = rep["configuration"]
+    assert conf["allocation"] == rep["summary"]["allocation"] == "tpl_bounded"
+    assert conf["scheme"] == "budget" and conf["release_interval_s"] == 300.0
+    # the range read independently from the trajectory's own times
+    assert conf["time_range"] == {"start": "2024-03-01T09:00:00.250Z",
+                                  "end": "2024-03-01T09:05:43.250Z", "n_timestamps": T}
+    assert rep["correlation"] == {"source": "public", "alpha": 0.5,
+                                  "parameters": {"cell_m": 500.0}}
+    # without a caller's name the scheme's is used; a custom budget says so
+    assert privacy_report(release=rel, epsilon=1.0)["configuration"]["allocation"] == (
+        "custom budget")
+    plain = release_locations(traj, LANDMARKS, epsilon=1.0, scheme="skip", rng=1)
+    assert privacy_report(release=plain, epsilon=1.0)["summary"]["allocation"] == "skip"
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
+def test_report_refuses_a_bad_release_interval(bad):
+    rel = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="skip", rng=1)
+    with pytest.raises(ParameterError, match="release_interval_s"):
+        privacy_report(release=rel, epsilon=1.0, release_interval_s=bad)
+
+
+def test_export_file_names_carry_the_allocation_and_say_private():
+    from lmdk_core.export import export_file_name
+
+    assert export_file_name("public", "tpl_bounded", "csv") == (
+        "lmdk_public_release_tpl_bounded.csv")
+    assert export_file_name("analysis", "uniform", "json") == (
+        "lmdk_PRIVATE_analysis_uniform_DO_NOT_SHARE.json")
+    assert export_file_name("story", "Skip (landmarks/not released)", "html") == (
+        "lmdk_story_skip_landmarks_not_released.html")
+    assert export_file_name("private_story", "skip", "html") == (
+        "lmdk_PRIVATE_story_skip_DO_NOT_SHARE.html")
+    with pytest.raises(ParameterError, match="export kind"):
+        export_file_name("secret", "skip", "csv")
+    with pytest.raises(ParameterError, match="extension"):
+        export_file_name("public", "skip", ".csv")

@@ -4,6 +4,7 @@ G_t > ε region present exactly when landmark privacy is violated, and display d
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -183,7 +184,8 @@ def test_error_figure_marks_fresh_and_approximated_and_states_mae():
     check_common(fig, "lmdk-error")
     assert fig.layout.yaxis.title.text == "error (m)"
     assert fig.layout.xaxis.title.text == "timestamp index"
-    assert f"MAE {np.nanmean(err):,.4g} m" in fig.layout.title.text
+    mae = float(np.nanmean(err))
+    assert f"mean error {mae:.{2 - int(np.floor(np.log10(mae)))}f} m" in fig.layout.title.text
     line = trace(fig, "error")
     assert len(line.y) == T and np.isnan(np.asarray(line.y, dtype=float)[:4]).all()
     fresh, approx = trace(fig, "fresh release"), trace(fig, "approximated")
@@ -416,3 +418,110 @@ def test_allocation_figure_marks_dummy_landmarks_apart():
     assert list(tr.x) == [0, 1]
     assert not any(n.startswith("dummy") for n in names(
         allocation_figure(eps, LANDMARKS, EPSILON)))
+
+
+# ------------------------------------------------------------------ charts say what they show
+
+
+def _comparison_table():
+    return pd.DataFrame({"scheme": ["skip", "user"], "mae_m_mean": [300.0, 2.7e6],
+                         "mae_m_std": [10.0, 1e5], "landmark_private": [True, True]})
+
+
+def test_log_axes_label_decades_only_in_plain_digits():
+    """Issue 13: log axes showed stray minor labels (2, 5 between decades) and exponents."""
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
+    g = brute_guarantee(eps, LANDMARKS)
+    for fig in (loss_figure(eps, g, EPSILON, log_y=True), comparison_figure(_comparison_table())):
+        y = fig.layout.yaxis
+        assert y.type == "log"
+        assert y.dtick == 1  # one tick per decade (log units)
+        assert y.tickformat == ",~r" and y.exponentformat == "none"
+        assert y.minor.ticks == "" and y.minor.showgrid is False
+    lin = comparison_figure(_comparison_table(), log_y=False).layout.yaxis
+    assert lin.type == "linear" and lin.tickformat == ",~r"
+
+
+@pytest.mark.parametrize("n, max_points", [(10_000, 400), (5_001, 1_000)])
+def test_error_chart_says_it_is_thinned_and_the_claim_holds(n, max_points):
+    rng = np.random.default_rng(n)
+    err = rng.gamma(2.0, 80.0, n)
+    fig = error_figure(err, np.ones(n, bool), max_points=max_points)
+    k = math.ceil(n / (max_points // 2))
+    notes = [a.text for a in fig.layout.annotations]
+    assert notes == [f"Thinned for display: each stretch of {k:,} points shows its min and max "
+                     f"({n:,} points in all)"]
+    line = trace(fig, "error")
+    x, y = np.asarray(line.x), np.asarray(line.y)
+    for b in range(0, n, k):  # the claim, checked stretch by stretch against the raw series
+        shown = set(y[(x >= b) & (x < b + k)].tolist())
+        assert {err[b:b + k].min(), err[b:b + k].max()} <= shown
+        assert shown <= {err[b:b + k].min(), err[b:b + k].max(), err[0], err[-1]}
+    assert not error_figure(err[:300], np.ones(300, bool), max_points=max_points).layout.annotations
+    assert not error_figure(err, np.ones(n, bool), max_points=None).layout.annotations
+
+
+def test_trajectory_colours_are_the_maps_and_legends_name_them():
+    from lmdk_core import maps
+    from lmdk_core.figures import COLOUR_NAMES
+
+    traj = pd.DataFrame({"lat": 39.9 + np.arange(T) * 1e-4, "lon": 116.3 + np.arange(T) * 1e-4})
+    rel = pd.DataFrame({"lat": traj.lat + 1e-3, "lon": traj.lon})
+    fig = trajectory_figure(traj, rel, LANDMARKS, places=[Place("H", 39.9, 116.3, 100)])
+    drawn = {
+        "true path": (trace(fig, "true path").line.color, maps.TRUE_COLOUR),
+        "released": (trace(fig, "released").marker.color, maps.RELEASE_COLOUR),
+        "landmark timestamp": (trace(fig, "landmark timestamp").marker.color,
+                               maps.LANDMARK_COLOUR),
+        "landmark place": (trace(fig, "landmark place").marker.color, maps.PLACE_COLOUR),
+    }
+    for prefix, (colour, on_map) in drawn.items():
+        assert colour.upper() == on_map.upper(), prefix
+        assert COLOUR_NAMES[colour.upper()] in trace(fig, prefix).name, prefix
+    assert "hollow" in trace(fig, "released").name
+    assert trace(fig, "released").marker.symbol == "circle-open"
+    assert trace(fig, "released").mode == "markers"  # no line: the legend says circles
+
+
+def test_loss_curves_are_drawn_as_the_page_describes_them():
+    """Each drawn line's colour and dash (read from the figure) is the one LOSS_CURVES gives for
+    its legend name, which is what the page's 'How to read the curves' text says."""
+    from lmdk_core.figures import COLOUR_NAMES, LOSS_CURVES, curve_style
+
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
+    g = brute_guarantee(eps, LANDMARKS)
+    tl = {"bpl": g, "fpl": g, "tpl": g * 1.5, "pair": g * 1.2, "cap": 3.0}
+
+    class Landmark:
+        composed = g * 2
+        composed_pair = g * 1.8
+
+    fig = loss_figure(eps, g, EPSILON, temporal=tl, landmark_loss=Landmark(),
+                      pair_label="places 200 m apart")
+    lines = [tr for tr in fig.data if tr.mode == "lines"]
+    assert len(lines) == len(LOSS_CURVES)
+    for tr in lines:
+        # the longest matching prefix names the curve
+        name, colour, dash = max((c for c in LOSS_CURVES if tr.name.startswith(c[0])),
+                                 key=lambda c: len(c[0]))
+        assert tr.line.color.upper() == colour.upper(), tr.name
+        assert (tr.line.dash or None) in ({None, "solid"} if dash is None else {dash}), tr.name
+        assert curve_style(name).startswith(COLOUR_NAMES[colour.upper()])
+    with pytest.raises(ParameterError):
+        curve_style("no such curve")
+
+
+def test_every_axis_states_its_unit():
+    eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
+    g = brute_guarantee(eps, LANDMARKS)
+    traj = pd.DataFrame({"lat": 39.9 + np.arange(T) * 1e-4, "lon": 116.3 + np.arange(T) * 1e-4})
+    figs = [allocation_figure(eps, LANDMARKS, EPSILON), error_figure(g, np.ones(T, bool)),
+            loss_figure(eps, g, EPSILON), loss_figure(eps, g, EPSILON, log_y=True),
+            comparison_figure(_comparison_table()), trajectory_figure(traj)]
+    for fig in figs:
+        for ax in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+            axis = getattr(fig.layout, ax, None)
+            text = axis.title.text if axis is not None and axis.title else None
+            if text is None or text in ("scheme", "timestamp index"):  # categories, counts
+                continue
+            assert re.search(r"\((m|°[EN]|UTC|units of ε)[,)]", text), (ax, text)

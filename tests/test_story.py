@@ -102,3 +102,171 @@ def test_reference_check_catches_a_cdn_map():
 
     doc = story_html(title="t", summary="", sections=[StorySection("m", map=folium.Map())])
     assert any(r.startswith("https://") for r in _all_refs(doc))
+
+
+# ------------------------------------------------------------------ the release's story
+
+
+from lmdk_core.story import illustration_figure, release_story  # noqa: E402
+
+PLACE = lm.Place("Quarnby Clinic", 0.0, 0.0, 150)
+
+
+@pytest.fixture(scope="module")
+def released(traj):
+    home = traj.iloc[len(traj) // 2]
+    place = lm.Place(PLACE.name, float(home.lat), float(home.lon), PLACE.place_radius_m)
+    mask = lm.landmark_mask(traj, [place])
+    assert 0 < mask.sum() < len(traj)
+    rel = lm.release_locations(traj, mask, epsilon=1.0, scheme="uniform", radius_m=200, rng=5)
+    return rel, mask, place
+
+
+def _story(rel, **kw):
+    return release_story(rel, epsilon=1.0, allocation="uniform", scheme="uniform",
+                         settings={"Total privacy budget": "ε = 1"}, **kw)
+
+
+_NUM_PAIR = re.compile(r"(-?\d+\.\d+)\s*,\s*(-?\d+\.\d+)")
+
+
+def _variants(x: float) -> set[str]:
+    return {f"{x:.{d}f}" for d in (4, 5, 6)} | {repr(float(x)), repr(round(float(x), 6)),
+                                                 repr(round(float(x), 5))}
+
+
+def _length(v) -> int:
+    """Length of a plotted array as the page holds it (plain list or plotly's typed bdata)."""
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).size
+    return len(v or [])
+
+
+def _plotted_lengths(doc: str) -> list[int]:
+    out = []
+    for m in re.finditer(r'Plotly\.newPlot\(\s*"([^"]+)",\s*', doc):
+        data, _ = json.JSONDecoder().raw_decode(doc, m.end())
+        out += [_length(tr.get(axis)) for tr in data for axis in ("x", "y")]
+    return out
+
+
+def _true_pairs_in(doc: str, lats, lons) -> set[tuple[str, str]]:
+    """(lat, lon) number pairs of the document that spell a true point in any usual format."""
+    wanted = {(a, b) for la, lo in zip(lats, lons, strict=True)
+              for a in _variants(la) for b in _variants(lo)}
+    wanted |= {(b, a) for a, b in wanted}  # GeoJSON writes [lon, lat]
+    pairs = set(_NUM_PAIR.findall(doc))
+    for inner in re.findall(r'srcdoc="([^"]*)"', doc):
+        pairs |= set(_NUM_PAIR.findall(html.unescape(inner)))
+    return pairs & wanted
+
+
+def test_public_story_holds_nothing_from_the_private_file(traj, released):
+    rel, _mask, place = released
+    doc = _story(rel)
+    assert "<script src=\"http" not in doc and "<script src='http" not in doc
+    # plotly.js (inlined once in <head>) carries its map-trace style presets, tile URLs
+    # included, as code the story never runs (no map traces); everything else has none
+    head, body = doc.split("</head>", 1)
+    assert head.count("<script>") == 1
+    assert "tile.openstreetmap.org" not in body and "{z}" not in body
+    maps_html = [html.unescape(x) for x in re.findall(r'srcdoc="([^"]*)"', doc)]
+    assert maps_html and not any("tileLayer" in m for m in maps_html)
+    external = [r for r in _all_refs(doc) if not r.startswith(("data:", "#", "about:"))]
+    assert external == []
+    # http(s) strings may only sit inside the inlined libraries' code and licence comments
+    outside = re.sub(r"<script>.*?</script>", "", doc, flags=re.S)
+    outside = re.sub(r'srcdoc="[^"]*"', "", outside)
+    assert not re.search(r"https?://", outside)
+    assert _true_pairs_in(doc, traj.lat.to_numpy(), traj.lon.to_numpy()) == set()
+    assert _true_pairs_in(doc, [place.lat], [place.lon]) == set()
+    assert place.name not in doc and html.escape(place.name) not in doc
+    assert html.escape(PRIVATE_BANNER) not in doc and "<title>PRIVATE" not in doc
+    # nothing per timestamp is plotted (ε_t would show the landmark times): only the
+    # made-up 24-moment illustration
+    lengths = _plotted_lengths(doc)
+    assert lengths and max(lengths) == 24
+    # the released points are there (the story is useful without the private parts)
+    released_pairs = {(repr(round(float(b), 6)), repr(round(float(a), 6)))
+                      for a, b in zip(rel.lat[:50], rel.lon[:50], strict=True)}  # [lon, lat]
+    inner = html.unescape(re.search(r'srcdoc="([^"]*)"', doc).group(1))
+    assert released_pairs & set(_NUM_PAIR.findall(inner))
+    assert "What is protected" in doc and "2·r/ε = 400 m" in doc
+    assert "are not in this report" in doc
+
+
+def test_private_story_on_opt_in_holds_the_truth_and_says_private(traj, released):
+    """The same checks find the true trace and the place once the user opts in."""
+    rel, mask, place = released
+    doc = _story(rel, include_private=True, traj=traj, landmarks=mask, places=[place])
+    assert "<title>PRIVATE — " in doc and html.escape(PRIVATE_BANNER) in doc
+    assert "This PRIVATE copy also shows the true trace" in doc
+    assert "are not in this report" not in doc
+    assert _true_pairs_in(doc, traj.lat.to_numpy(), traj.lon.to_numpy())
+    assert html.escape(place.name) in doc
+    with pytest.raises(ParameterError, match="traj"):
+        _story(rel, include_private=True)
+
+
+def test_bounded_budget_is_shown_only_when_declared_public(traj, released):
+    rel, _mask, _ = released
+    doc = _story(rel, budget_is_public=True, alpha=0.5)
+    assert len(rel.budget) in _plotted_lengths(doc)
+    assert "α = 0.5" in doc
+
+
+def test_illustration_is_the_schemes_own_allocation():
+    """Read back from the figure: uniform gives ε/(7+1) everywhere, skip 0 at the 7 made-up
+    landmark moments and ε elsewhere; data-dependent schemes get no illustration."""
+    from lmdk_core.story import ILLUSTRATION_LANDMARKS
+
+    uni = illustration_figure("uniform", epsilon=2.0).data[0].y
+    assert list(uni) == [0.25] * 24
+    skip = illustration_figure("skip", epsilon=2.0).data[0].y
+    assert [i for i, v in enumerate(skip) if v == 0] == list(ILLUSTRATION_LANDMARKS)
+    assert illustration_figure("adaptive", epsilon=1.0) is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@pytest.mark.slow
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(30, 200), seed=st.integers(0, 2**32 - 1),
+       scheme=st.sampled_from(["event", "user", "uniform", "skip", "adaptive"]))
+def test_public_story_never_holds_true_points_or_per_moment_series(n, seed, scheme):
+    """Over random traces, landmark sets and schemes: no true (lat, lon) pair in any usual
+    format, no place name, and no plotted series with one entry per released moment."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    traj = pd.DataFrame({
+        "time": pd.date_range("2024-01-01", periods=n, freq="60s", tz="UTC"),
+        "lat": 30 + rng.random() * 10 + np.cumsum(rng.normal(0, 2e-4, n)),
+        "lon": 100 + rng.random() * 10 + np.cumsum(rng.normal(0, 2e-4, n)),
+    })
+    mask = rng.random(n) < 0.3
+    rel = lm.release_locations(traj, mask, epsilon=float(rng.uniform(0.2, 3)), scheme=scheme,
+                               radius_m=float(rng.uniform(50, 500)), rng=seed)
+    doc = release_story(rel, epsilon=rel.epsilon, allocation=scheme, scheme=scheme,
+                        settings={"Allocation released": scheme})
+    assert _true_pairs_in(doc, traj.lat.to_numpy(), traj.lon.to_numpy()) == set()
+    assert n not in _plotted_lengths(doc)
+    assert "<title>PRIVATE" not in doc
+
+
+@given(alloc=st.text(min_size=0, max_size=30),
+       kind=st.sampled_from(["public", "analysis", "story", "private_story"]))
+def test_export_file_names_are_safe_and_say_private_when_private(alloc, kind):
+    from lmdk_core.export import export_file_name
+
+    name = export_file_name(kind, alloc, "html")
+    assert re.fullmatch(r"[A-Za-z0-9_]+\.html", name)
+    assert ("PRIVATE" in name and name.endswith("_DO_NOT_SHARE.html")) == (
+        kind in ("analysis", "private_story"))

@@ -1,0 +1,218 @@
+"""Issue 13 (provenance, stakeholder story) on the page under AppTest: after switching the
+release to the TPL-bounded allocation the files are named after it and the private analysis
+records the model, α, the time range and the release interval; the stakeholder HTML is built
+from what the download button carries, holds no true data by default and counts in the ledger.
+Every file is read from the data the download button was given, called as Streamlit does (in
+another thread, without the session)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import threading
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import dashboard.map_section as map_section
+from lmdk_core.sample import load_sample
+from lmdk_core.story import PRIVATE_BANNER
+
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+TIMEOUT = 60
+
+
+class _Map:
+    """st_folium stand-in: delivers one queued click like the component does."""
+
+    def __init__(self) -> None:
+        self.pending: list[dict] = []
+
+    def __call__(self, fig, *, key=None, on_change=None, **kw):
+        if self.pending:
+            st.session_state[key] = self.pending.pop(0)
+            on_change()
+        return st.session_state.get(key)
+
+
+def run(at: AppTest) -> AppTest:
+    at.run(timeout=TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _call(func):
+    out: dict = {}
+
+    def target():
+        try:
+            out["value"] = func()
+        except Exception as err:  # reported with the failing file
+            out["error"] = err
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join(120)
+    assert "error" not in out, out.get("error")
+    data = out["value"]
+    return data.decode() if isinstance(data, bytes) else data
+
+
+@pytest.fixture(scope="module")
+def home():
+    s = load_sample()
+    h = s[(s.uid == s.uid.iloc[0]) & (s.place == "home")]
+    return float(h.lat.median()), float(h.lon.median())
+
+
+@pytest.fixture
+def page(monkeypatch, home):
+    """The page with Home marked; every download button's data and file name recorded."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    seen: dict[str, dict] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self, label, data, file_name=None, *args, **kwargs):
+        seen[label] = {"data": data, "file_name": file_name}
+        return original(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    fake = _Map()
+    monkeypatch.setattr(map_section, "st_folium", fake)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    run(at)
+    fake.pending.append({"last_clicked": {"lat": home[0], "lng": home[1]},
+                         "last_object_clicked_count": 0, "last_object_clicked_tooltip": None})
+    run(at)
+    run(at)
+    assert at.session_state["places"], "the click added no place"
+    return at, seen
+
+
+def _bounded_expander(at):
+    return next(e for e in at.expander if "TPL-bounded allocation" in e.label)
+
+
+@pytest.mark.slow
+def test_bounded_release_names_every_export_and_the_report_records_provenance(page):
+    at, seen = page
+    at.number_input(key="interval_min").set_value(5.0)  # one location per 5 minutes
+    run(at)
+    seen.clear()
+    run(at)
+    sidebar_scheme = at.selectbox(key="scheme").value
+    assert seen["Public release (CSV)"]["file_name"] == (
+        f"lmdk_public_release_{sidebar_scheme}.csv")
+    at.session_state["bounded_open"] = True  # the user opens the section (a keyed expander)
+    run(at)
+    assert _bounded_expander(at).proto.expanded is True
+    at.number_input(key="alpha").set_value(0.5)
+    at.toggle(key="use_bounded").set_value(True)
+    run(at)
+    at.toggle(key="release_bounded").set_value(True)
+    seen.clear()
+    run(at)
+    # the section holding the switch is still open after the whole page reran
+    assert at.session_state["bounded_open"] is True
+    assert _bounded_expander(at).proto.expanded is True
+    assert any("TPL-bounded allocation (α = 0.5)" in m.value for m in at.markdown)
+    names = {label: d["file_name"] for label, d in seen.items()}
+    assert names["Public release (CSV)"] == "lmdk_public_release_tpl_bounded.csv"
+    assert names["Public release (GeoJSON)"] == "lmdk_public_release_tpl_bounded.geojson"
+    assert names["PRIVATE analysis (JSON) — do not share"] == (
+        "lmdk_PRIVATE_analysis_tpl_bounded_DO_NOT_SHARE.json")
+    assert names["Download a report for stakeholders (HTML)"] == "lmdk_story_tpl_bounded.html"
+    assert not any(sidebar_scheme in n for n in names.values())
+
+    report = json.loads(_call(seen["PRIVATE analysis (JSON) — do not share"]["data"]))
+    conf = report["configuration"]
+    assert conf["allocation"] == "tpl_bounded" and conf["scheme"] == "budget"
+    assert report["summary"]["allocation"] == "tpl_bounded"
+    assert report["settings"]["released_with"] == "TPL-bounded allocation (α = 0.5)"
+    assert report["settings"]["sidebar"]["scheme"] == sidebar_scheme  # recorded apart
+    assert conf["release_interval_s"] == 300.0
+    assert report["settings"]["release_interval_s"] == 300.0
+    tr = conf["time_range"]
+    assert tr["n_timestamps"] == conf["n_timestamps"] == len(report["series"]["time"])
+    assert tr["start"] == report["series"]["time"][0] and tr["end"] == report["series"]["time"][-1]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", tr["start"])
+    corr = report["correlation"]
+    assert corr["released_with_bounded_allocation"] is True
+    assert corr["alpha"] == 0.5
+    assert corr["source"] == "public" and corr["parameters"]["strength"] == "moderate"
+    assert corr["parameters"]["cell_m"] > 0 and corr["parameters"]["radius_m"] > 0
+    assert corr["allocation_model"]["description"] == corr["description"]
+    # with the time interval, the series has one entry per released moment, not per fix
+    assert conf["n_timestamps"] < 2000
+
+    story = _call(seen["Download a report for stakeholders (HTML)"]["data"])
+    assert "TPL-bounded allocation (α = 0.5)" in story
+    assert "<th>Target bound α (TPL)</th><td>0.5</td>" in story
+    # budgets chosen from the public preset never saw the places: the story may show them
+    assert "How the privacy budget is spent over time" in story
+    assert "made-up series" not in story
+    assert "PRIVATE" not in story.split("</title>")[0]
+
+    # switching back names the files after the sidebar scheme again
+    at.toggle(key="release_bounded").set_value(False)
+    seen.clear()
+    run(at)
+    assert seen["Public release (CSV)"]["file_name"] == (
+        f"lmdk_public_release_{sidebar_scheme}.csv")
+
+
+@pytest.mark.slow
+def test_story_download_counts_like_the_csv_and_private_opt_in_says_private(page):
+    at, seen = page
+    assert len(at.session_state["ledgers"]) == 0
+    button = next(b for b in at.get("download_button")
+                  if b.label == "Download a report for stakeholders (HTML)")
+    button.click()
+    run(at)
+    ledger = next(iter(at.session_state["ledgers"].values()))
+    assert len(ledger) == 1  # the HTML shows the released trace: it is a release taken away
+    next(b for b in at.get("download_button") if b.label == "Public release (CSV)").click()
+    run(at)
+    assert len(next(iter(at.session_state["ledgers"].values()))) == 1  # same release: once
+
+    at.checkbox(key="story_private").check()
+    seen.clear()
+    run(at)
+    label = "Download a PRIVATE report with your true trace and places (HTML)"
+    assert seen[label]["file_name"].startswith("lmdk_PRIVATE_story_")
+    assert seen[label]["file_name"].endswith("_DO_NOT_SHARE.html")
+    doc = _call(seen[label]["data"])
+    assert "<title>PRIVATE — " in doc
+    assert "Before and after: your true trace, your places and the release" in doc
+    assert html.escape(PRIVATE_BANNER) in doc
+
+
+def test_coarser_model_grid_is_stated_on_every_rerun(monkeypatch):
+    """Issue 13: a chosen grid silently became coarser (the warning showed once, then the cached
+    model hid it). The page states the cell used, and the private analysis records it."""
+    monkeypatch.setattr(map_section, "st_folium", _Map())
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    run(at)
+    from dashboard.loss_section import SOURCES
+
+    at.radio(key="loss_source").set_value(SOURCES[1])
+    run(at)
+    at.select_slider(key="cell_m").set_value(200)
+    for _ in range(2):  # the second run reads the cached model
+        run(at)
+        notes = [c.value for c in at.caption if c.value.startswith("Grid cell used:")]
+        assert len(notes) == 1, [c.value for c in at.caption]
+        used = float(re.search(r"Grid cell used: ([0-9,]+) m", notes[0]).group(1).replace(",",
+                                                                                          ""))
+        assert used > 200 and "200 m you chose" in notes[0]
+        assert f"cells of {used:g} m" in " ".join(c.value for c in at.caption)  # the model's
+    info = at.session_state["loss_model_info"]
+    assert info["parameters"]["cell_m_requested"] == 200.0
+    assert info["parameters"]["cell_m_used"] == used
+    assert any("**TPL** (temporal privacy loss)" in c.value for c in at.caption)

@@ -1,0 +1,128 @@
+"""The stakeholder story opens in headless Chromium from a file with the network cut off:
+every request that is not file:/data:/about: is aborted and counted, and the Plotly charts and
+the Leaflet map must still draw (issue 13)."""
+
+from __future__ import annotations
+
+import pytest
+
+import lmdk_core as lm
+from lmdk_core.story import release_story
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def story_file(tmp_path_factory):
+    traj = lm.select_user(lm.load_sample(), "alice").iloc[:800]
+    place = lm.Place("Home", float(traj.lat.iloc[400]), float(traj.lon.iloc[400]), 150)
+    mask = lm.landmark_mask(traj, [place])
+    rel = lm.release_locations(traj, mask, epsilon=1.0, scheme="skip", radius_m=200, rng=3)
+    out = tmp_path_factory.mktemp("story")
+    public = out / "public.html"
+    public.write_text(release_story(rel, epsilon=1.0, allocation="skip", scheme="skip",
+                                    settings={"Allocation released": "skip"}), "utf-8")
+    private = out / "private.html"
+    private.write_text(release_story(rel, epsilon=1.0, allocation="skip", scheme="skip",
+                                     settings={}, include_private=True, traj=traj,
+                                     landmarks=mask, places=[place]), "utf-8")
+    return public, private
+
+
+def _open_offline(browser, path, size=(1280, 720)):
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    blocked: list[str] = []
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("file:", "data:", "about:", "blob:")):
+            r.continue_()
+        else:
+            blocked.append(url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return page, blocked
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from browser_driver import launch
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("which, figures", [("public", 1), ("private", 4)])
+def test_story_renders_with_no_network(browser, story_file, which, figures, tmp_path):
+    path = story_file[0] if which == "public" else story_file[1]
+    page, blocked = _open_offline(browser, path)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    drawn = page.locator(".js-plotly-plot").evaluate_all(
+        "els => els.filter(e => e.querySelector('.cartesianlayer .trace')).length")
+    assert drawn == figures
+    frames = [f for f in page.frames if f != page.main_frame]
+    assert frames, "no map frame"
+    for f in frames:
+        f.wait_for_selector(".leaflet-container", timeout=30_000)
+        assert f.locator("path.leaflet-interactive").count() > 10  # released (+ true) points
+    assert blocked == []
+    page.screenshot(path=str(tmp_path / f"{which}.png"), full_page=True)
+    page.close()
+
+
+def test_offline_check_fails_for_a_cdn_page(browser, tmp_path):
+    """The route records what a page would fetch: a folium map left on its CDNs is caught."""
+    import folium
+
+    path = tmp_path / "cdn.html"
+    folium.Map(tiles=None).save(str(path))
+    page, blocked = _open_offline(browser, path)
+    page.close()
+    assert any(u.startswith("https://") for u in blocked)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from browser_driver import free_port, start_server, stop_server
+
+    port = free_port()
+    proc = start_server(port, tmp_path_factory.mktemp("server") / "streamlit.log")
+    yield f"http://127.0.0.1:{port}"
+    stop_server(proc)
+
+
+def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser):
+    """Issue 13: switching the release to the TPL-bounded allocation collapsed the section
+    holding the switch (main: closed after the switch), and the CSV kept the sidebar's name."""
+    from browser_driver import wait_idle
+
+    page = browser.new_page(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+    page.goto(f"{server}/?tiles=none")
+    wait_idle(page, settle_ms=800)
+    summary = page.locator("summary", has_text="Bound the temporal loss")
+    summary.scroll_into_view_if_needed()
+    summary.click()
+    wait_idle(page)
+    page.get_by_text("Show the TPL-bounded allocation").click()
+    wait_idle(page, settle_ms=800)
+    switch = page.get_by_text("Release with this allocation")
+    switch.scroll_into_view_if_needed()
+    switch.click()
+    wait_idle(page, settle_ms=1500)
+    details = page.locator("details", has=summary)
+    assert details.evaluate("d => d.open") is True
+    button = page.get_by_role("button", name="Public release (CSV)")
+    button.scroll_into_view_if_needed()
+    wait_idle(page)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    assert info.value.suggested_filename == "lmdk_public_release_tpl_bounded.csv"
+    wait_idle(page)
+    assert details.evaluate("d => d.open") is True
+    page.close()
