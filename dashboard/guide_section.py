@@ -142,6 +142,9 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray, release:
     best = advice.recommend(est)
     _off_map(traj, release, best.scheme if best else None)
     with st.expander("Before you release: expected error of each scheme", expanded=True):
+        if release is not None and np.asarray(release.landmarks).sum() > mask.sum():
+            st.info("Dummy landmarks are on (section 2b): the release protects more moments with "
+                    "less of ε, so expect more error than these estimates for your places alone.")
         _guide(traj, s, mask, est, best)
 
 

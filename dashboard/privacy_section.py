@@ -55,7 +55,7 @@ PARAM_HELP = {
 DEFAULT_SCHEME = "skip"
 """Default scheme. Skip is landmark-private and spends the full ε on ordinary moments, so on the
 sample (alice, Home + Clinic: 7,046 of 11,373 moments at the places) the first picture has a mean
-error of ~0.9 km at ε = 1, r = 200 m, where Uniform gives ~3,800 km (ε/7,047 per moment)."""
+error of ~0.6–0.9 km at ε = 1, r = 200 m, where Uniform gives ~3,800 km (ε/7,047 per moment)."""
 DEFAULT_EPSILON = 1.0
 EPSILON_MAX = 100.0
 DEFAULT_RADIUS_M = 200.0

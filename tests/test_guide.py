@@ -198,3 +198,11 @@ def test_guide_estimate_is_fast_and_cached(app, fake_map, home):
     n = len(kept)
     run(app)
     assert len(app.session_state["guide_estimates"]) == n
+
+
+def test_guide_says_when_dummy_landmarks_add_error(app, fake_map, home):
+    add_place_by_click(app, fake_map, *home)
+    assert not [i for i in app.info if "Dummy landmarks are on" in i.value]
+    app.toggle(key="hide_on").set_value(True)
+    run(app)
+    assert [i for i in app.info if "Dummy landmarks are on" in i.value]
