@@ -22,7 +22,7 @@ TILE_CHOICES = {
     "Custom tile URL": "custom",
 }
 CODE_TO_CHOICE = {code: label for label, code in TILE_CHOICES.items()}
-STREET_MAP_LABEL = "Show street map (tiles from openstreetmap.org, which sees the area you view)"
+STREET_MAP_LABEL = "Show street map"
 DEFAULT_TILE_URL = "http://127.0.0.1:8080/{z}/{x}/{y}.png"
 RETURNED = ["last_clicked", "last_object_clicked_tooltip", "last_object_clicked_count"]
 """Only clicks rerun the page (pan and zoom do not)."""
@@ -81,15 +81,15 @@ def map_settings() -> str:
 def _base_map_choice(tiles: str) -> None:
     """The privacy note and the one-click switch, beside the map."""
     if tiles == "none":
-        st.caption("🔒 **Offline map**: nothing leaves this machine. A street map would ask "
-                   "openstreetmap.org for the area you view.")
+        st.caption("🔒 **Offline map**: nothing leaves this machine. A street map loads tiles "
+                   "from openstreetmap.org, which sees the area you view.")
         st.button(STREET_MAP_LABEL, on_click=_use_street_map, key="street_map_on",
                   help="Loads map tiles from tile.openstreetmap.org for this session; that "
                   "server learns which area you look at. Switch back at any time.")
     elif tiles == "osm":
         st.caption("🌐 **Street map on**: tile.openstreetmap.org sees the area you view.")
-        st.button("Back to the offline map (no outside requests)", on_click=_use_offline_map,
-                  key="street_map_off", help="Stop fetching map tiles.")
+        st.button("Back to the offline map", on_click=_use_offline_map,
+                  key="street_map_off", help="Stop fetching map tiles: no outside requests.")
 
 
 @functools.lru_cache(maxsize=1)
@@ -162,7 +162,7 @@ def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) 
         "Change a place's radius in the table below.",
     )
     if places:
-        _, counts = compute.landmarks(key, traj, state.place_tuples())
+        mask, counts = compute.landmarks(key, traj, state.place_tuples())
         table = pd.DataFrame(places)[["name", "place_radius_m", "lat", "lon"]]
         table["landmarks"] = counts
         edited = st.data_editor(
@@ -171,27 +171,29 @@ def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) 
             num_rows="delete",
             hide_index=True,
             disabled=["lat", "lon", "landmarks"],
-            width="stretch",
+            width="content",  # the column widths below, not stretched past the panel
+            # three columns fit the panel at 1280 px; each centre is under the table instead
+            column_order=("name", "place_radius_m", "landmarks"),
             column_config={
                 "name": st.column_config.TextColumn(
-                    "Name", width="small", help="Rename a place (e.g. Home, Clinic)."
+                    "Name", help="Rename a place (e.g. Home, Clinic)."
                 ),
                 "place_radius_m": st.column_config.NumberColumn(
-                    "Radius (m)", width="small", min_value=1.0,
+                    "Radius (m)", min_value=1.0,
                     help="Landmark radius around the place, metres.",
                 ),
-                "lat": st.column_config.NumberColumn(
-                    "Lat", width="small", format="%.5f", help="Centre latitude (°)."
-                ),
-                "lon": st.column_config.NumberColumn(
-                    "Lon", width="small", format="%.5f", help="Centre longitude (°)."
-                ),
                 "landmarks": st.column_config.NumberColumn(
-                    "Landmarks", width="small", format="%d",
+                    "Landmarks", format="localized",
                     help="Landmark timestamps: timestamps of this trajectory inside the place.",
                 ),
             },
         )
+        total = int(mask.sum())
+        centres = "; ".join(f"{p['name']} at {maps.format_lat_lon(p['lat'], p['lon'], 5)}"
+                            for p in places)
+        st.caption(f"**{total:,} landmark timestamps** in {len(places)} "
+                   f"place{'s' if len(places) != 1 else ''}, of {len(traj):,} in this trace. "
+                   f"Centres: {centres}.")
         if state.apply_table(edited):
             st.rerun()  # redraw map, charts and table with the edited places
         names = [p["name"] for p in places]
