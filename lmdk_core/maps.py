@@ -222,14 +222,21 @@ def context_layer(context: Mapping[str, Any]) -> folium.GeoJson:
 
 
 def context_labels(context: Mapping[str, Any]) -> folium.FeatureGroup:
-    """Small grey text labels next to the context's named points (non-interactive, offline)."""
+    """Small grey text labels next to the context's named points and at the middle vertex of its
+    named lines (" (schematic)" left out: the legend says so); non-interactive, offline."""
     fg = folium.FeatureGroup(name="context labels", control=False)
     for f in context.get("features", ()):
         geom, props = f.get("geometry") or {}, f.get("properties") or {}
-        if geom.get("type") != "Point" or not props.get("name"):
+        coords = geom.get("coordinates") or []
+        if not props.get("name") or not coords:
             continue
-        lon, lat = geom["coordinates"][:2]
-        text = html.escape(str(props["name"]))
+        if geom.get("type") == "Point":
+            lon, lat = coords[:2]
+        elif geom.get("type") == "LineString":
+            lon, lat = coords[len(coords) // 2][:2]
+        else:
+            continue
+        text = html.escape(str(props["name"]).removesuffix(" (schematic)"))
         folium.Marker(
             [float(lat), float(lon)],
             icon=folium.DivIcon(

@@ -164,7 +164,7 @@ def test_sample_context_layer_is_offline_and_reproducible(tmp_path):
 
     ctx = load_sample_context()
     kinds = [f["properties"]["kind"] for f in ctx["features"]]
-    assert kinds.count("road") == 6 and kinds.count("place") >= 20
+    assert kinds.count("road") >= 16 and kinds.count("place") >= 20
     html = base_map(pd.DataFrame({"lat": [39.99, 39.98], "lon": [116.33, 116.35]}),
                     context=ctx).get_root().render()
     assert "5th Ring Road (schematic)" in html and "pku third hospital" in html
