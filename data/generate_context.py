@@ -4,8 +4,9 @@ Without base-map tiles (the private default: tiles tell a tile server where you 
 a line on a blank background. This file gives the map some bearings with no outside request:
 Beijing's 2nd–5th ring roads, two axes and a dozen arterial streets near the sample's places as
 *schematic* lines (rounded rectangles and straight segments through approximate published
-extents, not survey data: good to a few hundred metres, drawn for orientation only) and the named places of the sample generator (``generate_sample.PLACES``:
-homes, offices, hospitals, parks — invented stays at real-looking locations).
+extents, not survey data: good to a few hundred metres, drawn for orientation only) and the
+named places of the sample generator (``generate_sample.PLACES``: homes, offices, hospitals,
+parks — invented stays at real-looking locations).
 
 Deterministic (no randomness); CC0 like the sample. Run from the repo root::
 
