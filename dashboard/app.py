@@ -32,18 +32,18 @@ from dashboard import (  # noqa: E402
 )
 from lmdk_core import maps  # noqa: E402
 
+# The one line under the title; the full explainer is one click away, so the map stays in view.
 INTRO = (
     "Mark the places that matter to you (home, a clinic) on your trace and see what a noisy "
     "release protects, and at what cost."
 )
-# The one line under the title; the full explainer is one click away, so the map stays in view.
 
+# The page's top is kept short so the map below sits fully in view on a 1280x720 laptop screen
+# (Streamlit's default 6rem top padding and 2.75rem title pushed it below the fold).
 COMPACT_TOP = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding-top: 0; }
 </style>"""
-# The page's top is kept short so the map below sits fully in view on a 1280x720 laptop screen
-# (Streamlit's default 6rem top padding and 2.75rem title pushed it below the fold).
 
 EXPLAINER = """
 **What am I looking at?** A location trace reveals the places that matter to you — home, a clinic.
