@@ -31,6 +31,20 @@ from dashboard import (  # noqa: E402
     privacy_section,
     state,
 )
+from lmdk_core import maps  # noqa: E402
+
+# The one line under the title; the full explainer is one click away, so the map stays in view.
+INTRO = (
+    "Mark the places that matter to you (home, a clinic) on your trace and see what a noisy "
+    "release protects, and at what cost."
+)
+
+# The page's top is kept short so the map below sits fully in view on a 1280x720 laptop screen
+# (Streamlit's default 6rem top padding and 2.75rem title pushed it below the fold).
+COMPACT_TOP = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding-top: 0; }
+</style>"""
 
 EXPLAINER = """
 **What am I looking at?** A location trace reveals the places that matter to you — home, a clinic.
@@ -56,8 +70,12 @@ lost.
 def trace_page() -> None:
     """My trace: places on the map, budget, release, loss, export (sections 1-6)."""
     state.init()
+    st.html(COMPACT_TOP)
     st.title("lmdk — landmark privacy for location traces")
-    st.markdown(EXPLAINER)
+    intro, more = st.columns([5, 2], vertical_alignment="center")
+    intro.markdown(INTRO)
+    with more.popover("What am I looking at?", icon=":material/help:", width="stretch"):
+        st.markdown(EXPLAINER)
     with st.sidebar:
         traj = data_section.render()
         settings = privacy_section.controls()
@@ -70,11 +88,13 @@ def trace_page() -> None:
                 traj = interval.trajectory
         st.header("Map")
         tiles = map_section.map_settings()
+        release_legend = maps.legend_entry("released")
         show_release = st.toggle(
             "Show released trajectory on the map",
             value=True,
             key="show_release",
-            help="Overlay the released (perturbed) locations, hollow circles, on the true trajectory.",
+            help="Overlay the released (perturbed) locations on the true trajectory, drawn as "
+            f"{release_legend.colour_word} {release_legend.mark}.",
         )
     # One container always sits here, so a message appearing or going does not shift the
     # elements below (a shifted map would be re-mounted and lose its zoom).

@@ -1,49 +1,11 @@
-"""Numbers for people: units, thousands separators, never scientific notation on the page.
-
-Every section formats through these helpers, so one rule holds across the dashboard.
-"""
+"""Numbers for people on the page: the dashboard's names for :mod:`lmdk_core.formatting`
+(units, thousands separators, never scientific notation)."""
 
 from __future__ import annotations
 
-import math
+from lmdk_core.formatting import plain_distance as fmt_distance
+from lmdk_core.formatting import plain_duration as fmt_duration
+from lmdk_core.formatting import plain_epsilon as fmt_epsilon
+from lmdk_core.formatting import plain_number as fmt_number
 
-
-def fmt_number(x: float) -> str:
-    """3 significant digits below 1,000 (no exponent), thousands separators above;
-    '—' if not finite."""
-    x = float(x)
-    if not math.isfinite(x):
-        return "—"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    if x == 0:
-        return "0"
-    digits = max(0, 2 - math.floor(math.log10(abs(x))))
-    if abs(round(x, digits)) >= 1000:  # 999.9 rounds up to 1,000
-        return f"{x:,.0f}"
-    text = f"{x:.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def fmt_distance(metres: float) -> str:
-    """Metres below 10 km, kilometres above (thousands separators); '—' when not finite."""
-    metres = float(metres)
-    if not math.isfinite(metres):
-        return "—"
-    return f"{metres:,.0f} m" if abs(metres) < 10_000 else f"{metres / 1000:,.0f} km"
-
-
-def fmt_epsilon(eps: float) -> str:
-    """A privacy budget, e.g. 'ε = 0.5'."""
-    return f"ε = {fmt_number(eps)}"
-
-
-def fmt_duration(seconds: float) -> str:
-    """Seconds, minutes, hours or days, whichever reads best ('—' when not finite)."""
-    s = float(seconds)
-    if not math.isfinite(s):
-        return "—"
-    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
-        if abs(s) >= size:
-            return f"{fmt_number(s / size)} {unit}"
-    return f"{fmt_number(s)} s"
+__all__ = ["fmt_distance", "fmt_duration", "fmt_epsilon", "fmt_number"]

@@ -314,7 +314,8 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             _switch_release(key, None)
             return
         alpha = st.number_input(
-            "Target bound α (largest loss allowed for one moment)", min_value=0.01, value=float(s.epsilon), step=0.1, format="%.3f",
+            "Target bound α (largest loss allowed for one moment)", min_value=0.01,
+            value=float(s.epsilon), step=0.1, format="%.3f",
             key="alpha",
             help="Choose per-timestamp budgets so that the upper bound on the loss of any one "
             "moment (worst pair of cells of the model) never exceeds α.")

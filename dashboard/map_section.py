@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -9,72 +10,120 @@ import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from lmdk_core import maps
+from lmdk_core import maps, sample
+from lmdk_core.errors import LmdkError
 
 from . import compute, state
+from .formatting import fmt_distance, fmt_duration
 
 TILE_CHOICES = {
-    "OpenStreetMap": "osm",
     "None (no outside requests)": "none",
+    "OpenStreetMap": "osm",
     "Custom tile URL": "custom",
 }
+CODE_TO_CHOICE = {code: label for label, code in TILE_CHOICES.items()}
+STREET_MAP_LABEL = "Show street map"
+DEFAULT_TILE_URL = "http://127.0.0.1:8080/{z}/{x}/{y}.png"
 RETURNED = ["last_clicked", "last_object_clicked_tooltip", "last_object_clicked_count"]
 """Only clicks rerun the page (pan and zoom do not)."""
 BASE_POINTS = 120  # downsampled true points on the base map (each marker costs ~0.7 ms per rerun)
 OVERLAY_POINTS = 150
+MAP_HEIGHT = 400
+"""Map height in px: with the compact page top the whole map is in view at 1280x720 and up (a
+map partly below the fold scrolled on press and the click landed hundreds of metres off)."""
+SUGGESTIONS_SHOWN = 6
 
 
-def _default_tiles() -> str:
-    """OpenStreetMap unless the page was opened with ?tiles=none (tests, strict offline use)."""
-    wanted = st.query_params.get("tiles", "osm")
-    for label, code in TILE_CHOICES.items():
-        if code == wanted:
-            return label
-    return "OpenStreetMap"
+def _use_street_map() -> None:
+    st.session_state.base_map = "osm"
+    st.session_state.tiles_choice = CODE_TO_CHOICE["osm"]
+
+
+def _use_offline_map() -> None:
+    st.session_state.base_map = "none"
+    st.session_state.tiles_choice = CODE_TO_CHOICE["none"]
 
 
 def map_settings() -> str:
-    """Base-map controls (sidebar); returns 'none', 'osm' or a custom tile URL."""
-    if "tiles_choice" not in st.session_state:
-        st.session_state.tiles_choice = _default_tiles()
+    """Base-map controls (sidebar); returns 'none', 'osm' or a custom tile URL.
+
+    The choice lives in ``st.session_state.base_map`` (set by :func:`state.init`: offline unless
+    ``?tiles=osm``), so it survives reruns and page switches; the radio only mirrors it.
+    """
+    ss = st.session_state
+    if "tiles_choice" not in ss:  # first run, or the page was switched away and back
+        ss.tiles_choice = CODE_TO_CHOICE.get(ss.base_map, CODE_TO_CHOICE["none"])
     choice = st.radio(
         "Base map",
         list(TILE_CHOICES),
         key="tiles_choice",
         help="Map tiles are fetched from a tile server as you pan and zoom: that server learns "
-        "which area you are looking at (likely your own home). 'None' makes no outside "
-        "request at all; a custom URL lets you use a tile server you trust or host yourself.",
+        "which area you are looking at (likely your own home). 'None' (the default) makes no "
+        "outside request at all; a custom URL lets you use a tile server you trust or host "
+        "yourself.",
     )
-    if TILE_CHOICES[choice] == "custom":
+    ss.base_map = TILE_CHOICES[choice]
+    if ss.base_map == "custom":
+        if "tile_url" not in ss:
+            ss.tile_url = ss.get("tile_url_kept", DEFAULT_TILE_URL)
         url = st.text_input(
             "Tile URL",
-            value="http://127.0.0.1:8080/{z}/{x}/{y}.png",
             key="tile_url",
             help="An XYZ tile URL containing {z}, {x} and {y}, e.g. a self-hosted tile server.",
         )
+        ss.tile_url_kept = url
         return url
-    if TILE_CHOICES[choice] == "osm":
+    if ss.base_map == "osm":
         st.caption("Tiles come from tile.openstreetmap.org, which sees the area you view.")
-    return TILE_CHOICES[choice]
+    return ss.base_map
+
+
+def _base_map_choice(tiles: str) -> None:
+    """The privacy note and the one-click switch, beside the map."""
+    if tiles == "none":
+        st.caption("🔒 **Offline map**: nothing leaves this machine. A street map loads tiles "
+                   "from openstreetmap.org, which sees the area you view.")
+        st.button(STREET_MAP_LABEL, on_click=_use_street_map, key="street_map_on",
+                  help="Loads map tiles from tile.openstreetmap.org for this session; that "
+                  "server learns which area you look at. Switch back at any time.")
+    elif tiles == "osm":
+        st.caption("🌐 **Street map on**: tile.openstreetmap.org sees the area you view.")
+        st.button("Back to the offline map", on_click=_use_offline_map,
+                  key="street_map_off", help="Stop fetching map tiles: no outside requests.")
+
+
+@functools.lru_cache(maxsize=1)
+def _sample_context() -> dict[str, Any]:
+    return sample.load_sample_context()
+
+
+def context_for_data() -> dict[str, Any] | None:
+    """The offline bearings (schematic roads, named places) when the bundled sample is loaded;
+    None for a user's own data (the sample's invented places would mislead there)."""
+    name = st.session_state.get("data_name") or ""
+    if not name.startswith("bundled sample"):
+        return None
+    try:
+        return _sample_context()
+    except LmdkError:
+        return None
 
 
 def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: np.ndarray) -> None:
     """The map (left) and the landmark places panel (right)."""
     st.header("2 · Landmark places")
     st.caption(
-        "**Click the map** to mark a place you want protected (home, clinic…); click a circle to "
-        "select it. Every timestamp within a place's radius is a *landmark*. "
-        "Legend: blue = true trajectory, pink = landmark timestamps, green circle = place "
-        "(orange = selected), hollow red = released (perturbed) locations, light blue = dummy "
-        "landmarks (only when hiding is on in section 2b; only you see which are dummies)."
+        "**Click the map** to mark a place you want protected (home, clinic…); click inside a "
+        "place to select it."
     )
+    context = context_for_data()
     left, right = st.columns([3, 2], gap="medium")
     with left:
         try:
-            base = maps.base_map(traj, tiles=tiles, max_points=BASE_POINTS)
-        except Exception as err:  # invalid custom URL: fall back to no tiles, say why
+            base = maps.base_map(traj, tiles=tiles, max_points=BASE_POINTS, context=context)
+        except LmdkError as err:  # invalid custom URL: fall back to no tiles, say why
             st.error(str(err))
-            base = maps.base_map(traj, tiles="none", max_points=BASE_POINTS)
+            base = maps.base_map(traj, tiles="none", max_points=BASE_POINTS, context=context)
         layers = [maps.place_layer(state.places(), selected=st.session_state.selected)]
         if mask.any():
             layers.append(maps.landmark_layer(traj, mask, max_points=OVERLAY_POINTS))
@@ -88,17 +137,20 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
         st_folium(
             base,
             key=state.MAP_KEY,
-            height=480,
+            height=MAP_HEIGHT,
             use_container_width=True,
             returned_objects=RETURNED,
             feature_group_to_add=layers,
             on_change=state.on_map_click,
         )
+        st.caption("Every timestamp within a place's radius is a *landmark*. Legend: "
+                   + maps.legend_text(context=context is not None))
     with right:
-        _places_panel(traj, key)
+        _base_map_choice(tiles)
+        _places_panel(traj, key, context)
 
 
-def _places_panel(traj: pd.DataFrame, key: Any) -> None:
+def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
     places = state.places()
     st.number_input(
         "Radius for new places (m)",
@@ -110,7 +162,7 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
         "Change a place's radius in the table below.",
     )
     if places:
-        _, counts = compute.landmarks(key, traj, state.place_tuples())
+        mask, counts = compute.landmarks(key, traj, state.place_tuples())
         table = pd.DataFrame(places)[["name", "place_radius_m", "lat", "lon"]]
         table["landmarks"] = counts
         edited = st.data_editor(
@@ -119,24 +171,29 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
             num_rows="delete",
             hide_index=True,
             disabled=["lat", "lon", "landmarks"],
+            width="content",  # the column widths below, not stretched past the panel
+            # three columns fit the panel at 1280 px; each centre is under the table instead
+            column_order=("name", "place_radius_m", "landmarks"),
             column_config={
                 "name": st.column_config.TextColumn(
                     "Name", help="Rename a place (e.g. Home, Clinic)."
                 ),
                 "place_radius_m": st.column_config.NumberColumn(
-                    "Radius (m)", min_value=1.0, help="Landmark radius around the place, metres."
-                ),
-                "lat": st.column_config.NumberColumn(
-                    "Lat", format="%.5f", help="Centre latitude (°)."
-                ),
-                "lon": st.column_config.NumberColumn(
-                    "Lon", format="%.5f", help="Centre longitude (°)."
+                    "Radius (m)", min_value=1.0,
+                    help="Landmark radius around the place, metres.",
                 ),
                 "landmarks": st.column_config.NumberColumn(
-                    "Landmark timestamps", help="Timestamps of this trajectory inside the place."
+                    "Landmarks", format="localized",
+                    help="Landmark timestamps: timestamps of this trajectory inside the place.",
                 ),
             },
         )
+        total = int(mask.sum())
+        centres = "; ".join(f"{p['name']} at {maps.format_lat_lon(p['lat'], p['lon'], 5)}"
+                            for p in places)
+        st.caption(f"**{total:,} landmark timestamps** in {len(places)} "
+                   f"place{'s' if len(places) != 1 else ''}, of {len(traj):,} in this trace. "
+                   f"Centres: {centres}.")
         if state.apply_table(edited):
             st.rerun()  # redraw map, charts and table with the edited places
         names = [p["name"] for p in places]
@@ -162,7 +219,7 @@ def _places_panel(traj: pd.DataFrame, key: Any) -> None:
         )
     else:
         st.info("No landmark places yet: click the map, or add a suggested place below.")
-    _suggestions(traj, key)
+    _suggestions(traj, key, context)
 
 
 def _on_select() -> None:
@@ -172,26 +229,35 @@ def _on_select() -> None:
         st.session_state.selected = chosen
 
 
-def _suggestions(traj: pd.DataFrame, key: Any) -> None:
+def suggestion_label(row: Any, context: dict[str, Any] | None) -> str:
+    """'Add: near <named place or lat/lon> · 82 h over 7 visits · radius 40 m'."""
+    radius = float(row.suggested_radius_m)
+    near = maps.named_place_near(context, float(row.lat), float(row.lon), within_m=radius)
+    where = near if near is not None else maps.format_lat_lon(float(row.lat), float(row.lon))
+    visits = int(row.visits)
+    return (f"Add: near {where} · {fmt_duration(float(row.total_duration_s))} over "
+            f"{visits:,} visit{'s' if visits != 1 else ''} · radius {fmt_distance(radius)}")
+
+
+def _suggestions(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
     cands = compute.suggestions(key, traj)
-    title = f"Suggested places from long stays ({len(cands)})"
+    shown = cands.head(SUGGESTIONS_SHOWN)
+    title = f"Suggested places from long stays ({len(shown)})"
     with st.expander(title, expanded=not state.places()):
-        if cands.empty:
+        if shown.empty:
             st.caption("No stay long enough was found in this time range.")
             return
+        if len(cands) > len(shown):
+            st.caption(f"The {len(shown)} longest of {len(cands):,} stays.")
         taken = {(round(p["lat"], 4), round(p["lon"], 4)) for p in state.places()}
-        for i, row in enumerate(cands.head(6).itertuples(index=False)):
-            hours = float(row.total_duration_s) / 3600
-            label = (
-                f"Add: {hours:.1f} h over {row.visits} visit(s), "
-                f"r {row.suggested_radius_m:.0f} m"
-            )
+        for i, row in enumerate(shown.itertuples(index=False)):
             st.button(
-                label,
+                suggestion_label(row, context),
                 key=f"suggest_{i}",
                 on_click=state.add_place,
                 args=(float(row.lat), float(row.lon), float(row.suggested_radius_m)),
                 disabled=(round(row.lat, 4), round(row.lon, 4)) in taken,
                 help="Long stays are where landmarks usually are (home, work, clinic). "
-                "One click adds a place there, with a radius covering the visits' GPS scatter.",
+                "One click adds a place there, with the radius shown: it covers the visits' "
+                "GPS scatter (you can change it in the table).",
             )

@@ -343,8 +343,8 @@ def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> N
         "Compare with dummy landmarks",
         key="compare_dummies_go",
         help=f"Every scheme on your landmarks with ε, and on landmarks plus dummies (chosen with "
-        f"ε_sel = {fmt_number(eps_sel)}, '{generator}' candidates, as in section 2b) with ε − ε_sel: "
-        "what hiding when you were at your places costs in error (a simulation).",
+        f"ε_sel = {fmt_number(eps_sel)}, '{generator}' candidates, as in section 2b) with "
+        "ε − ε_sel: what hiding when you were at your places costs in error (a simulation).",
     ):
         return
     from lmdk_core import comparison

@@ -16,10 +16,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from lmdk_core import maps
 from lmdk_core.errors import LmdkError
 from lmdk_core.ledger import ReleaseLedger
 
 MAP_KEY = "map"
+BASE_MAP_FROM_QUERY = {"osm": "osm", "none": "none"}
+"""``?tiles=`` values that set the session's first base map (tests and demos)."""
 DEFAULT_RADIUS_M = 100.0
 KEPT_RELEASES = 8
 """Releases kept per session (one per setting; an evicted setting draws anew when revisited)."""
@@ -42,6 +45,9 @@ def init() -> None:
     ss.setdefault("new_radius", DEFAULT_RADIUS_M)
     ss.setdefault("releases", {})  # setting key -> (token, Release): drawn once, kept
     ss.setdefault("ledgers", {})  # (data name, uid) -> ReleaseLedger of downloaded releases
+    # base map chosen for this session: offline unless the user asks for street tiles (or the
+    # page was opened with ?tiles=osm|none); kept outside any widget so page switches keep it
+    ss.setdefault("base_map", BASE_MAP_FROM_QUERY.get(st.query_params.get("tiles", ""), "none"))
 
 
 def set_data(df: pd.DataFrame, name: str) -> None:
@@ -98,20 +104,38 @@ def default_name() -> str:
     return f"Place {len(places()) + 1}"
 
 
+def select_place(name: str) -> None:
+    """Select an existing place (drawn in the selection colour, offered for removal)."""
+    st.session_state.selected = name
+    st.session_state.editor_version += 1
+
+
 def on_map_click() -> None:
-    """st_folium on_change: a click on a place circle selects it; a click elsewhere adds a place."""
+    """st_folium on_change: select the clicked place, or add a place where the map was clicked.
+
+    streamlit-folium sends ``last_clicked`` ({lat, lng}) for every click and, for a click on an
+    object, also increments ``last_object_clicked_count`` and sets ``last_object_clicked_tooltip``
+    (both in the same payload: Leaflet fires the circle's and the map's click). A click on a place
+    circle, or anywhere inside a place's radius, selects that place; only a click outside every
+    place adds one, so clicking a place never stacks a duplicate on it.
+    """
     data = st.session_state.get(MAP_KEY) or {}
     count = data.get("last_object_clicked_count") or 0
     if count != st.session_state.seen_object_clicks:
         st.session_state.seen_object_clicks = count
         tooltip = (data.get("last_object_clicked_tooltip") or "").strip()
         if any(p["name"] == tooltip for p in places()):
-            st.session_state.selected = tooltip
-            st.session_state.editor_version += 1
+            select_place(tooltip)
             return
     clicked = data.get("last_clicked")
-    if clicked and clicked.get("lat") is not None and clicked.get("lng") is not None:
-        add_place(clicked["lat"], clicked["lng"])
+    if not clicked or clicked.get("lat") is None or clicked.get("lng") is None:
+        return
+    lat, lon = float(clicked["lat"]), float(clicked["lng"])
+    inside = maps.place_at(places(), lat, lon)
+    if inside is not None:
+        select_place(inside)
+    else:
+        add_place(lat, lon)
 
 
 def remove_selected() -> None:

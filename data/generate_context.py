@@ -2,10 +2,11 @@
 
 Without base-map tiles (the private default: tiles tell a tile server where you look) a trace is
 a line on a blank background. This file gives the map some bearings with no outside request:
-Beijing's 2nd–5th ring roads and two axes as *schematic* lines (rounded rectangles through
-approximate published extents, not survey data: good to a few hundred metres, drawn for
-orientation only) and the named places of the sample generator (``generate_sample.PLACES``:
-homes, offices, hospitals, parks — invented stays at real-looking locations).
+Beijing's 2nd–5th ring roads, two axes and a dozen arterial streets near the sample's places as
+*schematic* lines (rounded rectangles and straight segments through approximate published
+extents, not survey data: good to a few hundred metres, drawn for orientation only) and the
+named places of the sample generator (``generate_sample.PLACES``: homes, offices, hospitals,
+parks — invented stays at real-looking locations).
 
 Deterministic (no randomness); CC0 like the sample. Run from the repo root::
 
@@ -33,6 +34,22 @@ AXES = (
     ("Chang'an Avenue", ((ORIGIN[0], 116.25), (ORIGIN[0], 116.55))),
     ("Central axis", ((39.85, ORIGIN[1]), (40.01, ORIGIN[1]))),
 )
+# Arterial streets near the sample's places, as straight segments ((lat, lon), (lat, lon)):
+# approximate published alignments, schematic like the rings.
+STREETS = (
+    ("Zhongguancun Street", ((39.955, 116.3165), (40.000, 116.3165))),
+    ("Xueyuan Road", ((39.962, 116.3530), (40.010, 116.3530))),
+    ("Chengfu Road", ((39.9925, 116.300), (39.9925, 116.360))),
+    ("Zhichun Road", ((39.9765, 116.310), (39.9765, 116.380))),
+    ("Baishiqiao Road", ((39.930, 116.3260), (39.967, 116.3260))),
+    ("Datun Road", ((40.0040, 116.380), (40.0040, 116.430))),
+    ("Financial Street", ((39.910, 116.3570), (39.930, 116.3570))),
+    ("Andingmen Outer Street", ((39.948, 116.4090), (39.985, 116.4090))),
+    ("Gongti North Road", ((39.9335, 116.430), (39.9335, 116.462))),
+    ("Chaoyang Road", ((39.9220, 116.462), (39.9220, 116.550))),
+    ("Dongdaqiao Road", ((39.905, 116.4515), (39.940, 116.4515))),
+    ("Guangshun Street", ((39.975, 116.4700), (40.010, 116.4700))),
+)
 
 
 def rounded_rectangle(south: float, west: float, north: float, east: float,
@@ -57,7 +74,7 @@ def context() -> dict:
                          "properties": {"kind": "road", "name": f"{name} (schematic)"},
                          "geometry": {"type": "LineString",
                                       "coordinates": rounded_rectangle(s, w, n, e)}})
-    for name, ((lat0, lon0), (lat1, lon1)) in AXES:
+    for name, ((lat0, lon0), (lat1, lon1)) in AXES + STREETS:
         features.append({"type": "Feature",
                          "properties": {"kind": "road", "name": f"{name} (schematic)"},
                          "geometry": {"type": "LineString",

@@ -28,6 +28,15 @@ import pandas as pd
 from ._optional import missing_extra
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
+from .formatting import plain_number
+from .palette import (
+    COLOUR_NAMES,
+    LANDMARK_COLOUR,
+    OKABE_ITO,
+    PLACE_COLOUR,
+    RELEASE_COLOUR,
+    TRUE_COLOUR,
+)
 from .trajectory import even_positions, lat_lon
 
 try:
@@ -61,17 +70,6 @@ __all__ = [
     "trajectory_figure",
 ]
 
-OKABE_ITO: dict[str, str] = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "bluish_green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish_purple": "#CC79A7",
-}
-"""The Okabe–Ito colour-blind-safe palette by name (Okabe & Ito, 2008)."""
 
 PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 """Okabe–Ito colours in their customary order (usable as a Plotly ``colorway``)."""
@@ -86,19 +84,6 @@ curves (far above, it would flatten them; the page states it as a number)."""
 MAX_POINTS = 4000
 """Default display limit of points per line trace (see module docstring)."""
 
-TRUE_COLOUR = OKABE_ITO["blue"]
-RELEASE_COLOUR = OKABE_ITO["vermillion"]
-LANDMARK_COLOUR = OKABE_ITO["reddish_purple"]
-PLACE_COLOUR = OKABE_ITO["bluish_green"]
-"""The map's colours (lmdk_core.maps: TRUE_/RELEASE_/LANDMARK_/PLACE_COLOUR, same hex values),
-so a released point is the same vermillion on the map and in :func:`trajectory_figure`."""
-
-COLOUR_NAMES: dict[str, str] = {
-    "#000000": "black", "#E69F00": "orange", "#56B4E9": "sky blue", "#009E73": "green",
-    "#F0E442": "yellow", "#0072B2": "blue", "#D55E00": "vermillion", "#CC79A7": "pink",
-    "#999999": "grey",
-}
-"""Plain colour words for the palette, as help texts and captions name them."""
 
 DASH_NAMES: dict[str | None, str] = {None: "solid", "solid": "solid", "dash": "dashed",
                                      "dot": "dotted", "dashdot": "dash-dotted"}
@@ -118,19 +103,6 @@ LOSS_CURVES: tuple[tuple[str, str, str | None], ...] = (
 """(legend-name prefix, colour, dash) of every line :func:`loss_figure` can draw, in order; the
 page's explanation of the curves is written from this table (:func:`curve_style`)."""
 
-
-def plain_number(x: float) -> str:
-    """3 significant digits below 1,000, thousands separators above, never an exponent."""
-    x = float(x)
-    if not math.isfinite(x):
-        return "—"
-    if x == 0:
-        return "0"
-    digits = max(0, 2 - math.floor(math.log10(abs(x))))
-    if abs(x) >= 1000 or abs(round(x, digits)) >= 1000:
-        return f"{x:,.0f}"
-    text = f"{x:.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def curve_style(prefix: str) -> str:
@@ -652,7 +624,7 @@ def trajectory_figure(
         ok = np.flatnonzero(np.isfinite(rlat) & np.isfinite(rlon))
         ok = _thin(ok, max_points)
         traces.append(go.Scatter(x=rlon[ok], y=rlat[ok], mode="markers",
-                                 name="released (vermillion hollow circles)",
+                                 name=f"released ({COLOUR_NAMES[RELEASE_COLOUR]} hollow circles)",
                                  marker={"color": RELEASE_COLOUR, "size": 6, "opacity": 0.8,
                                          "symbol": "circle-open"},
                                  hovertemplate="released<br>" + hov + "<extra></extra>"))

@@ -8,6 +8,12 @@ too), so a map with ``tiles="none"`` makes no outside request — in Streamlit (
 and in a notebook alike. The layers drawn here are plain Leaflet (PolyLine, CircleMarker, Circle,
 Tooltip) and need nothing else.
 
+Clicks: only place circles (and the offline bearings) are interactive. The trajectory, landmark,
+dummy and release markers let clicks through to the map: streamlit-folium counts a click on any
+object but updates the clicked object's tooltip only when it has one, so a click on a marker
+without a tooltip used to be reported with the previous circle's name. :func:`place_at` resolves a
+click geometrically (a click inside a place's circle is that place, whatever was under it).
+
 Costs (measured): each folium child costs ~0.7 ms to render; a trajectory is therefore drawn as
 one PolyLine and at most ``max_points`` CircleMarkers (downsampled for display only).
 """
@@ -16,15 +22,27 @@ from __future__ import annotations
 
 import base64
 import functools
+import html
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ._optional import missing_extra
 from .errors import ParameterError
+from .geo import haversine_m
+from .palette import (
+    CONTEXT_COLOUR,
+    DUMMY_COLOUR,
+    LANDMARK_COLOUR,
+    PLACE_COLOUR,
+    RELEASE_COLOUR,
+    SELECTED_COLOUR,
+    TRUE_COLOUR,
+)
 from .places import as_places
 from .trajectory import even_positions, lat_lon
 
@@ -34,12 +52,19 @@ except ImportError as exc:  # the core does not depend on folium
     raise missing_extra("folium", "app", __name__) from exc
 
 __all__ = [
+    "LEGEND",
     "OSM_TILES",
+    "LegendEntry",
     "LocalMap",
     "base_map",
+    "context_labels",
     "context_layer",
+    "format_lat_lon",
     "landmark_layer",
+    "legend_text",
     "local_leaflet",
+    "named_place_near",
+    "place_at",
     "place_layer",
     "release_layer",
     "trajectory_map",
@@ -50,13 +75,48 @@ OSM_TILES = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
 
 _OSM_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>'
 
-TRUE_COLOUR = "#0072B2"
-RELEASE_COLOUR = "#D55E00"
-LANDMARK_COLOUR = "#CC79A7"
-PLACE_COLOUR = "#009E73"
-SELECTED_COLOUR = "#E69F00"
-CONTEXT_COLOUR = "#8C8C8C"
-DUMMY_COLOUR = "#56B4E9"
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One layer as the page names it: the colour it is drawn in and the words used for it."""
+
+    what: str
+    colour: str
+    colour_word: str
+    mark: str
+
+    def text(self) -> str:
+        return f"{self.colour_word} {self.mark} = {self.what}"
+
+
+LEGEND: tuple[LegendEntry, ...] = (
+    LegendEntry("true trajectory", TRUE_COLOUR, "blue", "line and dots"),
+    LegendEntry("landmark timestamps", LANDMARK_COLOUR, "pink", "filled dots"),
+    LegendEntry("landmark place", PLACE_COLOUR, "green", "circle"),
+    LegendEntry("selected place", SELECTED_COLOUR, "orange", "circle"),
+    LegendEntry("released (perturbed) locations", RELEASE_COLOUR, "red", "hollow rings"),
+    LegendEntry("dummy landmarks (only when hiding is on; only you see them)", DUMMY_COLOUR,
+                "light blue", "filled dots"),
+    LegendEntry("offline bearings (schematic roads, named places)", CONTEXT_COLOUR, "grey",
+                "thin lines and small dots"),
+)
+"""The map's legend: the layers below draw with exactly these colours (one source for the
+drawing, the caption and help texts)."""
+
+
+def legend_entry(what: str) -> LegendEntry:
+    """The legend entry whose ``what`` starts with ``what``."""
+    for entry in LEGEND:
+        if entry.what.startswith(what):
+            return entry
+    raise KeyError(what)
+
+
+def legend_text(*, context: bool = False) -> str:
+    """The legend as one line of words (the offline-bearings entry only with ``context``)."""
+    entries = [e for e in LEGEND if context or e.colour != CONTEXT_COLOUR]
+    return "; ".join(e.text() for e in entries) + "."
 
 
 def _data_uri(data: bytes, mime: str) -> str:
@@ -124,6 +184,17 @@ def _tile_layer(m: folium.Map, tiles: str | None) -> None:
     folium.TileLayer(tiles, attr="custom tiles", name="custom tiles").add_to(m)
 
 
+_Layer = TypeVar("_Layer", bound=folium.MacroElement)
+
+
+def _passive(layer: _Layer) -> _Layer:
+    """Make a vector layer ignore the mouse (clicks go to the map). folium's path options drop
+    ``interactive``, so it is set on the rendered options directly."""
+    options: dict[str, Any] = layer.options  # type: ignore[attr-defined]
+    options["interactive"] = False
+    return layer
+
+
 def _polyline(lat: np.ndarray, lon: np.ndarray, **style: Any) -> folium.PolyLine | None:
     ok = np.isfinite(lat) & np.isfinite(lon)
     if ok.sum() < 2:
@@ -135,19 +206,51 @@ def _polyline(lat: np.ndarray, lon: np.ndarray, **style: Any) -> folium.PolyLine
 def context_layer(context: Mapping[str, Any]) -> folium.GeoJson:
     """Offline orientation layer from a GeoJSON FeatureCollection (e.g. the sample's context).
 
-    Lines (roads) are drawn thin and grey, points (named places) as small grey circles; every
-    feature's ``name`` property is its tooltip. Nothing is fetched: it is plain Leaflet GeoJSON.
+    Lines (roads) are drawn thin and grey, points (named places) as small grey dots, labelled by
+    :func:`context_labels`. Nothing is fetched (plain Leaflet GeoJSON) and nothing is clickable:
+    a click on a road goes to the map (adds a place there), never reads as an object click.
     """
     if not isinstance(context, Mapping) or context.get("type") != "FeatureCollection":
         raise ParameterError("context must be a GeoJSON FeatureCollection (a dict)")
     return folium.GeoJson(
         dict(context),
         name="context",
+        control=False,
         style_function=lambda _f: {"color": CONTEXT_COLOUR, "weight": 1.5, "opacity": 0.6,
                                    "fillOpacity": 0.6, "fillColor": CONTEXT_COLOUR},
-        marker=folium.CircleMarker(radius=3),
-        tooltip=folium.GeoJsonTooltip(fields=["name"], labels=False),
+        marker=_passive(folium.CircleMarker(radius=3)),
+        interactive=False,
     )
+
+
+def context_labels(context: Mapping[str, Any]) -> folium.FeatureGroup:
+    """Small grey text labels next to the context's named points and at the middle vertex of its
+    named lines (" (schematic)" left out: the legend says so); non-interactive, offline."""
+    fg = folium.FeatureGroup(name="context labels", control=False)
+    for f in context.get("features", ()):
+        geom, props = f.get("geometry") or {}, f.get("properties") or {}
+        coords = geom.get("coordinates") or []
+        if not props.get("name") or not coords:
+            continue
+        if geom.get("type") == "Point":
+            lon, lat = coords[:2]
+        elif geom.get("type") == "LineString":
+            lon, lat = coords[len(coords) // 2][:2]
+        else:
+            continue
+        text = html.escape(str(props["name"]).removesuffix(" (schematic)"))
+        folium.Marker(
+            [float(lat), float(lon)],
+            icon=folium.DivIcon(
+                html=f'<div style="font:11px sans-serif;color:#555;white-space:nowrap;'
+                f'text-shadow:0 0 2px #fff,0 0 2px #fff">{text}</div>',
+                icon_size=(0, 0),
+                icon_anchor=(-5, 6),
+            ),
+            interactive=False,
+            keyboard=False,
+        ).add_to(fg)
+    return fg
 
 
 def base_map(
@@ -186,26 +289,28 @@ def base_map(
         tiles=None,
         control_scale=True,
         double_click_zoom=False,
+        keyboard=False,  # its mousedown focus() scrolled a partly hidden map under the cursor
         height=height,
     )
     _tile_layer(m, tiles)
     if context is not None:
         context_layer(context).add_to(m)
+        context_labels(context).add_to(m)
     keep = _display_index(len(lat), max_line_points)
     line = _polyline(lat[keep], lon[keep], color=TRUE_COLOUR, weight=2, opacity=0.7)
     if line is not None:
-        line.add_to(m)
+        _passive(line).add_to(m)
     idx = _display_index(len(lat), max_points)
     for i in idx:
         if ok[i]:
-            folium.CircleMarker(
+            _passive(folium.CircleMarker(
                 [round(float(lat[i]), 6), round(float(lon[i]), 6)],
                 radius=2,
                 color=TRUE_COLOUR,
                 weight=1,
                 fill=True,
                 fill_opacity=0.8,
-            ).add_to(m)
+            )).add_to(m)
     if bounds is not None:
         m.fit_bounds(bounds, padding=(10, 10))
     return m
@@ -240,6 +345,54 @@ def place_layer(
     return fg
 
 
+def place_at(places: Any, lat: float, lon: float) -> str | None:
+    """Name of the place whose circle contains (``lat``, ``lon``) in degrees, or None.
+
+    A point is inside a place when its great-circle distance to the centre is at most the place's
+    radius in metres; of several such places the one with the nearest centre wins (ties: the
+    first listed). Non-finite coordinates are inside no place.
+    """
+    rows = _place_rows(places)
+    if not rows or not (np.isfinite(lat) and np.isfinite(lon)):
+        return None
+    c_lat = np.array([float(r["lat"]) for r in rows])
+    c_lon = np.array([float(r["lon"]) for r in rows])
+    radius = np.array([float(r["radius_m"]) for r in rows])
+    dist = haversine_m(c_lat, c_lon, float(lat), float(lon))
+    inside = np.flatnonzero(dist <= radius)
+    if inside.size == 0:
+        return None
+    return str(rows[int(inside[np.argmin(dist[inside])])]["name"])
+
+
+def named_place_near(
+    context: Mapping[str, Any] | None, lat: float, lon: float, within_m: float
+) -> str | None:
+    """Name of the context's named point feature nearest to (``lat``, ``lon``) if it lies within
+    ``within_m`` metres, else None (e.g. to say where a suggested place is)."""
+    if not context:
+        return None
+    named = [
+        (f["properties"]["name"], *f["geometry"]["coordinates"][:2])
+        for f in context.get("features", ())
+        if f.get("geometry", {}).get("type") == "Point" and f.get("properties", {}).get("name")
+    ]
+    if not named:
+        return None
+    p_lon = np.array([float(n[1]) for n in named])
+    p_lat = np.array([float(n[2]) for n in named])
+    dist = haversine_m(p_lat, p_lon, float(lat), float(lon))
+    best = int(np.argmin(dist))
+    return str(named[best][0]) if dist[best] <= within_m else None
+
+
+def format_lat_lon(lat: float, lon: float, digits: int = 2) -> str:
+    """``'39.98° N, 116.31° E'``: degrees with hemisphere letters (no minus signs)."""
+    ns = "N" if lat >= 0 else "S"
+    ew = "E" if lon >= 0 else "W"
+    return f"{abs(lat):.{digits}f}° {ns}, {abs(lon):.{digits}f}° {ew}"
+
+
 def landmark_layer(
     traj: Any, landmarks: np.ndarray, *, max_points: int = 300, name: str = "Landmark timestamps",
     colour: str = LANDMARK_COLOUR,
@@ -251,14 +404,14 @@ def landmark_layer(
     where = np.flatnonzero(np.asarray(landmarks, bool))
     for i in where[_display_index(len(where), max_points)]:
         if np.isfinite(lat[i]) and np.isfinite(lon[i]):
-            folium.CircleMarker(
+            _passive(folium.CircleMarker(
                 [float(lat[i]), float(lon[i])],
                 radius=4,
                 color=colour,
                 weight=1,
                 fill=True,
                 fill_opacity=0.9,
-            ).add_to(fg)
+            )).add_to(fg)
     return fg
 
 
@@ -273,13 +426,13 @@ def release_layer(
     lat, lon = lat_lon(release, "release")
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
     for i in ok[_display_index(len(ok), max_points)]:
-        folium.CircleMarker(
+        _passive(folium.CircleMarker(
             [round(float(lat[i]), 6), round(float(lon[i]), 6)],
             radius=3,
             color=RELEASE_COLOUR,
             weight=1.5,
             fill=False,
-        ).add_to(fg)
+        )).add_to(fg)
     return fg
 
 

@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import ParameterError
+from .formatting import plain_number
+from .palette import COLOUR_NAMES, RELEASE_COLOUR
 from .validation import check_epsilon
 
 __all__ = [
@@ -165,11 +167,8 @@ allocation shape on (not the user's: the true landmark times never enter a publi
 _ILLUSTRATED = ("event", "user", "uniform", "skip")
 
 
-def _fmt(x: float) -> str:
-    """Numbers in the report's text: the figures' rule (3 significant digits, no exponent)."""
-    from .figures import plain_number
-
-    return plain_number(x)
+_fmt = plain_number
+"""Numbers in the report's text: the page's rule (3 significant digits, no exponent)."""
 
 
 def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 5000) -> Any:
@@ -380,9 +379,9 @@ def release_story(
         simulation=bool(getattr(release, "seeded", False)), private=include_private)
     sections = [StorySection(
         "The released trace",
-        "Every hollow vermillion circle is a released (noisy) location, as anyone receiving the "
-        "public file sees it (at most 5,000 shown, evenly spread over time). The true trace is "
-        "not drawn.",
+        f"Every hollow {COLOUR_NAMES[RELEASE_COLOUR]} circle is a released (noisy) location, "
+        "as anyone receiving the public file sees it (at most 5,000 shown, evenly spread over "
+        "time). The true trace is not drawn.",
         map=released_map(release, tiles=tiles))]
     if budget_is_public:
         sections.append(StorySection(
@@ -414,7 +413,8 @@ def release_story(
         sections += [
             StorySection("Before and after: your true trace, your places and the release",
                          "Blue line: the true trace; green circles: your places; pink dots: "
-                         "true locations at landmark moments; hollow vermillion circles: the "
+                         "true locations at landmark moments; hollow "
+                         f"{COLOUR_NAMES[RELEASE_COLOUR]} circles: the "
                          "released locations.",
                          map=trajectory_map(traj, places=places or (), release=release,
                                             landmarks=mask, tiles=tiles), private=True),

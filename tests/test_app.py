@@ -153,17 +153,6 @@ def test_every_control_has_help(app):
     assert seen >= 10
 
 
-def test_osm_tiles_by_default(fake_map):
-    at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
-    fig = fake_map.calls[-1]["fig"]
-    tiles = [ch for ch in fig._children.values() if isinstance(ch, folium.TileLayer)]
-    assert len(tiles) == 1 and "openstreetmap" in tiles[0].tiles
-    at.radio(key="tiles_choice").set_value("None (no outside requests)")
-    run(at)
-    fig = fake_map.calls[-1]["fig"]
-    assert not any(isinstance(ch, folium.TileLayer) for ch in fig._children.values())
-
-
 # --------------------------------------------------------------------------- places
 
 

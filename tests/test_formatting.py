@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboard.formatting import fmt_distance, fmt_duration, fmt_number
+from dashboard.formatting import fmt_distance, fmt_duration, fmt_number  # the page's names
 
 
 def test_examples_read_as_people_write_them() -> None:

@@ -164,7 +164,7 @@ def test_sample_context_layer_is_offline_and_reproducible(tmp_path):
 
     ctx = load_sample_context()
     kinds = [f["properties"]["kind"] for f in ctx["features"]]
-    assert kinds.count("road") == 6 and kinds.count("place") >= 20
+    assert kinds.count("road") >= 16 and kinds.count("place") >= 20
     html = base_map(pd.DataFrame({"lat": [39.99, 39.98], "lon": [116.33, 116.35]}),
                     context=ctx).get_root().render()
     assert "5th Ring Road (schematic)" in html and "pku third hospital" in html
@@ -177,3 +177,119 @@ def test_sample_context_layer_is_offline_and_reproducible(tmp_path):
     assert json.loads(out.stdout) == ctx
     with pytest.raises(ParameterError, match="FeatureCollection"):
         context_layer({"type": "Feature"})
+
+
+# --------------------------------------------------------------------------- legend and clicks
+
+
+def _colour_family(hex_colour: str) -> str:
+    """Name a colour from its hue, saturation and lightness (independent of the legend's words)."""
+    import colorsys
+
+    r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    h, light, sat = colorsys.rgb_to_hls(r, g, b)
+    hue = h * 360
+    if sat < 0.15:
+        return "grey"
+    if hue < 15 or hue >= 345:
+        return "red"
+    if hue < 50:
+        return "orange"
+    if 80 <= hue < 170:
+        return "green"
+    if 190 <= hue < 260:
+        return "light blue" if light > 0.55 else "blue"
+    if 290 <= hue < 345:
+        return "pink"
+    return "other"
+
+
+def test_legend_words_name_the_colours_the_layers_draw():
+    for entry in maps.LEGEND:
+        assert _colour_family(entry.colour) == entry.colour_word, entry
+    words = [e.colour_word for e in maps.LEGEND]
+    assert len(set(words)) == len(words)  # no two layers share a colour word
+    traj = _traj(50)
+    rel = maps.release_layer(traj, max_points=10)
+    marks = list(rel._children.values())
+    entry = maps.legend_entry("released")
+    assert all(m.options["color"] == entry.colour and m.options["fill"] is False for m in marks)
+    assert "hollow" in entry.mark
+    lm = next(iter(maps.landmark_layer(traj, np.ones(50, bool))._children.values()))
+    assert lm.options["color"] == maps.legend_entry("landmark timestamps").colour
+    assert lm.options["fill"] is True and "filled" in maps.legend_entry("landmark timestamps").mark
+    place = maps.place_layer([(39.9, 116.3, 100.0, "A")], selected=None)
+    assert next(iter(place._children.values())).options["color"] == maps.legend_entry(
+        "landmark place").colour
+    text = maps.legend_text()
+    assert "red hollow rings = released" in text and "grey" not in text
+    assert "grey" in maps.legend_text(context=True)
+
+
+def test_only_place_circles_take_clicks():
+    """Markers without a tooltip made streamlit-folium report the previous circle's name."""
+    from lmdk_core.sample import load_sample_context
+
+    traj = _traj(50)
+    m = maps.base_map(traj, context=load_sample_context())
+    html = m.get_root().render()
+    assert html.count('"interactive": false') >= 50  # the line, the dots, the context
+    assert m.options.get("keyboard") is False
+    for layer in (maps.release_layer(traj), maps.landmark_layer(traj, np.ones(50, bool))):
+        assert all(ch.options["interactive"] is False for ch in layer._children.values())
+    circle = next(iter(maps.place_layer([(39.9, 116.3, 100.0, "A")])._children.values()))
+    assert circle.options.get("interactive", True) is True
+
+
+def _brute_place_at(rows, lat, lon):
+    """Independent check: exact spherical law of cosines, in Python floats."""
+    import math
+
+    best = None
+    for la, lo, r, name in rows:
+        p1, p2 = math.radians(la), math.radians(lat)
+        c = (math.sin(p1) * math.sin(p2)
+             + math.cos(p1) * math.cos(p2) * math.cos(math.radians(lon - lo)))
+        d = 6_371_008.8 * math.acos(max(-1.0, min(1.0, c)))
+        if d <= r and (best is None or d < best[0]):
+            best = (d, name)
+    return None if best is None else best[1]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hs.lists(hs.tuples(hs.floats(-0.01, 0.01), hs.floats(-0.01, 0.01), hs.floats(20, 800)),
+             min_size=0, max_size=5),
+    hs.floats(-0.01, 0.01), hs.floats(-0.01, 0.01), hs.floats(-70, 70),
+)
+def test_place_at_matches_brute_force(offsets, dlat, dlon, lat0):
+    rows = [(lat0 + a, 116.3 + b, r, f"P{i}") for i, (a, b, r) in enumerate(offsets)]
+    lat, lon = lat0 + dlat, 116.3 + dlon
+    got = maps.place_at(rows, lat, lon)
+    want = _brute_place_at(rows, lat, lon)
+    if got != want:  # only a point on a circle's edge (or a tie) may differ by rounding
+        import math
+
+        from lmdk_core.geo import haversine_m
+
+        for la, lo, r, name in rows:
+            if name in (got, want):
+                d = float(haversine_m(la, lo, lat, lon))
+                assert math.isclose(d, r, rel_tol=1e-6) or name == got
+        assert got is not None or want is not None
+    assert maps.place_at(rows, float("nan"), lon) is None
+
+
+def test_named_place_near_and_lat_lon_words():
+    from lmdk_core.sample import load_sample_context
+
+    ctx = load_sample_context()
+    assert maps.named_place_near(ctx, 39.99250, 116.33950, 50) == "wudaokou home"
+    assert maps.named_place_near(ctx, 39.99250 + 0.001, 116.33950, 50) is None  # 111 m away
+    assert maps.named_place_near(None, 39.9, 116.3, 1000) is None
+    assert maps.format_lat_lon(39.98, 116.31) == "39.98° N, 116.31° E"
+    assert maps.format_lat_lon(-33.8688, -70.6693) == "33.87° S, 70.67° W"

@@ -1,0 +1,144 @@
+"""The map as a user meets it, in real headless Chromium at three laptop/desktop sizes.
+
+Each size: the first load (no ``?tiles``) asks no host but the app's own for anything and draws
+the sample's offline bearings; the whole map is in view; a click where alice's home is drawn,
+WITHOUT scrolling first, records a place within 30 m of it, whose landmark count is what
+lmdk_core computes for that place; a click on an existing circle selects it and adds nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from browser_driver import (
+    CHROMIUM,
+    MAP_FRAME,
+    free_port,
+    home_of_first_user,
+    launch,
+    map_point,
+    start_server,
+    stop_server,
+    wait_idle,
+)
+
+from lmdk_core import maps
+from lmdk_core.geo import haversine_m
+from lmdk_core.landmarks import landmark_mask
+from lmdk_core.sample import load_sample
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
+    ),
+]
+
+VIEWPORTS = [(1280, 720), (1440, 900), (1920, 1080)]
+CIRCLE_CHECK_AT = (1440, 900)  # the circle-click check once (each click is a few seconds)
+LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
+CIRCLES_JS = """el => Object.values(window.map._layers)
+    .filter(l => l instanceof L.Circle && l.getTooltip())
+    .map(l => ({name: l.getTooltip().getContent().replace(/<[^>]*>/g, '').trim(),
+                lat: l.getLatLng().lat, lon: l.getLatLng().lng, radius: l.getRadius(),
+                colour: l.options.color}))"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    proc = start_server(port := free_port(), log)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def alice():
+    s = load_sample()
+    return s[s.uid == s.uid.iloc[0]].reset_index(drop=True)
+
+
+def _circles(page) -> list[dict]:
+    return page.frame_locator(MAP_FRAME).locator(".leaflet-container").evaluate(CIRCLES_JS)
+
+
+def _click_as_user(page, lat: float, lon: float, expect_circles: int) -> None:
+    """page.mouse.click at the pixel where (lat, lon) is drawn, as seen now (no scrolling)."""
+    box = page.locator(MAP_FRAME).bounding_box()
+    pt = map_point(page, lat, lon)
+    page.mouse.click(box["x"] + pt["x"], box["y"] + pt["y"])
+    page.wait_for_timeout(400)  # streamlit-folium debounces clicks by 250 ms
+    wait_idle(page)
+    deadline = 40
+    while len(_circles(page)) != expect_circles and deadline:
+        page.wait_for_timeout(250)
+        deadline -= 1
+
+
+def _landmark_caption(page) -> int:
+    text = page.locator("[data-testid='stCaptionContainer']").filter(
+        has_text="in this trace").first.inner_text()
+    return int(text.split(" landmark timestamps")[0].replace(",", "").strip())
+
+
+@pytest.mark.parametrize("width, height", VIEWPORTS)
+def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice, width, height):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto(server)  # no ?tiles=: what a first-time user gets
+        wait_idle(page, settle_ms=800)
+        frame = page.frame_locator(MAP_FRAME)
+        frame.locator(".leaflet-container").wait_for(timeout=30_000)
+        page.wait_for_timeout(500)  # tiles, if any were asked for, are requested by now
+        assert sorted({u for u in requests if not u.startswith(LOCAL)}) == []
+        # offline bearings of the sample: named places and schematic roads are drawn
+        assert "wudaokou home" in frame.locator(".leaflet-marker-pane").inner_text()
+        assert frame.locator(f"path[stroke='{maps.CONTEXT_COLOUR}']").count() >= 6
+        # the whole map is in view
+        box = page.locator(MAP_FRAME).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+        home = home_of_first_user()
+        _click_as_user(page, *home, expect_circles=1)
+        assert page.evaluate("window.scrollY") == 0
+        (place,) = _circles(page)
+        assert place["name"] == "Home"
+        assert float(haversine_m(place["lat"], place["lon"], *home)) <= 30
+        expected = int(landmark_mask(alice, [(place["lat"], place["lon"], place["radius"])]).sum())
+        assert expected > 1000  # alice's home, not a street 280 m south of it
+        assert _landmark_caption(page) == expected
+
+        if os.environ.get("LMDK_SCREENSHOTS"):  # to look at the layout (never committed)
+            page.screenshot(path=f"{os.environ['LMDK_SCREENSHOTS']}/map_{width}x{height}.png")
+        if (width, height) != CIRCLE_CHECK_AT:
+            return
+        # a second place, then a click on the centre of Home's circle: selected, nothing added
+        clinic = alice[alice.place == "clinic"][["lat", "lon"]].median()
+        _click_as_user(page, float(clinic.lat), float(clinic.lon), expect_circles=2)
+        assert {c["name"]: c["colour"] for c in _circles(page)}["Clinic"] == maps.SELECTED_COLOUR
+        _click_as_user(page, place["lat"], place["lon"], expect_circles=2)
+        page.wait_for_timeout(500)
+        circles = {c["name"]: c["colour"] for c in _circles(page)}
+        assert sorted(circles) == ["Clinic", "Home"]
+        assert circles["Home"] == maps.SELECTED_COLOUR != circles["Clinic"]
+        assert sorted({u for u in requests if not u.startswith(LOCAL)}) == []
+    finally:
+        page.close()
+

@@ -1,0 +1,136 @@
+"""The map section under AppTest: base-map choice, click resolution, legend and suggestions.
+
+st_folium is replaced by test_app.FakeMap, which delivers the payload streamlit-folium 0.27 sends
+(``last_clicked`` {lat, lng} for every click; for a click on an object also an incremented
+``last_object_clicked_count`` and the object's ``last_object_clicked_tooltip``).
+"""
+
+from __future__ import annotations
+
+import folium
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import APP, TIMEOUT, add_place_by_click, fake_map, home, run, sample  # noqa: F401
+
+import dashboard.map_section as map_section
+from lmdk_core import maps, stays
+from lmdk_core.geo import offset_points
+
+
+def _tiles(fake) -> list[folium.TileLayer]:
+    fig = fake.calls[-1]["fig"]
+    return [ch for ch in fig._children.values() if isinstance(ch, folium.TileLayer)]
+
+
+@pytest.fixture
+def app(fake_map):  # noqa: F811
+    return run(AppTest.from_file(APP, default_timeout=TIMEOUT))  # no ?tiles: the real first run
+
+
+def test_offline_by_default_with_context_one_click_street_map_kept_across_pages(app, fake_map):  # noqa: F811
+    assert _tiles(fake_map) == []  # first load: no tile server is asked for anything
+    fig = fake_map.calls[-1]["fig"]
+    assert any(isinstance(ch, folium.GeoJson) for ch in fig._children.values())  # bearings
+    note = " ".join(c.value for c in app.caption)
+    assert "nothing leaves this machine" in note
+    street = next(b for b in app.button if b.label == map_section.STREET_MAP_LABEL)
+    street.click()
+    run(app)
+    assert len(_tiles(fake_map)) == 1 and "openstreetmap" in _tiles(fake_map)[0].tiles
+    assert app.radio(key="tiles_choice").value == "OpenStreetMap"
+    # the choice survives a page switch (the sidebar radio is not drawn there) and back
+    app.switch_page("page_population.py")
+    run(app)
+    assert app.session_state["base_map"] == "osm"
+    assert "tiles_choice" not in app.session_state  # Streamlit dropped the radio's own state
+    # back to My trace (a callable page: AppTest.switch_page takes files only, so by its hash)
+    app._page_hash = next(h for h, info in app._registered_pages.items()
+                          if info.get("page_name") == "My trace")
+    run(app)
+    assert app.radio(key="tiles_choice").value == "OpenStreetMap"
+    assert len(_tiles(fake_map)) == 1
+    back = next(b for b in app.button if b.label.startswith("Back to the offline map"))
+    back.click()
+    run(app)
+    assert _tiles(fake_map) == []
+
+
+@pytest.mark.parametrize("query, tiled", [("osm", True), ("none", False)])
+def test_query_parameter_sets_the_first_base_map(fake_map, query, tiled):  # noqa: F811
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = query
+    run(at)
+    assert bool(_tiles(fake_map)) is tiled
+
+
+def test_uploaded_data_gets_no_sample_context(app, fake_map):  # noqa: F811
+    app.session_state["data_name"] = "my_trace.csv"  # what the data section records for a file
+    run(app)
+    fig = fake_map.calls[-1]["fig"]
+    assert not any(isinstance(ch, folium.GeoJson) for ch in fig._children.values())
+
+
+def _names(app) -> list[str]:
+    return [p["name"] for p in app.session_state["places"]]
+
+
+def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
+        app, fake_map, home):  # noqa: F811
+    add_place_by_click(app, fake_map, *home)
+    far = offset_points(home[0], home[1], 2000.0, 0.0)
+    add_place_by_click(app, fake_map, float(far[0]), float(far[1]))
+    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Clinic"
+    # the payload of a click on Home's circle: object count + tooltip, and the map click
+    fake_map.click_object("Home", *home)
+    run(app)
+    run(app)
+    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
+    # a plain map click 60 m from Home's centre (radius 100 m) selects Clinic? no: Home
+    app.session_state["selected"] = "Clinic"
+    near = offset_points(home[0], home[1], 0.0, -60.0)
+    add_place_by_click(app, fake_map, float(near[0]), float(near[1]))
+    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
+    # just outside the radius: a new place
+    out = offset_points(home[0], home[1], 0.0, -130.0)
+    add_place_by_click(app, fake_map, float(out[0]), float(out[1]))
+    assert _names(app) == ["Home", "Clinic", "Place 3"]
+
+
+def test_object_click_on_something_that_is_not_a_place_falls_back_to_the_position(
+        app, fake_map, home):  # noqa: F811
+    add_place_by_click(app, fake_map, *home)
+    far = offset_points(home[0], home[1], 3000.0, 0.0)
+    fake_map.click_object("5th Ring Road (schematic)", float(far[0]), float(far[1]))
+    run(app)
+    run(app)
+    assert _names(app) == ["Home", "Clinic"]
+
+
+def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):  # noqa: F811
+    captions = " ".join(c.value for c in app.caption)
+    for entry in maps.LEGEND:
+        assert entry.text() in captions
+    toggle = app.toggle(key="show_release")
+    release = maps.legend_entry("released")
+    assert f"{release.colour_word} {release.mark}" in toggle.proto.help
+    assert "dashed" not in toggle.proto.help and "dashed" not in captions
+    # the release layer on the page is drawn as the legend says: hollow, in RELEASE_COLOUR
+    layer = next(fg for fg in fake_map.calls[-1]["layers"] if fg.layer_name.startswith("Released"))
+    marks = list(layer._children.values())
+    assert marks and all(m.options["color"] == release.colour for m in marks)
+    assert all(m.options["fill"] is False for m in marks)
+
+
+def test_suggestion_buttons_say_where_and_match_the_count(app, sample):  # noqa: F811
+    expander = next(e for e in app.expander if e.label.startswith("Suggested places"))
+    buttons = [b for b in app.button if b.label.startswith("Add:")]
+    assert expander.label.endswith(f"({len(buttons)})")
+    alice = sample[sample.uid == sample.uid.iloc[0]]
+    cands = stays.suggest_places(alice).head(map_section.SUGGESTIONS_SHOWN)
+    assert len(buttons) == len(cands)
+    for b, row in zip(buttons, cands.itertuples(index=False), strict=True):
+        assert b.label.startswith("Add: near ")
+        assert f"radius {row.suggested_radius_m:,.0f} m" in b.label
+        assert f"{row.visits} visit" in b.label
+    # the longest stay of alice is her home, named by the sample's context
+    assert "wudaokou home" in buttons[0].label
