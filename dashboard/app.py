@@ -29,6 +29,7 @@ from dashboard import (  # noqa: E402
     map_section,
     privacy_section,
     state,
+    timing,
 )
 
 EXPLAINER = """
@@ -54,19 +55,28 @@ lost.
 
 def trace_page() -> None:
     """My trace: places on the map, budget, release, loss, export (sections 1-6)."""
+    timing.new_run()
+    with timing.section("total"):
+        _trace_page()
+
+
+def _trace_page() -> None:
     state.init()
     st.title("lmdk — landmark privacy for location traces")
     st.markdown(EXPLAINER)
     with st.sidebar:
-        traj = data_section.render()
-        settings = privacy_section.controls()
+        with timing.section("data"):
+            traj = data_section.render()
+        with timing.section("controls"):
+            settings = privacy_section.controls()
         if traj is not None:  # one location per N minutes: fewer moments, fewer landmarks
-            st.subheader("Release interval")
-            full_key = compute.traj_key(st.session_state.data_token, traj)
-            full_mask, _ = compute.landmarks(full_key, traj, state.place_tuples())
-            interval = hide_section.render_interval(traj, full_mask)
-            if interval.interval_s > 0:
-                traj = interval.trajectory
+            with timing.section("interval"):
+                st.subheader("Release interval")
+                full_key = compute.traj_key(st.session_state.data_token, traj)
+                full_mask, _ = compute.landmarks(full_key, traj, state.place_tuples())
+                interval = hide_section.render_interval(traj, full_mask)
+                if interval.interval_s > 0:
+                    traj = interval.trajectory
         st.header("Map")
         tiles = map_section.map_settings()
         show_release = st.toggle(
@@ -84,16 +94,23 @@ def trace_page() -> None:
     if traj is None:
         st.stop()
     key = compute.traj_key(f"{st.session_state.data_token}|{interval.interval_s}", traj)
-    mask, _ = compute.landmarks(key, traj, state.place_tuples())
+    with timing.section("landmarks"):
+        mask, _ = compute.landmarks(key, traj, state.place_tuples())
     map_box = st.container()  # drawn after the release it overlays, above the dummy section
-    with st.expander("2b · Hide when you were at your places (dummy landmarks)", expanded=False):
+    with timing.section("hide"), st.expander(
+        "2b · Hide when you were at your places (dummy landmarks)", expanded=False
+    ):
         hide = hide_section.render_hide(mask, epsilon=settings.epsilon)
-    release = privacy_section.compute_release(traj, key, settings, hide=hide)
-    with map_box:
+    with timing.section("release"):
+        release = privacy_section.compute_release(traj, key, settings, hide=hide)
+    with timing.section("map"), map_box:
         map_section.render(traj, key, tiles, release if show_release else None, mask)
-    privacy_section.render(traj, key, settings, release, mask)
-    temporal, landmark_loss = loss_section.render(traj, key, settings, release, mask)
-    export_section.render(traj, settings, release, mask, temporal, landmark_loss)
+    with timing.section("privacy"):
+        privacy_section.render(traj, key, settings, release, mask)
+    with timing.section("loss"):
+        temporal, landmark_loss = loss_section.render(traj, key, settings, release, mask)
+    with timing.section("export"):
+        export_section.render(traj, settings, release, mask, temporal, landmark_loss)
 
 
 def main() -> None:
