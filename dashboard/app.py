@@ -56,7 +56,7 @@ lost.
 def trace_page() -> None:
     """My trace: places on the map, budget, release, loss, export (sections 1-6)."""
     timing.new_run()
-    with timing.section("total"):
+    with timing.section("total"), timing.profiled():
         _trace_page()
 
 

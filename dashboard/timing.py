@@ -2,7 +2,8 @@
 
 Off unless the server was started with the environment variable ``LMDK_TIMING`` set to a file
 path; then every section's wall time is appended to it as one tab-separated line
-(``run id, section, seconds``). No user data is written, only section names and durations.
+(``run id, section, seconds``). No user data is written, only section names and durations. With ``LMDK_PROFILE`` set to a
+path, :func:`profiled` also writes a cProfile of each page run there (the last run wins).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 _PATH = os.environ.get("LMDK_TIMING")
+_PROFILE = os.environ.get("LMDK_PROFILE")
 _runs = 0
 
 
@@ -36,3 +38,20 @@ def section(name: str) -> Iterator[None]:
     finally:
         with open(_PATH, "a", encoding="utf-8") as f:
             f.write(f"{_runs}\t{name}\t{time.perf_counter() - t0:.4f}\n")
+
+
+@contextmanager
+def profiled() -> Iterator[None]:
+    """cProfile the body into ``$LMDK_PROFILE`` (no-op when unset)."""
+    if not _PROFILE:
+        yield
+        return
+    import cProfile
+
+    prof = cProfile.Profile()
+    prof.enable()
+    try:
+        yield
+    finally:
+        prof.disable()
+        prof.dump_stats(_PROFILE)
