@@ -159,7 +159,7 @@ def render() -> pd.DataFrame | None:
     if len(traj) == 0:
         st.warning("No points in this time range; widen it.")
         return None
-    s = tr.summary(traj)
+    s = compute.summary(compute.traj_key(st.session_state.data_token, traj), traj)
     st.markdown(
         f"**{s['n_points']:,} points** over **{s['duration_s'] / 3600:.1f} h**, "
         f"one every **{s['median_interval_s']:.0f} s** (median)",
