@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -101,16 +102,37 @@ def _trace_page() -> None:
         "2b · Hide when you were at your places (dummy landmarks)", expanded=False
     ):
         hide = hide_section.render_hide(mask, epsilon=settings.epsilon)
-    with timing.section("release"):
+    with timing.section("release"), st.spinner(
+        f"Drawing fresh noise for {len(traj):,} moments…", show_time=True
+    ):  # shown only when it takes a while: a kept release comes back at once
         release = privacy_section.compute_release(traj, key, settings, hide=hide)
     with timing.section("map"), map_box:
         map_section.render(traj, key, tiles, release if show_release else None, mask)
     with timing.section("privacy"):
         privacy_section.render(traj, key, settings, release, mask)
     with timing.section("loss"):
-        temporal, landmark_loss = loss_section.render(traj, key, settings, release, mask)
+        temporal, landmark_loss = _loss_section(traj, key, settings, release, mask)
     with timing.section("export"):
         export_section.render(traj, settings, release, mask, temporal, landmark_loss)
+
+
+LAZY_LOSS_POINTS = 200_000
+"""From this many moments on, section 5 (Markov bounds: seconds per million moments on every
+change of places or settings) is computed only when the user asks for it."""
+
+
+def _loss_section(traj: Any, key: Any, settings: Any, release: Any, mask: Any
+                  ) -> tuple[Any, Any]:
+    """Section 5, lazily for long traces (then the export has no loss figures until opened)."""
+    if len(traj) >= LAZY_LOSS_POINTS and not st.toggle(
+        f"5 · Show the privacy loss over time (slow for {len(traj):,} moments)",
+        key="loss_open",
+        help="The temporal-loss bounds take a few seconds on a trace this long; they are "
+        "computed only while this is on.",
+    ):
+        return None, None
+    with st.spinner(f"Computing the privacy-loss bounds over {len(traj):,} moments…"):
+        return loss_section.render(traj, key, settings, release, mask)
 
 
 def main() -> None:

@@ -103,3 +103,34 @@ def test_describe_files():
     assert describe_files(["a.plt"]) == "a.plt"
     assert describe_files(["a", "b", "c"]) == "a, b, c"
     assert describe_files([f"f{i}" for i in range(111)]) == "111 files (f0, f1, …)"
+
+
+@pytest.mark.slow
+def test_long_trace_computes_the_loss_section_only_when_asked(upload_app):
+    """Section 5 on a long trace (≥ app.LAZY_LOSS_POINTS moments) waits for its toggle."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    n = 200_000
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({
+        "uid": "long",
+        "time": pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(np.arange(n) * 5, "s"),
+        "lat": 39.95 + np.cumsum(rng.normal(0, 2e-5, n)),
+        "lon": 116.35 + np.cumsum(rng.normal(0, 2e-5, n)),
+    })
+    buf = io.BytesIO()
+    frame.to_parquet(buf)
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value(("long.parquet", buf.getvalue(), "application/x"))
+    run(at)
+    charts = lambda: [c.proto.id for c in at.get("plotly_chart")]  # noqa: E731
+    assert not any("loss_chart" in c for c in charts())
+    assert any("allocation_chart" in c for c in charts())
+    at.toggle(key="loss_open").set_value(True)
+    run(at)
+    assert any("loss_chart" in c for c in charts())
