@@ -124,7 +124,7 @@ def main() -> None:
             browser = tb.launch(p)
             page = browser.new_page(viewport={"width": 1366, "height": 1000})
             page.goto(f"http://127.0.0.1:{port}/?tiles=none")
-            tb.wait_idle(page, settle_ms=800)
+            tb.wait_idle(page, settle_ms=800, timeout_ms=180_000)  # a cold start under load
             page.frame_locator(tb.MAP_FRAME).locator(".leaflet-container").wait_for(timeout=30_000)
             page.evaluate(OBSERVE)
 

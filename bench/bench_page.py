@@ -38,7 +38,8 @@ LOADED = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const f = document.querySelector('iframe[title*="streamlit_folium"]');
-  return !!f && document.querySelectorAll('.js-plotly-plot').length >= 3;
+  // the allocation and error charts (section 5's chart is lazy on long traces)
+  return !!f && document.querySelectorAll('.js-plotly-plot').length >= 2;
 }"""
 
 

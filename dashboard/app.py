@@ -94,9 +94,12 @@ def _trace_page() -> None:
             st.button("Dismiss message", on_click=state.dismiss_error, help="Hide this message.")
     if traj is None:
         st.stop()
-    key = compute.traj_key(f"{st.session_state.data_token}|{interval.interval_s}", traj)
     with timing.section("landmarks"):
-        mask, _ = compute.landmarks(key, traj, state.place_tuples())
+        if interval.interval_s > 0:
+            key = compute.traj_key(f"{st.session_state.data_token}|{interval.interval_s}", traj)
+            mask, _ = compute.landmarks(key, traj, state.place_tuples())
+        else:  # every fix released: the mask of the whole selection (not computed twice)
+            key, mask = full_key, full_mask
     map_box = st.container()  # drawn after the release it overlays, above the dummy section
     with timing.section("hide"), st.expander(
         "2b · Hide when you were at your places (dummy landmarks)", expanded=False
