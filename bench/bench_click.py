@@ -6,15 +6,16 @@ Starts `streamlit run dashboard/app.py` on the bundled sample (tiles none), then
 The clicks go to distinct long-stay places (lmdk_core.stays.suggest_places), so each one adds a
 place with landmark timestamps and changes the allocation. Each time is measured in the page's
 clock from the action until the script has run and stopped again and (for clicks) the
-allocation chart's data changed. The click time includes
+every chart on the page has new data. The click time includes
 streamlit-folium's 250 ms debounce before it reports the click. Never fails on timing.
 
-Usage: python bench/bench_click.py [--clicks 5] [--verbose]
+Usage: python bench/bench_click.py [--clicks 5] [--verbose] [--sections]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -40,15 +41,42 @@ DONE = """([t0, before]) => {
   const app = document.querySelector("[data-testid='stApp']");
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (before === null) return true;
-  const d = document.querySelectorAll('.js-plotly-plot')[0];
-  return !!(d && d.data && JSON.stringify(d.data.map(t => t.y)) !== before);
+  // every chart that was on the page has new data (not only the first one)
+  const now = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .map(d => d.data ? JSON.stringify(d.data.map(t => t.y)) : null);
+  return before.every((b, i) => now[i] !== undefined && now[i] !== null && now[i] !== b);
 }"""
+
+SIGNATURES = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .map(d => d.data ? JSON.stringify(d.data.map(t => t.y)) : null)"""
 
 
 VERBOSE = False
+TIMING: Path | None = None  # the server's per-section timing file (dashboard/timing.py)
 
 
-def timed(page, action, before: str | None) -> float:
+def server_sections(skip: int) -> tuple[int, dict[str, float]]:
+    """Section times the server appended after line ``skip`` of the timing file (summed per
+    section over the runs an action caused) and the new line count."""
+    if TIMING is None or not TIMING.exists():
+        return skip, {}
+    lines = TIMING.read_text().splitlines()
+    out: dict[str, float] = {}
+    for line in lines[skip:]:
+        _, name, secs = line.split("\t")
+        out[name] = out.get(name, 0.0) + float(secs)
+    return len(lines), out
+
+
+def report_sections(label: str, runs: list[dict[str, float]]) -> None:
+    names = sorted({n for r in runs for n in r}, key=lambda n: -statistics.median(
+        [r.get(n, 0.0) for r in runs]))
+    cells = ", ".join(f"{n} {statistics.median([r.get(n, 0.0) for r in runs]):.3f}"
+                      for n in names)
+    print(f"  server time per section, {label} (median s): {cells}")
+
+
+def timed(page, action, before: list[str | None] | None) -> float:
     t0 = page.evaluate("performance.now()")
     action()
     try:
@@ -69,6 +97,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clicks", type=int, default=5)
     ap.add_argument("--verbose", action="store_true", help="print each run's script-state timeline")
+    ap.add_argument("--sections", action="store_true",
+                    help="also print the server's time per page section (dashboard/timing.py)")
     args = ap.parse_args()
     global VERBOSE
     VERBOSE = args.verbose
@@ -83,42 +113,57 @@ def main() -> None:
     # distinct stay places (≥ 150 m apart), so every click adds a place with landmark timestamps
     spots = suggest_places(first, top=args.clicks)
 
-    log = Path(tempfile.mkdtemp()) / "server.log"
+    tmp = Path(tempfile.mkdtemp())
+    log = tmp / "server.log"
+    global TIMING
+    TIMING = tmp / "timing.tsv" if args.sections else None
     port = tb.free_port()
-    proc = tb.start_server(port, log)
+    proc = tb.start_server(port, log, env={"LMDK_TIMING": str(TIMING)} if TIMING else None)
     try:
         with sync_playwright() as p:
             browser = tb.launch(p)
             page = browser.new_page(viewport={"width": 1366, "height": 1000})
             page.goto(f"http://127.0.0.1:{port}/?tiles=none")
-            tb.wait_idle(page, settle_ms=800)
+            tb.wait_idle(page, settle_ms=800, timeout_ms=180_000)  # a cold start under load
             page.frame_locator(tb.MAP_FRAME).locator(".leaflet-container").wait_for(timeout=30_000)
             page.evaluate(OBSERVE)
 
-            base = []
+            seen, _ = server_sections(0)
+            base, base_sections = [], []
             for _ in range(args.clicks):
                 page.mouse.click(700, 20)  # focus the page (an empty spot), not a widget
                 base.append(timed(page, lambda: page.keyboard.press("r"), None))
                 tb.wait_idle(page, settle_ms=200)
+                seen, sections = server_sections(seen)
+                base_sections.append(sections)
 
-            clicks = []
+            clicks, click_sections = [], []
             for _, row in spots.iterrows():
-                before = tb.chart_signature(page, 0)
+                # the map fully in view first: a partly hidden map scrolls under the click
+                page.locator(tb.MAP_FRAME).scroll_into_view_if_needed()
+                page.wait_for_timeout(300)
+                before = page.evaluate(SIGNATURES)
                 pos = tb.map_point(page, float(row.lat), float(row.lon))
                 frame = page.frame_locator(tb.MAP_FRAME)
                 target = frame.locator(".leaflet-container")
                 clicks.append(timed(page, lambda t=target, p=pos: t.click(position=p), before))
                 tb.wait_idle(page, settle_ms=200)
+                seen, sections = server_sections(seen)
+                click_sections.append(sections)
             browser.close()
     finally:
         tb.stop_server(proc)
 
     med_b, med_c = statistics.median(base), statistics.median(clicks)
-    print(f"bundled sample, {len(first):,} points for the first user; {args.clicks} runs each")
+    print(f"bundled sample, {len(first):,} points for the first user; {args.clicks} runs each; "
+          f"load average {os.getloadavg()[0]:.2f}")
     print(f"no-op rerun ('r')           median {med_b:.3f} s   max {max(base):.3f} s")
     print(f"map click -> page updated   median {med_c:.3f} s   max {max(clicks):.3f} s")
     print(f"click / no-op rerun ratio   {med_c / med_b:.2f}x   "
           "(click includes the component's 250 ms debounce)")
+    if TIMING is not None:
+        report_sections("no-op rerun", base_sections)
+        report_sections("map click", click_sections)
     print("caveat: shared 2-core machine; figures are noisy")
 
 

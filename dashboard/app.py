@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -30,6 +31,7 @@ from dashboard import (  # noqa: E402
     map_section,
     privacy_section,
     state,
+    timing,
 )
 from lmdk_core import maps  # noqa: E402
 
@@ -69,6 +71,12 @@ lost.
 
 def trace_page() -> None:
     """My trace: places on the map, budget, release, loss, export (sections 1-6)."""
+    timing.new_run()
+    with timing.section("total"), timing.profiled():
+        _trace_page()
+
+
+def _trace_page() -> None:
     state.init()
     st.html(COMPACT_TOP)
     st.title("lmdk — landmark privacy for location traces")
@@ -77,15 +85,18 @@ def trace_page() -> None:
     with more.popover("What am I looking at?", icon=":material/help:", width="stretch"):
         st.markdown(EXPLAINER)
     with st.sidebar:
-        traj = data_section.render()
-        settings = privacy_section.controls()
+        with timing.section("data"):
+            traj = data_section.render()
+        with timing.section("controls"):
+            settings = privacy_section.controls()
         if traj is not None:  # one location per N minutes: fewer moments, fewer landmarks
-            st.subheader("Release interval")
-            full_key = compute.traj_key(st.session_state.data_token, traj)
-            full_mask, _ = compute.landmarks(full_key, traj, state.place_tuples())
-            interval = hide_section.render_interval(traj, full_mask)
-            if interval.interval_s > 0:
-                traj = interval.trajectory
+            with timing.section("interval"):
+                st.subheader("Release interval")
+                full_key = compute.traj_key(st.session_state.data_token, traj)
+                full_mask, _ = compute.landmarks(full_key, traj, state.place_tuples())
+                interval = hide_section.render_interval(traj, full_mask)
+                if interval.interval_s > 0:
+                    traj = interval.trajectory
         st.header("Map")
         tiles = map_section.map_settings()
         release_legend = maps.legend_entry("released")
@@ -104,18 +115,50 @@ def trace_page() -> None:
             st.button("Dismiss message", on_click=state.dismiss_error, help="Hide this message.")
     if traj is None:
         st.stop()
-    key = compute.traj_key(f"{st.session_state.data_token}|{interval.interval_s}", traj)
-    mask, _ = compute.landmarks(key, traj, state.place_tuples())
+    with timing.section("landmarks"):
+        if interval.interval_s > 0:
+            key = compute.traj_key(f"{st.session_state.data_token}|{interval.interval_s}", traj)
+            mask, _ = compute.landmarks(key, traj, state.place_tuples())
+        else:  # every fix released: the mask of the whole selection (not computed twice)
+            key, mask = full_key, full_mask
     map_box = st.container()  # drawn after the release it overlays, above the dummy section
-    with st.expander("2b · Hide when you were at your places (dummy landmarks)", expanded=False):
+    with timing.section("hide"), st.expander(
+        "2b · Hide when you were at your places (dummy landmarks)", expanded=False
+    ):
         hide = hide_section.render_hide(mask, epsilon=settings.epsilon)
-    release = privacy_section.compute_release(traj, key, settings, hide=hide)
-    with map_box:
+    with timing.section("release"), st.spinner(
+        f"Drawing fresh noise for {len(traj):,} moments…", show_time=True
+    ):  # shown only when it takes a while: a kept release comes back at once
+        release = privacy_section.compute_release(traj, key, settings, hide=hide)
+    with timing.section("map"), map_box:
         map_section.render(traj, key, tiles, release if show_release else None, mask)
-    guide_section.render(traj, key, settings, mask, release)
-    privacy_section.render(traj, key, settings, release, mask)
-    temporal, landmark_loss = loss_section.render(traj, key, settings, release, mask)
-    export_section.render(traj, settings, release, mask, temporal, landmark_loss)
+    with timing.section("guide"):
+        guide_section.render(traj, key, settings, mask, release)
+    with timing.section("privacy"):
+        privacy_section.render(traj, key, settings, release, mask)
+    with timing.section("loss"):
+        temporal, landmark_loss = _loss_section(traj, key, settings, release, mask)
+    with timing.section("export"):
+        export_section.render(traj, settings, release, mask, temporal, landmark_loss)
+
+
+LAZY_LOSS_POINTS = 200_000
+"""From this many moments on, section 5 (Markov bounds: seconds per million moments on every
+change of places or settings) is computed only when the user asks for it."""
+
+
+def _loss_section(traj: Any, key: Any, settings: Any, release: Any, mask: Any
+                  ) -> tuple[Any, Any]:
+    """Section 5, lazily for long traces (then the export has no loss figures until opened)."""
+    if len(traj) >= LAZY_LOSS_POINTS and not st.toggle(
+        f"5 · Show the privacy loss over time (slow for {len(traj):,} moments)",
+        key="loss_open",
+        help="The temporal-loss bounds take a few seconds on a trace this long; they are "
+        "computed only while this is on.",
+    ):
+        return None, None
+    with st.spinner(f"Computing the privacy-loss bounds over {len(traj):,} moments…"):
+        return loss_section.render(traj, key, settings, release, mask)
 
 
 def main() -> None:

@@ -45,6 +45,8 @@ def landmarks(key: Any, _traj: pd.DataFrame, places: Places) -> tuple[np.ndarray
     if not places:
         return np.zeros(n, bool), []
     mask = lm.landmark_mask(_traj, [p[:3] for p in places])
+    if len(places) == 1:  # one place: its count is the mask's (one pass over a long trace)
+        return mask, [int(mask.sum())]
     counts = [int(lm.landmark_mask(_traj, [p[:3]]).sum()) for p in places]
     return mask, counts
 
@@ -106,3 +108,32 @@ def bounded(key: Any, alpha: float, p_b: np.ndarray, p_f: np.ndarray, n: int) ->
     from lmdk_core import correlation
 
     return np.asarray(correlation.allocate_bounded_tpl(alpha, p_b, p_f, T=n), dtype=float)
+
+
+@st.cache_resource(**SESSION)
+def summary(key: Any, _traj: pd.DataFrame) -> dict[str, Any]:
+    """Points, duration and median interval of the selected trajectory (its path length sums
+    a million haversines on a big upload: computed once per selection, not on every rerun)."""
+    from lmdk_core import trajectory
+
+    return trajectory.summary(_traj)
+
+
+@st.cache_resource(**SESSION)
+def release_error(key: Any, token: str, _traj: pd.DataFrame, _release: Any
+                  ) -> tuple[np.ndarray, float]:
+    """Error in metres per timestamp of the kept release ``token`` and its mean (MAE)."""
+    from lmdk_core import metrics
+
+    err = metrics.error_metres(_traj, _release)
+    err.setflags(write=False)
+    finite = err[np.isfinite(err)]  # metrics.mae_metres, without a second pass of haversines
+    return err, float(finite.mean()) if finite.size else float("nan")
+
+
+@st.cache_resource(**SESSION)
+def ledger_losses(person: Any, entries: tuple[Any, ...], token: str | None, _ledger: Any,
+                  _release: Any) -> tuple[float, float]:
+    """Loss of the releases taken away so far and the loss if the kept release ``token`` were
+    taken away too (a ledger is immutable: ``entries`` is the keys of its releases)."""
+    return _ledger.total_loss(), _ledger.total_if_added(_release, key=token)

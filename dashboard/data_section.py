@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -21,36 +22,76 @@ UPLOAD_KEY = "upload"
 
 def _load_sample() -> None:
     state.set_data(compute.sample_frame(), f"bundled sample ({sample.sample_path().name})")
+    st.session_state.data_files = []
+
+
+def uploader_key() -> str:
+    """The uploader's widget key. It changes after a file could not be read, which empties the
+    uploader: a bad file left in it would otherwise be read again with every later file."""
+    version = st.session_state.get("upload_version", 0)
+    return UPLOAD_KEY if version == 0 else f"{UPLOAD_KEY}_{version}"
+
+
+def describe_files(names: list[str], *, shown: int = 3) -> str:
+    """What was loaded, short enough for one line: the names of a few files, a count of many."""
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{len(names):,} files ({', '.join(names[:2])}, …)"
+
+
+def _read(files: list[Any]) -> tuple[list[pd.DataFrame], list[str], dict[str, str], list[str]]:
+    """Read each file on its own: the frames and names of the readable ones, a message per
+    unreadable file (by name), and the library's repair warnings."""
+    frames: list[pd.DataFrame] = []
+    names: list[str] = []
+    failed: dict[str, str] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LmdkWarning)
+        for f in files:
+            f.seek(0)
+            try:
+                frame = read_trajectories(f)
+                if frame.empty:
+                    raise TrajectoryFormatError("no points left after reading", source=f.name)
+            except LmdkError as err:
+                failed[f.name] = str(err) if f.name in str(err) else f"{f.name}: {err}"
+                continue
+            frames.append(frame)
+            names.append(f.name)
+    repairs = [str(w.message) for w in caught if issubclass(w.category, LmdkWarning)]
+    return frames, names, failed, repairs
 
 
 def _on_upload() -> None:
-    """Read the uploaded files; on any library error keep the previous data and show the message."""
-    files = st.session_state.get(UPLOAD_KEY) or []
+    """Read the uploaded files. Readable files are loaded even when others are not; a file that
+    cannot be read is reported once and taken out of the uploader (which is emptied), so it does
+    not block the next upload. With no readable file the previous data stays. Places and
+    settings are kept either way."""
+    files = st.session_state.get(uploader_key()) or []
     if not isinstance(files, list):
         files = [files]
     if not files:
         return
-    try:
-        frames = []
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", LmdkWarning)
-            for f in files:
-                f.seek(0)
-                frames.append(read_trajectories(f))
-        df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        if len(frames) > 1:
-            df = df.sort_values(["uid", "time"], kind="stable", ignore_index=True)
-        if df.empty:
-            raise TrajectoryFormatError("no points left after reading", source=files[0].name)
-    except LmdkError as err:
-        state.report_error(err)
+    with st.spinner(f"Reading {len(files):,} file{'s' * (len(files) > 1)}…"):
+        frames, loaded, failed, repairs = _read(files)
+    if failed:
+        st.session_state.upload_version = st.session_state.get("upload_version", 0) + 1
+    first = next(iter(failed.values()), "")
+    if not frames:
+        state.report_error(first if len(failed) == 1 else
+                           f"None of the {len(failed)} files could be read; first: {first}")
         return
-    state.set_data(df, ", ".join(f.name for f in files))
+    df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if len(frames) > 1:
+        df = df.sort_values(["uid", "time"], kind="stable", ignore_index=True)
+    state.set_data(df, describe_files(loaded))
+    st.session_state.data_files = loaded
     st.session_state.last_error = None
     # repairs that dropped or skipped data (duplicate timestamps, unreadable files in a zip) are
     # shown on the page, not only in the server log
-    st.session_state.load_warnings = [str(w.message) for w in caught
-                                      if issubclass(w.category, LmdkWarning)]
+    skipped = [f"Skipped {len(failed)} of {len(files)} files that could not be read; "
+               f"first: {first}"] if failed else []
+    st.session_state.load_warnings = skipped + repairs
 
 
 def _on_source_change() -> None:
@@ -77,13 +118,17 @@ def render() -> pd.DataFrame | None:
             f"Trajectory files (CSV/TSV, GeoLife .plt, T-Drive .txt, GPX, Parquet, Google "
             f"location history .json, also .gz, or a .zip of these; ≤ {MAX_UPLOAD_MB} MB each)",
             accept_multiple_files=True,
-            key=UPLOAD_KEY,
+            key=uploader_key(),
             on_change=_on_upload,
             help="Any format lmdk_core.read_trajectories understands. A file that cannot be read "
             "shows why (file, line, reason); the data and landmark places you had stay.",
         )
     df = st.session_state.df
     st.caption(f"Loaded: {st.session_state.data_name} — {len(df):,} points")
+    names = st.session_state.get("data_files") or []
+    if len(names) > 3:  # a GeoLife tree is ~100 files: a count, and the names on request
+        with st.expander(f"{len(names):,} files loaded", expanded=False):
+            st.text("\n".join(names))
     for message in st.session_state.get("load_warnings") or []:
         st.warning(message, icon="⚠️")
 
@@ -114,7 +159,7 @@ def render() -> pd.DataFrame | None:
     if len(traj) == 0:
         st.warning("No points in this time range; widen it.")
         return None
-    s = tr.summary(traj)
+    s = compute.summary(compute.traj_key(st.session_state.data_token, traj), traj)
     st.markdown(
         f"**{s['n_points']:,} points** over **{s['duration_s'] / 3600:.1f} h**, "
         f"one every **{s['median_interval_s']:.0f} s** (median)",

@@ -219,9 +219,12 @@ def render(
         width="stretch",
     )
     st.header("4 · Released trajectory and its cost")
-    err = metrics.error_metres(traj, release)
+    token = state.release_token(release)
+    if token is not None:  # a kept release: its error is computed once
+        err, mae = compute.release_error(key, token, traj, release)
+    else:
+        err, mae = metrics.error_metres(traj, release), metrics.mae_metres(traj, release)
     c = st.columns(4)
-    mae = metrics.mae_metres(traj, release)
     c[0].metric(
         "Mean error",
         fmt_distance(mae),

@@ -63,6 +63,15 @@ def _entry(release: Any, key: str | None, label: str) -> LedgerEntry:
     return LedgerEntry(key=key, label=str(label), times=times, budget=budget, landmarks=mask)
 
 
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` by sorting: numpy 2.4's hash-based ``np.unique`` took 2.8 s for 10⁶ times
+    (sorting: 0.1 s), and the page computes the ledger's loss on every release."""
+    values = np.sort(values, kind="stable")
+    keep = np.ones(values.size, dtype=bool)
+    keep[1:] = values[1:] != values[:-1]
+    return values[keep]
+
+
 @dataclass(frozen=True)
 class ReleaseLedger:
     """The releases taken away so far (immutable; see the module docstring for the loss)."""
@@ -90,7 +99,7 @@ class ReleaseLedger:
         """``(times, total)``: the union of the releases' timestamps (sorted) and total(t)."""
         if not self.entries:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        union = np.unique(np.concatenate([e.times for e in self.entries]))
+        union = _sorted_unique(np.concatenate([e.times for e in self.entries]))
         is_landmark = np.zeros(union.size, dtype=bool)
         fresh = np.zeros(union.size)  # Σ_r ε^r_t over the releases covering t
         landmark_spent = 0.0  # Σ_r Σ_{i ∈ L ∩ T_r} ε^r_i, filled once L is known

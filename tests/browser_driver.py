@@ -28,12 +28,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, log: Path) -> subprocess.Popen:
-    """`streamlit run dashboard/app.py` headless on 127.0.0.1:port; returns once healthy."""
+def start_server(port: int, log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """`streamlit run dashboard/app.py` headless on 127.0.0.1:port; returns once healthy.
+    ``env``: extra environment variables for the server (e.g. LMDK_TIMING for benches)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1"],
         cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, **(env or {})},
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -2,7 +2,8 @@
 
 Checks what AppTest cannot: Leaflet actually loads offline (no request leaves 127.0.0.1 with
 tiles "none"), a real click on the map adds a landmark place and the charts and metrics update,
-a bad upload shows the library's message in the page and keeps the places.
+a bad upload shows the library's message in the page and keeps the places, and a good file
+uploaded next loads.
 Skipped only when /usr/bin/chromium is missing (`make chromium` installs it).
 """
 
@@ -125,6 +126,18 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     assert container.evaluate("() => window.map.getZoom()") == zoom
     assert page.locator("td", has_text="Home").count() >= 1
     assert "Mean error" in metrics_text(page)
+
+    # Issue 13: the bad file left the uploader, so a good file loads next and the message goes.
+    rows = "\n".join(f"bob,2024-01-01T00:{m:02d}:00Z,{39.9 + m * 1e-4:.6f},116.3"
+                     for m in range(30))
+    page.locator("input[type='file']").first.set_input_files(
+        {"name": "good.csv", "mimeType": "text/csv",
+         "buffer": ("uid,time,lat,lon\n" + rows + "\n").encode()}
+    )
+    page.get_by_text("Loaded: good.csv", exact=False).wait_for(timeout=30_000)
+    wait_idle(page)
+    assert page.locator("[data-testid='stAlert']").filter(has_text="broken.csv").count() == 0
+    assert page.locator("td", has_text="Home").count() >= 1  # the places stay
     page.close()
 
 

@@ -99,3 +99,12 @@ def test_empty_ledger_and_mixed_kinds():
         ReleaseLedger().add(fake_release(POOL[:2], [1.0], [False, False]))
     with pytest.raises(ParameterError, match="epsilon"):
         ledger.would_exceed(with_time, 0.0)
+
+
+@given(st.lists(st.integers(-50, 50), max_size=60))
+@settings(max_examples=50, deadline=None)
+def test_sorted_unique_is_the_sorted_set(values):
+    from lmdk_core.ledger import _sorted_unique
+
+    got = _sorted_unique(np.asarray(values, dtype=np.int64))
+    assert got.tolist() == sorted(set(values))

@@ -105,11 +105,32 @@ def _count(parent, cls) -> int:
     return sum(isinstance(ch, cls) for ch in parent._children.values())
 
 
+def _markers(parent) -> list[list[float]]:
+    """Locations of the circle markers drawn directly on ``parent`` (one CircleMarkers element
+    draws many)."""
+    return [loc for ch in parent._children.values() if isinstance(ch, maps.CircleMarkers)
+            for loc in ch.locations]
+
+
+def test_circle_markers_render_one_script_with_every_point():
+    from streamlit_folium import _get_map_string
+
+    m = maps.base_map(_traj(50), max_points=1000)
+    html = _get_map_string(m)
+    drawn = re.search(r"(\[\[[-0-9., \[\]]*\]\])\.forEach\(function \(p\)", html)
+    assert drawn is not None and "L.circleMarker(p, {" in html
+    import json
+
+    assert json.loads(drawn.group(1)) == _markers(m) and len(_markers(m)) == 50
+    style = next(ch for ch in m._children.values() if isinstance(ch, maps.CircleMarkers)).options
+    assert style["radius"] == 2 and style["color"] == maps.TRUE_COLOUR and style["fill"] is True
+
+
 def test_base_map_is_one_polyline_plus_downsampled_points():
     traj = _traj(10_000)
     m = maps.base_map(traj, max_points=120, max_line_points=2000)
     assert _count(m, folium.PolyLine) == 1
-    assert _count(m, folium.CircleMarker) <= 120
+    assert _count(m, maps.CircleMarkers) == 1 and 0 < len(_markers(m)) <= 120
     line = next(ch for ch in m._children.values() if isinstance(ch, folium.PolyLine))
     assert len(line.locations) <= 2000
     assert line.locations[0] == pytest.approx([traj.lat.iloc[0], traj.lon.iloc[0]], abs=1e-6)
@@ -118,7 +139,7 @@ def test_base_map_is_one_polyline_plus_downsampled_points():
     line = next(ch for ch in short._children.values() if isinstance(ch, folium.PolyLine))
     assert len(line.locations) == 500  # short trajectories are drawn with every point
     # first and last points are drawn as markers
-    markers = [ch.location for ch in m._children.values() if isinstance(ch, folium.CircleMarker)]
+    markers = _markers(m)
     assert markers[0] == pytest.approx([traj.lat.iloc[0], traj.lon.iloc[0]], abs=1e-6)
     assert markers[-1] == pytest.approx([traj.lat.iloc[-1], traj.lon.iloc[-1]], abs=1e-6)
 
@@ -140,11 +161,11 @@ def test_release_layer_skips_unreleased_and_landmark_layer_only_landmarks():
     rel_lat = traj.lat.to_numpy().copy()
     rel_lat[:50] = np.nan  # nothing released yet
     fg = maps.release_layer((rel_lat, traj.lon.to_numpy()), max_points=1000)
-    assert _count(fg, folium.CircleMarker) == 150
+    assert len(_markers(fg)) == 150
     mask = np.zeros(200, bool)
     mask[[3, 7, 11]] = True
     lm = maps.landmark_layer(traj, mask)
-    locs = [ch.location for ch in lm._children.values()]
+    locs = _markers(lm)
     assert locs == [[traj.lat[i], traj.lon[i]] for i in (3, 7, 11)]
 
 

@@ -1,0 +1,136 @@
+"""Data panel (issue 13, smaller things): a bad upload does not block the next one and its message
+does not linger; a tree of many files shows a count and a collapsed list, not every name."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import (  # noqa: F401  (fixtures)
+    APP,
+    BAD_CSV,
+    TIMEOUT,
+    add_place_by_click,
+    fake_map,
+    home,
+    run,
+    sample,
+)
+
+from dashboard.data_section import describe_files
+
+
+def _csv(uid: str, n: int, lat0: float = 39.9) -> bytes:
+    rows = ["uid,time,lat,lon"] + [
+        f"{uid},2024-01-01T{m // 60:02d}:{m % 60:02d}:00Z,{lat0 + m * 1e-4:.6f},116.3"
+        for m in range(n)
+    ]
+    return "\n".join(rows).encode()
+
+
+@pytest.fixture
+def upload_app(fake_map):  # noqa: F811
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    run(at)
+    return at
+
+
+def _uploaders(at: AppTest) -> list:
+    return list(at.sidebar.get("file_uploader"))
+
+
+def _errors(at: AppTest) -> str:
+    return " ".join(e.value for e in at.error)
+
+
+def test_bad_file_is_reported_once_then_a_good_file_loads_and_places_stay(
+        upload_app, fake_map, home):  # noqa: F811
+    at = add_place_by_click(upload_app, fake_map, *home)
+    at.number_input(key="epsilon").set_value(2.0)
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value(("broken.csv", BAD_CSV, "text/csv"))
+    run(at)
+    assert "broken.csv" in _errors(at)
+    # the bad file is no longer in the uploader: a fresh, empty uploader takes the next file
+    (uploader,) = _uploaders(at)
+    assert uploader.key != "upload" and not uploader.value
+    at.file_uploader(key=uploader.key).set_value(("good.csv", _csv("bob", 30), "text/csv"))
+    run(at)
+    assert at.session_state["data_name"] == "good.csv"
+    assert at.sidebar.selectbox[0].value == "bob"
+    assert "broken.csv" not in _errors(at)  # the old message is gone
+    assert [p["name"] for p in at.session_state["places"]] == ["Home"]
+    assert at.number_input(key="epsilon").value == 2.0
+    run(at)  # and it does not come back on later reruns
+    assert "broken.csv" not in _errors(at)
+
+
+def test_good_files_load_next_to_a_bad_one_which_is_named_in_a_warning(upload_app):
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value([
+        ("broken.csv", BAD_CSV, "text/csv"),
+        ("ann.csv", _csv("ann", 40), "text/csv"),
+        ("ben.csv", _csv("ben", 20, 40.0), "text/csv"),
+    ])
+    run(at)
+    assert at.sidebar.selectbox[0].options == ["ann", "ben"]
+    assert at.session_state["data_name"] == "ann.csv, ben.csv"
+    warned = " ".join(w.value for w in at.sidebar.warning)
+    assert "Skipped 1 of 3 files" in warned and "broken.csv" in warned
+    assert not _errors(at)
+
+
+def test_many_files_show_a_count_and_a_collapsed_list(upload_app):
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    names = [f"2008102{i}.csv" for i in range(8)]
+    at.file_uploader(key="upload").set_value(
+        [(n, _csv(f"u{i}", 5, 39.9 + i * 0.01), "text/csv") for i, n in enumerate(names)])
+    run(at)
+    caption = " ".join(c.value for c in at.sidebar.caption)
+    assert "Loaded: 8 files (20081020.csv, 20081021.csv, …)" in caption
+    assert names[-1] not in caption
+    (listing,) = [e for e in at.sidebar.expander if e.label == "8 files loaded"]
+    assert listing.proto.expanded is False
+    assert listing.text[0].value.split("\n") == names
+
+
+def test_describe_files():
+    assert describe_files(["a.plt"]) == "a.plt"
+    assert describe_files(["a", "b", "c"]) == "a, b, c"
+    assert describe_files([f"f{i}" for i in range(111)]) == "111 files (f0, f1, …)"
+
+
+@pytest.mark.slow
+def test_long_trace_computes_the_loss_section_only_when_asked(upload_app):
+    """Section 5 on a long trace (≥ app.LAZY_LOSS_POINTS moments) waits for its toggle."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    n = 200_000
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({
+        "uid": "long",
+        "time": pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(np.arange(n) * 5, "s"),
+        "lat": 39.95 + np.cumsum(rng.normal(0, 2e-5, n)),
+        "lon": 116.35 + np.cumsum(rng.normal(0, 2e-5, n)),
+    })
+    buf = io.BytesIO()
+    frame.to_parquet(buf)
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value(("long.parquet", buf.getvalue(), "application/x"))
+    run(at)
+    charts = lambda: [c.proto.id for c in at.get("plotly_chart")]  # noqa: E731
+    assert not any("loss_chart" in c for c in charts())
+    assert any("allocation_chart" in c for c in charts())
+    at.toggle(key="loss_open").set_value(True)
+    run(at)
+    assert any("loss_chart" in c for c in charts())
