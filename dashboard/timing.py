@@ -3,7 +3,8 @@
 Off unless the server was started with the environment variable ``LMDK_TIMING`` set to a file
 path; then every section's wall time is appended to it as one tab-separated line
 (``run id, section, seconds``). No user data is written, only section names and durations.
-With ``LMDK_PROFILE`` set to a path, :func:`profiled` also writes a cProfile of each page run there (the last run wins).
+With ``LMDK_PROFILE`` set to a path, :func:`profiled` also writes a cProfile of each page run
+there (the last run wins).
 """
 
 from __future__ import annotations
