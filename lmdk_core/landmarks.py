@@ -14,7 +14,7 @@ import numpy as np
 from .accounting import as_landmark_mask
 from .errors import ParameterError
 from .geo import haversine_m
-from .places import places_to_frame
+from .places import as_places
 from .trajectory import lat_lon
 from .validation import as_finite_array
 
@@ -36,9 +36,10 @@ def trajectory_points(traj: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lat, lon, place_radius_m) float arrays of any form :func:`as_places` accepts."""
-    frame = places_to_frame(places)
-    return (frame["lat"].to_numpy(), frame["lon"].to_numpy(),
-            frame["place_radius_m"].to_numpy())
+    ps = as_places(places)
+    return (np.array([p.lat for p in ps], dtype=np.float64),
+            np.array([p.lon for p in ps], dtype=np.float64),
+            np.array([p.place_radius_m for p in ps], dtype=np.float64))
 
 
 def landmark_mask(traj: Any, places: Any) -> np.ndarray:
