@@ -345,3 +345,38 @@ def test_matches_opendp_discrete_laplace():
     assert _two_sample_chi2(ours, ref) > P_MIN
     wrong = discrete_laplace_array(4, 1, 30_000, RandomSource.seeded(9))  # scale 4, not 3
     assert _two_sample_chi2(wrong, ref) < P_MIN
+
+
+
+def _exact_rr_flip(eps: float):
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 60
+    return 1 / (1 + Decimal(eps).exp())
+
+
+@given(st.floats(min_value=0.0, max_value=math.log(2.0**53), allow_nan=False))
+@settings(max_examples=200)
+def test_fast_rr_flip_probability_never_below_the_exact_one(eps):
+    """Fast RR's achieved ε' ≤ ε needs q ≥ 1/(1+e^ε) exactly (checked in 60-digit decimals):
+    the float 0.5·(1 − tanh(ε/2)) errs by about one 2^-53 unit, which rounding UP to the 2^-53
+    grid of a float uniform covers."""
+    from decimal import Decimal
+
+    from lmdk_core.noise.apply import rr_flip_probability_fast
+
+    q = Decimal(float(rr_flip_probability_fast(np.array([eps]))[0]))
+    exact = _exact_rr_flip(eps)
+    assert q >= exact
+    assert q <= exact * (1 + Decimal(2) ** -30) + Decimal(2) ** -51  # and barely above
+
+
+def test_the_exact_flip_check_catches_rounding_to_nearest():
+    """The same check fails for a deliberately broken variant that rounds to the nearest grid
+    point instead of up (half the ε in [0.01, 37) then exceed their budget)."""
+    from decimal import Decimal
+
+    bad = [e / 100 for e in range(1, 3700)
+           if Decimal(round(0.5 * (1.0 - math.tanh(e / 200)) * 2.0**53) * 2.0**-53)
+           < _exact_rr_flip(e / 100)]
+    assert len(bad) > 1000
