@@ -142,9 +142,10 @@ def _trace_page() -> None:
         export_section.render(traj, settings, release, mask, temporal, landmark_loss)
 
 
+# From this many moments on, section 5 (Markov bounds: seconds per million moments on every
+# change of places or settings) is computed only when the user asks for it. (A comment, not a
+# docstring: Streamlit's "magic" would print a bare string in this script on the page.)
 LAZY_LOSS_POINTS = 200_000
-"""From this many moments on, section 5 (Markov bounds: seconds per million moments on every
-change of places or settings) is computed only when the user asks for it."""
 
 
 def _loss_section(traj: Any, key: Any, settings: Any, release: Any, mask: Any

@@ -70,7 +70,7 @@ def test_story_renders_with_no_network(browser, story_file, which, figures, tmp_
     assert frames, "no map frame"
     for f in frames:
         f.wait_for_selector(".leaflet-container", timeout=30_000)
-        assert f.locator("path.leaflet-interactive").count() > 10  # released (+ true) points
+        assert f.locator(".leaflet-overlay-pane path").count() > 10  # released (+ true) points
     assert blocked == []
     page.screenshot(path=str(tmp_path / f"{which}.png"), full_page=True)
     page.close()
