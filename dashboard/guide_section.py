@@ -65,21 +65,26 @@ CACHE_KEY = "guide_estimates"
 KEPT = 4
 """Estimates kept per session (the simulation reads the true trace: never shared)."""
 SEED = 0
+"""Fixed seed of the what-if simulation (display only; a seed never reaches an export)."""
 FAR_M = 1_000_000.0
 """Mean error (m) from which the warning explains that released points scatter over the globe."""
-"""Fixed seed of the what-if simulation (display only; a seed never reaches an export)."""
+LAZY_TRIAL_POINTS = 200_000
+"""From this many moments on, the trial releases (seconds per million moments on every click)
+run only when the user asks for them; the formulas are always shown."""
 
 
 def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
                ) -> list[advice.SchemeEstimate]:
     """advice.estimate_errors, kept in this session for the current data, places and settings."""
     digest = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
-    ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None)
+    simulate = len(traj) < LAZY_TRIAL_POINTS or bool(st.session_state.get("guide_trials"))
+    ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None,
+          simulate)
     kept: dict = st.session_state.setdefault(CACHE_KEY, {})
     if ck not in kept:
         params = {s.scheme: dict(s.params)} if s.params else None
         kept[ck] = advice.estimate_errors(traj, mask, epsilon=s.epsilon, radius_m=s.radius_m,
-                                          rng=SEED, params=params)
+                                          rng=SEED, params=params, simulate=simulate)
         while len(kept) > KEPT:
             kept.pop(next(iter(kept)))
     return kept[ck]
@@ -177,6 +182,11 @@ def _guide(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
     if n_lm == 0:
         st.caption("No places marked yet: every scheme protects each moment at ε alike. Mark "
                    "your places on the map to see the difference.")
+    if n >= LAZY_TRIAL_POINTS:
+        st.toggle(f"Run the trial releases (slow for {fmt_number(n)} moments)", key="guide_trials",
+                  help="Schemes without a formula (Adaptive, BD, BA; Skip at your places) get "
+                  "their number from one trial release of your trace; on a trace this long that "
+                  "takes seconds on every change, so it runs only while this is on.")
     st.caption("Rows 'trial run on your trace' come from one trial release of your true trace "
                "with a fixed seed: for your eyes only — never exported, never the release you "
                "download.")

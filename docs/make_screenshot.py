@@ -1,10 +1,14 @@
-"""Regenerate docs/dashboard.png: the dashboard on the bundled sample with Home and Clinic marked.
+"""Regenerate the README's screenshots: the dashboard on the bundled sample with Home and Clinic
+marked.
 
 Drives the real app in headless Chromium (helpers in tests/browser_driver.py), clicks the
-first user's home and clinic (the sample's ground-truth labels) on the map, picks a scheme and
-saves a full-page screenshot at laptop width, palette-quantised to stay small.
+first user's home and clinic (the sample's ground-truth labels) on the map, picks a scheme
+and saves a screenshot, palette-quantised to stay small:
+the whole page at laptop width (default), or with ``--viewport WxH`` exactly what a screen of
+that size shows first.
 
 Usage: python docs/make_screenshot.py [--out docs/dashboard.png] [--scheme skip]
+       python docs/make_screenshot.py --viewport 1280x720 --out docs/dashboard-1280x720.png
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "docs" / "dashboard.png"))
     ap.add_argument("--scheme", default="skip", choices=sorted(SCHEME_OPTION))
     ap.add_argument("--height", type=int, default=3200, help="viewport height (px): the whole page")
+    ap.add_argument("--viewport", default=None,
+                    help="WxH, e.g. 1280x720: save the first screen at that size, not the page")
     args = ap.parse_args()
 
     from PIL import Image
@@ -49,7 +55,9 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             browser = tb.launch(p)
-            page = browser.new_page(viewport={"width": 1366, "height": args.height})
+            width, height = (1366, args.height) if args.viewport is None else map(
+                int, args.viewport.lower().split("x"))
+            page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"http://127.0.0.1:{port}/?tiles=none")
             tb.wait_idle(page, settle_ms=800)
             for place in ("home", "clinic"):
@@ -57,18 +65,23 @@ def main() -> None:
                 tb.click_map(page, *spots.loc[place])
                 tb.wait_chart_change(page, before)
                 tb.wait_idle(page)
-            if args.scheme != "uniform":
+            if args.scheme != "skip":  # the page's default
                 box = page.locator("[data-testid='stSelectbox']")
                 box.filter(has_text="Allocation scheme").click()
                 page.get_by_role("option", name=SCHEME_OPTION[args.scheme]).click()
                 tb.wait_idle(page, settle_ms=800)
             page.mouse.click(700, 10)
             tb.wait_idle(page, settle_ms=1500)
-            page.screenshot(path=str(raw), full_page=True)
+            page.screenshot(path=str(raw), full_page=args.viewport is None)
             browser.close()
     finally:
         tb.stop_server(proc)
     img = Image.open(raw).convert("RGB")
+    if args.viewport is not None:  # the first screen as it is
+        img.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(args.out, optimize=True)
+        size_kb = Path(args.out).stat().st_size / 1024
+        print(f"{args.out}: {img.width}x{img.height}, {size_kb:.0f} KB")
+        return
     # crop the empty bottom of the tall viewport: keep down to the last non-white row of the
     # main area (right of the sidebar) plus a margin
     import numpy as np

@@ -107,7 +107,8 @@ def test_describe_files():
 
 @pytest.mark.slow
 def test_long_trace_computes_the_loss_section_only_when_asked(upload_app):
-    """Section 5 on a long trace (≥ app.LAZY_LOSS_POINTS moments) waits for its toggle."""
+    """Section 5 and the guide's trial releases on a long trace (≥ 200,000 moments) wait for
+    their toggles (each costs seconds per million moments on every click)."""
     import io
 
     import numpy as np
@@ -134,3 +135,9 @@ def test_long_trace_computes_the_loss_section_only_when_asked(upload_app):
     at.toggle(key="loss_open").set_value(True)
     run(at)
     assert any("loss_chart" in c for c in charts())
+    # the guide's latest estimates (the sample's, simulated, came before the upload)
+    simulated = lambda: list(at.session_state["guide_estimates"])[-1][-1]  # noqa: E731
+    assert simulated() is False
+    at.toggle(key="guide_trials").set_value(True)
+    run(at)
+    assert simulated() is True
