@@ -229,6 +229,16 @@ def _passive(layer: _Layer) -> _Layer:
     return layer
 
 
+def _points(parent: Any, lat: np.ndarray, lon: np.ndarray, idx: np.ndarray,
+            **style: Any) -> None:
+    """Add the (finite) points ``idx`` to ``parent`` as one passive :class:`CircleMarkers`
+    (coordinates rounded to 6 decimals, ~0.1 m: display only)."""
+    if len(idx):
+        _passive(CircleMarkers(
+            zip(np.round(lat[idx], 6), np.round(lon[idx], 6), strict=True), **style
+        )).add_to(parent)
+
+
 def _polyline(lat: np.ndarray, lon: np.ndarray, **style: Any) -> folium.PolyLine | None:
     ok = np.isfinite(lat) & np.isfinite(lon)
     if ok.sum() < 2:
@@ -360,16 +370,8 @@ def base_map(
     if line is not None:
         _passive(line).add_to(m)
     idx = _display_index(len(lat), max_points)
-    idx = idx[ok[idx]]
-    if len(idx):
-        _passive(CircleMarkers(
-            zip(np.round(lat[idx], 6), np.round(lon[idx], 6), strict=True),
-            radius=2,
-            color=TRUE_COLOUR,
-            weight=1,
-            fill=True,
-            fill_opacity=0.8,
-        )).add_to(m)
+    _points(m, lat, lon, idx[ok[idx]], radius=2, color=TRUE_COLOUR, weight=1, fill=True,
+            fill_opacity=0.8)
     if bounds is not None:
         m.fit_bounds(bounds, padding=(10, 10))
     return m
@@ -463,15 +465,7 @@ def landmark_layer(
     where = np.flatnonzero(np.asarray(landmarks, bool))
     idx = where[_display_index(len(where), max_points)]
     idx = idx[np.isfinite(lat[idx]) & np.isfinite(lon[idx])]
-    if len(idx):
-        _passive(CircleMarkers(
-            zip(lat[idx], lon[idx], strict=True),
-            radius=4,
-            color=colour,
-            weight=1,
-            fill=True,
-            fill_opacity=0.9,
-        )).add_to(fg)
+    _points(fg, lat, lon, idx, radius=4, color=colour, weight=1, fill=True, fill_opacity=0.9)
     return fg
 
 
@@ -485,15 +479,8 @@ def release_layer(
     fg = folium.FeatureGroup(name=name)
     lat, lon = lat_lon(release, "release")
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
-    idx = ok[_display_index(len(ok), max_points)]
-    if len(idx):
-        _passive(CircleMarkers(
-            zip(np.round(lat[idx], 6), np.round(lon[idx], 6), strict=True),
-            radius=3,
-            color=RELEASE_COLOUR,
-            weight=1.5,
-            fill=False,
-        )).add_to(fg)
+    _points(fg, lat, lon, ok[_display_index(len(ok), max_points)], radius=3,
+            color=RELEASE_COLOUR, weight=1.5, fill=False)
     return fg
 
 

@@ -45,3 +45,29 @@ def _sample_once() -> pd.DataFrame:
 def sample(_sample_once: pd.DataFrame) -> pd.DataFrame:
     """The bundled sample (``load_sample()``), parsed once per session; each test gets a copy."""
     return _sample_once.copy()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``streamlit run dashboard/app.py`` on a free loopback port, one per test module (browser
+    tests); yields its base URL."""
+    from browser_driver import free_port, start_server, stop_server
+
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    proc = start_server(port := free_port(), log)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium under Playwright, one per test module."""
+    from browser_driver import launch
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
 import pytest
 from browser_driver import (  # server and browser helpers, shared with bench/ and docs/
@@ -19,13 +18,9 @@ from browser_driver import (  # server and browser helpers, shared with bench/ a
     MAP_FRAME,
     chart_signature,
     click_map,
-    free_port,
     home_of_first_user,
-    launch,
     metrics_text,
     selected_value,
-    start_server,
-    stop_server,
     wait_chart_change,
     wait_idle,
 )
@@ -38,25 +33,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    port = free_port()
-    proc = start_server(port, log)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser, tmp_path):

@@ -9,18 +9,13 @@ lmdk_core computes for that place; a click on an existing circle selects it and 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 import pytest
 from browser_driver import (
     CHROMIUM,
     MAP_FRAME,
-    free_port,
     home_of_first_user,
-    launch,
     map_point,
-    start_server,
-    stop_server,
     wait_idle,
 )
 
@@ -47,24 +42,6 @@ CIRCLES_JS = """el => Object.values(window.map._layers)
                 colour: l.options.color}))"""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    proc = start_server(port := free_port(), log)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

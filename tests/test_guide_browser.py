@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
 import pytest
 from browser_driver import (
     CHROMIUM,
     click_map,
-    free_port,
     home_of_first_user,
-    launch,
-    start_server,
-    stop_server,
     wait_idle,
 )
 
@@ -31,25 +26,6 @@ pytestmark = [
 SIZES = [(1280, 720), (1440, 900), (1920, 1080)]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    port = free_port()
-    proc = start_server(port, log)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def test_guide_layout_and_use_epsilon(server, browser):

@@ -47,16 +47,6 @@ def _open_offline(browser, path, size=(1280, 720)):
     return page, blocked
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from browser_driver import launch
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
 
 @pytest.mark.parametrize("which, figures", [("public", 1), ("private", 4)])
 def test_story_renders_with_no_network(browser, story_file, which, figures, tmp_path):
