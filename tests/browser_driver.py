@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+VIEWPORTS = [(1280, 720), (1440, 900), (1920, 1080)]
+"""The laptop and desktop sizes every UI change is looked at and tested in (width, height px)."""
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 MAP_FRAME = 'iframe[title*="streamlit_folium"]'
 

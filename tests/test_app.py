@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit as st
+from deferred_download import call_without_session
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
@@ -340,34 +341,13 @@ def downloads(monkeypatch):
     return seen
 
 
-def _in_a_thread_without_session(func):
-    """Call a deferred download callable the way Streamlit does: in another thread, without
-    the session (main read st.session_state there and produced no file)."""
-    import threading
-
-    out: dict = {}
-
-    def target():
-        try:
-            out["value"] = func()
-        except Exception as err:  # reported below with the failing file
-            out["error"] = err
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join(60)
-    assert "error" not in out, out.get("error")
-    data = out["value"]
-    return data.decode() if isinstance(data, bytes) else data
-
-
 def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     """Issue 8 items 2 and 5: all four files are produced outside the session; the public ones
     hold only time and released coordinates, the private ones say so first."""
     at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
     add_place_by_click(at, fake_map, *home)
     assert set(PUBLIC_LABELS + PRIVATE_LABELS) <= set(downloads)
-    files = {label: _in_a_thread_without_session(d["data"]) for label, d in downloads.items()}
+    files = {label: call_without_session(d["data"], timeout_s=60) for label, d in downloads.items()}
     names = {label: d["file_name"] for label, d in downloads.items()}
     release = list(at.session_state["releases"].values())[-1][1]
     csv = pd.read_csv(io.StringIO(files["Public release (CSV)"]))

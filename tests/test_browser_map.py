@@ -14,6 +14,7 @@ import pytest
 from browser_driver import (
     CHROMIUM,
     MAP_FRAME,
+    VIEWPORTS,
     home_of_first_user,
     map_point,
     wait_idle,
@@ -32,7 +33,6 @@ pytestmark = [
     ),
 ]
 
-VIEWPORTS = [(1280, 720), (1440, 900), (1920, 1080)]
 CIRCLE_CHECK_AT = (1440, 900)  # the circle-click check once (each click is a few seconds)
 LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
 CIRCLES_JS = """el => Object.values(window.map._layers)

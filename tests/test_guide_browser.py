@@ -10,6 +10,7 @@ import re
 import pytest
 from browser_driver import (
     CHROMIUM,
+    VIEWPORTS,
     click_map,
     home_of_first_user,
     wait_idle,
@@ -23,7 +24,6 @@ pytestmark = [
     ),
 ]
 
-SIZES = [(1280, 720), (1440, 900), (1920, 1080)]
 
 
 
@@ -31,7 +31,7 @@ SIZES = [(1280, 720), (1440, 900), (1920, 1080)]
 def test_guide_layout_and_use_epsilon(server, browser):
     """One page load and one click (the server is slow to rerun on a shared machine), then the
     layout at each size (resizing the same page) and one click on 'Use ε = …'."""
-    page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
+    page = browser.new_page(viewport={"width": VIEWPORTS[0][0], "height": VIEWPORTS[0][1]})
     try:
         page.goto(f"{server}/?tiles=none")
         wait_idle(page)
@@ -39,7 +39,7 @@ def test_guide_layout_and_use_epsilon(server, browser):
         wait_idle(page)
         guide = page.locator("[data-testid='stExpander']").filter(has_text="Before you release")
         table = guide.locator("[data-testid='stDataFrame']")
-        for width, height in SIZES:
+        for width, height in VIEWPORTS:
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(300)
             table.scroll_into_view_if_needed()

@@ -10,11 +10,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import threading
 from pathlib import Path
 
 import pytest
 import streamlit as st
+from deferred_download import call_without_session
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
@@ -42,23 +42,6 @@ def run(at: AppTest) -> AppTest:
     at.run(timeout=TIMEOUT)
     assert not at.exception, [e.message for e in at.exception]
     return at
-
-
-def _call(func):
-    out: dict = {}
-
-    def target():
-        try:
-            out["value"] = func()
-        except Exception as err:  # reported with the failing file
-            out["error"] = err
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join(120)
-    assert "error" not in out, out.get("error")
-    data = out["value"]
-    return data.decode() if isinstance(data, bytes) else data
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +112,8 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     assert names["Download a report for stakeholders (HTML)"] == "lmdk_story_tpl_bounded.html"
     assert not any(sidebar_scheme in n for n in names.values())
 
-    report = json.loads(_call(seen["PRIVATE analysis (JSON) — do not share"]["data"]))
+    analysis = seen["PRIVATE analysis (JSON) — do not share"]["data"]
+    report = json.loads(call_without_session(analysis))
     conf = report["configuration"]
     assert conf["allocation"] == "tpl_bounded" and conf["scheme"] == "budget"
     assert report["summary"]["allocation"] == "tpl_bounded"
@@ -150,7 +134,7 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     # with the time interval, the series has one entry per released moment, not per fix
     assert conf["n_timestamps"] < 2000
 
-    story = _call(seen["Download a report for stakeholders (HTML)"]["data"])
+    story = call_without_session(seen["Download a report for stakeholders (HTML)"]["data"])
     assert "TPL-bounded allocation (α = 0.5)" in story
     assert "<th>Target bound α (TPL)</th><td>0.5</td>" in story
     # budgets chosen from the public preset never saw the places: the story may show them
@@ -186,7 +170,7 @@ def test_story_download_counts_like_the_csv_and_private_opt_in_says_private(page
     label = "Download a PRIVATE report with your true trace and places (HTML)"
     assert seen[label]["file_name"].startswith("lmdk_PRIVATE_story_")
     assert seen[label]["file_name"].endswith("_DO_NOT_SHARE.html")
-    doc = _call(seen[label]["data"])
+    doc = call_without_session(seen[label]["data"])
     assert "<title>PRIVATE — " in doc
     assert "Before and after: your true trace, your places and the release" in doc
     assert html.escape(PRIVATE_BANNER) in doc

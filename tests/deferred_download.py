@@ -1,0 +1,27 @@
+"""Call a download button's deferred data the way Streamlit does: in another thread, without
+the session (a callable that read st.session_state there produced no file). Shared by the
+AppTest modules that read what a download button carries."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+def call_without_session(func: Callable[[], Any], timeout_s: float = 120) -> str:
+    """The callable's data as text; fails with the callable's own exception if it raised."""
+    out: dict = {}
+
+    def target() -> None:
+        try:
+            out["value"] = func()
+        except Exception as err:  # reported with the failing file
+            out["error"] = err
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join(timeout_s)
+    assert "error" not in out, out.get("error")
+    data = out["value"]
+    return data.decode() if isinstance(data, bytes) else data
