@@ -11,6 +11,7 @@ cheap ``key`` (data token, uid, time range) that identifies them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,6 +80,14 @@ def traj_key(token: str | None, traj: pd.DataFrame) -> tuple[Any, ...]:
     """Cheap identity of a selected trajectory: data token, user, first/last time, length."""
     t = traj["time"]
     return (token, str(traj["uid"].iloc[0]), str(t.iloc[0]), str(t.iloc[-1]), len(traj))
+
+
+def mask_digest(mask: np.ndarray) -> str:
+    """Identity of a boolean mask (its bits and its length) for per-session cache keys."""
+    m = np.asarray(mask, dtype=bool)
+    h = hashlib.sha256(np.packbits(m).tobytes())
+    h.update(str(m.size).encode())
+    return h.hexdigest()
 
 
 def params_key(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:

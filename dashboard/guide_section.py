@@ -8,7 +8,6 @@ only, kept in this session, and never reach an export or a release.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import Any
 
@@ -19,6 +18,7 @@ import streamlit as st
 from lmdk_core import advice
 from lmdk_core.errors import LmdkError
 
+from . import compute
 from .formatting import fmt_distance, fmt_duration, fmt_number
 from .privacy_section import EPSILON_MAX, SCHEME_LABELS, Settings, use_epsilon, use_scheme
 
@@ -76,7 +76,7 @@ run only when the user asks for them; the formulas are always shown."""
 def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
                ) -> list[advice.SchemeEstimate]:
     """advice.estimate_errors, kept in this session for the current data, places and settings."""
-    digest = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
+    digest = compute.mask_digest(mask)
     simulate = len(traj) < LAZY_TRIAL_POINTS or bool(st.session_state.get("guide_trials"))
     ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None,
           simulate)

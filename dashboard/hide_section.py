@@ -25,8 +25,10 @@ from lmdk_core.dummies import (
     split_budget,
 )
 from lmdk_core.errors import LmdkError
-from lmdk_core.figures import OKABE_ITO
 from lmdk_core.interval import IntervalResult, release_interval
+from lmdk_core.palette import OKABE_ITO
+
+from . import compute
 
 GENERATOR_LABELS = {
     "greedy": "Fast (fill the longest gaps first)",
@@ -57,9 +59,7 @@ class HideChoice:
 
 
 def _signature(mask: np.ndarray, *parts: Any) -> str:
-    h = hashlib.sha256(np.packbits(mask).tobytes())
-    h.update(repr((mask.size, *parts)).encode())
-    return h.hexdigest()
+    return hashlib.sha256(repr((compute.mask_digest(mask), *parts)).encode()).hexdigest()
 
 
 def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> HideChoice:

@@ -169,7 +169,7 @@ def compute_release(traj: pd.DataFrame, key: Any, s: Settings, hide: Any = None)
     hidden_key: Any = None
     if hide is not None and hide.enabled:
         mask, s = hide.mask, dataclasses.replace(s, epsilon=hide.epsilon_scheme)
-        hidden_key = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
+        hidden_key = compute.mask_digest(mask)
     try:
         if bounded is not None and bounded["key"] == key:  # switched on in section 5
             budget = np.asarray(bounded["eps"], dtype=float)
