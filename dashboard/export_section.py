@@ -212,6 +212,36 @@ def render(
     landmark_loss: Any = None,
 ) -> None:
     st.header("6 · Export")
+    _downloads(traj, s, release, mask, temporal, landmark_loss)
+    # Outside the fragment: importing places changes the map and every chart (a full rerun).
+    st.file_uploader(
+        "Import landmark places (GeoJSON exported here)",
+        type=["geojson", "json"],
+        key=PLACES_UPLOAD_KEY,
+        on_change=_on_places_upload,
+        help="Replaces the current places by those in the file. A bad file shows why and "
+        "changes nothing.",
+    )
+
+
+@st.fragment
+def _downloads(
+    traj: pd.DataFrame,
+    s: Settings,
+    release: Any | None,
+    mask: np.ndarray,
+    temporal: Any,
+    landmark_loss: Any,
+) -> None:
+    """The ledger and the download buttons, as a fragment.
+
+    A click on a download button reruns only this fragment, which updates the ledger above the
+    buttons at once. It must not rerun the whole page: Streamlit answers the button's deferred
+    file request over the websocket, and a full rerun that starts before that answer is sent
+    clears the outgoing queue of everything but lifecycle messages, so the answer is lost and the
+    button spins, disabled, for the browser's 180 s timeout (seen in CI under load). A fragment
+    rerun keeps every message that is not a delta (tests/test_download_fragment.py).
+    """
     uid = str(traj["uid"].iloc[0])
     places = [dict(p) for p in state.places()]  # a copy: the download thread has no session
     person = (st.session_state.data_name, uid)
@@ -338,14 +368,6 @@ def render(
         disabled=not places,
         help="Your places (name, centre, radius); import the file below to restore them exactly. "
         "It reveals your places: keep it to yourself.",
-    )
-    st.file_uploader(
-        "Import landmark places (GeoJSON exported here)",
-        type=["geojson", "json"],
-        key=PLACES_UPLOAD_KEY,
-        on_change=_on_places_upload,
-        help="Replaces the current places by those in the file. A bad file shows why and "
-        "changes nothing.",
     )
 
 

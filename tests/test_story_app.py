@@ -15,9 +15,13 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from deferred_download import call_without_session
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
+from dashboard.export_section import STORY_LABEL
 from lmdk_core.sample import load_sample
 from lmdk_core.story import PRIVATE_BANNER
 
@@ -64,6 +68,16 @@ def page(monkeypatch, home):
         return original(self, label, data, file_name, *args, **kwargs)
 
     monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    sent = ScriptRunContext.enqueue
+
+    def enqueue(self, msg):  # the fragment each download button's element is sent from
+        if msg.WhichOneof("type") == "delta" and msg.delta.new_element.HasField(
+                "download_button"):
+            button = msg.delta.new_element.download_button
+            seen.setdefault(button.label, {})["fragment"] = msg.delta.fragment_id
+        return sent(self, msg)
+
+    monkeypatch.setattr(ScriptRunContext, "enqueue", enqueue)
     fake = _Map()
     monkeypatch.setattr(map_section, "st_folium", fake)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
@@ -75,6 +89,33 @@ def page(monkeypatch, home):
     run(at)
     assert at.session_state["places"], "the click added no place"
     return at, seen
+
+
+@pytest.mark.parametrize(("fragments", "kept"), [(None, False), (["export"], True)])
+def test_a_rerun_start_keeps_a_download_answer_only_for_a_fragment(fragments, kept):
+    """Why the download buttons live in a fragment (CI under load: a public-file button stayed
+    disabled for minutes). Streamlit answers a click on a deferred download over the websocket;
+    a full rerun that starts before the answer is flushed clears the outgoing queue down to
+    lifecycle messages, and the browser waits 180 s for an answer that never comes. A fragment
+    rerun keeps every message that is not a delta. Checked on the installed Streamlit, so a
+    release that changes either side shows here first."""
+    answer = ForwardMsg()
+    answer.backend_operation_response.request_id = "r1"
+    answer.backend_operation_response.deferred_file.url = "/media/x.csv"
+    queue = ForwardMsgQueue()
+    queue.enqueue(answer)
+    queue.clear(retain_lifecycle_msgs=True, fragment_ids_this_run=fragments)
+    left = [m for m in queue.flush() if m.WhichOneof("type") == "backend_operation_response"]
+    assert bool(left) is kept
+
+
+def test_every_download_button_is_drawn_inside_a_fragment(page):
+    """So a click on one reruns a fragment, never the whole page (main drew them in the page
+    script, where the fragment id is empty)."""
+    _, seen = page
+    assert {"Public release (CSV)", "Public release (GeoJSON)", STORY_LABEL,
+            "PRIVATE places (GeoJSON) — do not share"} <= set(seen)
+    assert all(d["fragment"] for d in seen.values()), {k: d["fragment"] for k, d in seen.items()}
 
 
 def _bounded_expander(at):
