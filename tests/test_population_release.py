@@ -70,6 +70,23 @@ def test_contribution_bounding_one_record_per_user_and_bin(pop, rule, seed):
     assert np.all(rel.private.kept_counts <= true)
 
 
+@settings(max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), unit=st.sampled_from(["s", "ms", "us", "ns"]),
+       zone=st.sampled_from([None, "Asia/Shanghai"]))
+def test_records_ignore_row_order_time_unit_and_zone(pop, seed, unit, zone):
+    """Population records go through the package's one (uid, time) sort
+    (trajectory.time_order): shuffled rows, any datetime unit and zone give the same records."""
+    traj, _, _, grid = pop
+    want = bounded_records(traj, grid=grid, rule="first")
+    t = traj["time"].dt.as_unit(unit)
+    t = t.dt.tz_localize("UTC") if t.dt.tz is None else t
+    other = traj.assign(time=t if zone is None else t.dt.tz_convert(zone))
+    other = other.sample(frac=1.0, random_state=np.random.default_rng(seed))
+    got = bounded_records(other, grid=grid, rule="first")
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True),
+                                  check_dtype=False, check_categorical=False)
+
+
 def test_mode_rule_picks_the_most_visited_cell():
     start = pd.Timestamp("2020-01-01", tz="UTC")
     grid = Grid(bbox=(40.0, 40.05, 116.0, 116.05), cell_m=1000, start=start, bin_s=3600,

@@ -35,6 +35,7 @@ from ..allocation import allocate
 from ..errors import ParameterError
 from ..geo import haversine_m
 from ..landmarks import _places as _check_places
+from ..trajectory import time_order
 from .grid import Grid
 from .tau import keep_probability
 
@@ -84,18 +85,12 @@ def _sorted_view(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray
     missing = [c for c in ("uid", "time", "lat", "lon") if c not in part.columns]
     if missing:
         raise ParameterError(f"population frame is missing column(s) {', '.join(missing)}")
-    codes, uniq = pd.factorize(part["uid"].astype(str), sort=True)
-    t = pd.DatetimeIndex(part["time"])
-    if t.tz is None:
-        t = t.tz_localize("UTC")
-    t_ns = t.as_unit("ns").asi8  # pandas may hold s/ms/us units: compare in ns
-    lat = part["lat"].to_numpy(dtype=np.float64)
-    lon = part["lon"].to_numpy(dtype=np.float64)
-    if codes.size > 1:
-        dc = np.diff(codes)
-        if np.any(dc < 0) or np.any((dc == 0) & (np.diff(t_ns) < 0)):
-            order = np.lexsort((t_ns, codes))
-            codes, t_ns, lat, lon = codes[order], t_ns[order], lat[order], lon[order]
+    uid = part["uid"].astype(str)
+    # the package's one (uid, time) sort; ids compared as text, times of any unit and zone in ns
+    order, codes, t_ns = time_order(pd.DataFrame({"uid": uid.to_numpy(), "time": part["time"]}))
+    uniq = np.sort(uid.unique())  # the user order time_order's codes index (sorted ids)
+    lat = part["lat"].to_numpy(dtype=np.float64)[order]
+    lon = part["lon"].to_numpy(dtype=np.float64)[order]
     return np.asarray(uniq, dtype=object), codes.astype(np.int64), t_ns, lat, lon
 
 
