@@ -21,6 +21,7 @@ import streamlit as st
 from lmdk_core import accounting, figures
 from lmdk_core.errors import LmdkError, LmdkWarning
 
+from . import charts
 from .compute import CHART_POINTS
 from .formatting import fmt_distance, fmt_number
 from .privacy_section import Settings
@@ -157,13 +158,12 @@ def render(
                    "the whole series, so under correlation every release between them can carry "
                    "information about them.")
     guarantee = accounting.landmark_guarantee(release.eps, mask)
-    st.plotly_chart(
+    charts.show(
         figures.loss_figure(release.eps, guarantee, s.epsilon, temporal=loss,
                             landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
                             max_points=CHART_POINTS, pair_label=pair_label,
                             title="Privacy loss over time: guarantee and upper bounds"),
         key="loss_chart",
-        width="stretch",
     )
     with st.expander("What each curve means", expanded=False):
         st.markdown(CURVES)

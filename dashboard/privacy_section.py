@@ -16,7 +16,7 @@ from lmdk_core import accounting, advice, figures, metrics
 from lmdk_core import release as rl
 from lmdk_core.errors import LmdkError
 
-from . import compute, state
+from . import charts, compute, state
 from .compute import CHART_POINTS
 from .formatting import fmt_distance, fmt_number
 
@@ -210,13 +210,12 @@ def render(
     )
     released_with = np.asarray(release.landmarks, dtype=bool)
     dummies = released_with & ~mask if released_with.sum() > mask.sum() else None  # section 2b
-    st.plotly_chart(
+    charts.show(
         figures.allocation_figure(
             release.eps, mask, s.epsilon, time=traj["time"], guarantee=guarantee,
             dummies=dummies, max_points=CHART_POINTS,
         ),
         key="allocation_chart",
-        width="stretch",
     )
     st.header("4 · Released trajectory and its cost")
     token = state.release_token(release)
@@ -261,12 +260,11 @@ def render(
         st.caption(
             "No landmark timestamps yet: with no landmarks every scheme protects each moment at ε."
         )
-    st.plotly_chart(
+    charts.show(
         figures.error_figure(
             err, release.published, time=traj["time"], landmarks=mask, max_points=CHART_POINTS
         ),
         key="error_chart",
-        width="stretch",
     )
     _comparison(traj, key, s)
 

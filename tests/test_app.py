@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 import streamlit as st
 from deferred_download import call_without_session
+from page_charts import figure
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
@@ -117,9 +118,7 @@ def add_place_by_click(at, fake_map, lat, lon):
 
 
 def chart(at: AppTest, key: str) -> dict:
-    charts = [c for c in at.get("plotly_chart") if key in (c.proto.id or "")]
-    assert charts, f"no chart {key}"
-    return json.loads(charts[0].proto.spec)
+    return figure(at, key)
 
 
 # --------------------------------------------------------------------------- page

@@ -47,10 +47,27 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     before_chart = chart_signature(page, 0)
     before = metrics_text(page)
     assert before_chart and "Mean error" in before
+    # the user zooms into the allocation chart (a drag across its top panel)
+    chart = page.locator(".js-plotly-plot").first
+    chart.scroll_into_view_if_needed()
+    drag = chart.locator(".nsewdrag").first.bounding_box()
+    y = drag["y"] + drag["height"] / 2
+    page.mouse.move(drag["x"] + 0.3 * drag["width"], y)
+    page.mouse.down()
+    page.mouse.move(drag["x"] + 0.6 * drag["width"], y + 2, steps=8)
+    page.mouse.up()
+    page.wait_for_timeout(300)
+    zoomed = chart.evaluate("d => { d.__lmdkMark = 1; return d.layout.xaxis.range; }")
+    assert zoomed is not None
 
     click_map(page, *home_of_first_user())
     wait_chart_change(page, before_chart)  # ε_t changed: Skip (default) spends 0 at landmarks
     wait_idle(page)
+    # The chart was updated in place, not re-created: the same element, the user's zoom kept
+    # (main re-created every chart on every click: st.plotly_chart's id hashes the figure).
+    chart = page.locator(".js-plotly-plot").first
+    assert chart.evaluate("d => d.__lmdkMark") == 1
+    assert chart.evaluate("d => d.layout.xaxis.range") == zoomed
     after = metrics_text(page)
     selected = page.locator("[data-testid='stSelectbox']").filter(has_text="Selected place")
     assert "Home" in selected_value(selected, "Home")

@@ -4,6 +4,7 @@ does not linger; a tree of many files shows a count and a collapsed list, not ev
 from __future__ import annotations
 
 import pytest
+from page_charts import figures
 from streamlit.testing.v1 import AppTest
 from test_app import (  # noqa: F401  (fixtures)
     APP,
@@ -129,7 +130,7 @@ def test_long_trace_computes_the_loss_section_only_when_asked(upload_app):
     run(at)
     at.file_uploader(key="upload").set_value(("long.parquet", buf.getvalue(), "application/x"))
     run(at)
-    charts = lambda: [c.proto.id for c in at.get("plotly_chart")]  # noqa: E731
+    charts = lambda: list(figures(at))  # noqa: E731
     assert not any("loss_chart" in c for c in charts())
     assert any("allocation_chart" in c for c in charts())
     at.toggle(key="loss_open").set_value(True)
