@@ -3,14 +3,20 @@
 ``st.plotly_chart`` hashes the whole figure into its element id, even when a ``key`` is given
 (Streamlit 1.67, ``elements/plotly_chart.py``), and the browser uses that id as the chart's
 identity: every new figure unmounts the chart and draws it from scratch, and the user's zoom is
-lost. The charts of the My trace page change on every map click, so they are drawn by
-:func:`show` instead: a small Streamlit component (components v2, in the page itself) whose
-identity is its key, and which hands each new figure to ``Plotly.react`` on the same element.
+lost. The charts of the My trace page change on every map click, so every chart of the dashboard
+is drawn by :func:`show` instead: a small Streamlit component (components v2, in the page itself)
+whose identity is its key, and which hands each new figure to ``Plotly.react`` on the same
+element.
 That keeps the zoom (the figures' ``uirevision``) and made a map click → every chart updated
 about 0.5 s faster on the sample (bench/bench_click.py: 2.50 s → 2.0 s median).
 
 plotly.js is the copy inside the installed ``plotly`` package, served by this app's own server
 (a declared component directory); nothing is fetched from the internet.
+
+Importing Streamlit makes its own template Plotly's default, with placeholder colours
+(``#000001``…) that only ``st.plotly_chart`` fills in; a figure that kept the default template
+is given lmdk's template (:data:`lmdk_core.figures.TEMPLATE`) instead, or its lines would be
+drawn black.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ import plotly
 import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1 as components_v1
+
+from lmdk_core.figures import TEMPLATE
 
 _PLOTLY_DIR = Path(plotly.__file__).parent / "package_data"
 _ASSETS = components_v1.declare_component("lmdk_plotly_js", path=str(_PLOTLY_DIR))
@@ -66,10 +74,22 @@ def plotly_url() -> str:
     return f"{'/' + base if base else ''}/component/{_ASSETS.name}/plotly.min.js"
 
 
+_PLACEHOLDER = "#000001"
+"""First colour of Streamlit's Plotly template: a stand-in its own chart element replaces."""
+
+
+def figure_json(fig: go.Figure) -> str:
+    """``fig`` as Plotly JSON, with lmdk's template if it had Streamlit's placeholder one."""
+    colorway = fig.layout.template.layout.colorway
+    if colorway and str(colorway[0]).lower() == _PLACEHOLDER:
+        fig = go.Figure(fig).update_layout(template=TEMPLATE)
+    return str(fig.to_json())
+
+
 def show(fig: go.Figure, *, key: str) -> None:
     """Draw ``fig`` at ``key``; on a rerun, the chart already there is updated, not re-created.
 
-    The figure travels as Plotly JSON (``fig.to_json()``); tests read it back from the element's
-    data (``tests/page_charts.py``).
+    The figure travels as Plotly JSON (:func:`figure_json`); tests read it back from the
+    element's data (``tests/page_charts.py``).
     """
-    _CHART(key=key, data={"figure": fig.to_json(), "url": plotly_url(), "config": CONFIG})
+    _CHART(key=key, data={"figure": figure_json(fig), "url": plotly_url(), "config": CONFIG})

@@ -28,7 +28,7 @@ from lmdk_core.errors import LmdkError
 from lmdk_core.interval import IntervalResult, release_interval
 from lmdk_core.palette import OKABE_ITO
 
-from . import compute
+from . import charts, compute
 
 GENERATOR_LABELS = {
     "greedy": "Fast (fill the longest gaps first)",
@@ -137,7 +137,7 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
         f"release instead of ε/(|L|+1) = {float(epsilon) / (n_l + 1):.3g}."
     )
     st.caption(EXPLAIN)
-    st.plotly_chart(landmark_strip(hidden), key=f"{key}_strip")
+    charts.show(landmark_strip(hidden), key=f"{key}_strip")
     return HideChoice(True, hidden.mask, hidden.epsilon_select, e_scheme, hidden)
 
 

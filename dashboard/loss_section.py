@@ -342,14 +342,13 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
                     help="At most α by construction (upper bound on the loss of one moment).")
         c[2].metric("Model cost ε_model", fmt_number(alloc.epsilon_model),
                     help="Budget spent to estimate the model (0 for a public preset).")
-        st.plotly_chart(
+        charts.show(
             figures.loss_figure(eps_b, accounting.landmark_guarantee(eps_b, mask), s.epsilon,
                                 temporal=lm_b.loss, landmark_loss=lm_b if mask.any() else None,
                                 time=traj["time"], max_points=CHART_POINTS,
                                 pair_label=f"places {fmt_distance(separation)} apart",
                                 title="Privacy loss with the TPL-bounded allocation"),
             key="loss_bounded_chart",
-            width="stretch",
         )
         use = st.toggle(
             "Release with this allocation", key="release_bounded",

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `streamlit run dashboard/page_patterns.py` puts dashboard/ first
     sys.path.insert(0, str(ROOT))
 
+from dashboard import charts  # noqa: E402
 from lmdk_core.errors import LmdkError  # noqa: E402
 from lmdk_core.patterns import (  # noqa: E402
     NEIGHBOURS,
@@ -346,11 +347,11 @@ def main() -> None:
     day0 = pd.Timestamp(int(stream.tick_time.min()), tz="UTC").floor("D")
     days = st.slider("Days shown", 1, 4, 1, key=KEY + "tl_days",
                      help="Length of the timeline window from the first released day.")
-    st.plotly_chart(timeline_figure(stream, release, user=show_user,
-                                    start=day0.tz_localize(None).to_datetime64(),
-                                    stop=(day0 + pd.Timedelta(days=days)).tz_localize(None)
-                                    .to_datetime64()),
-                    key=KEY + "timeline")
+    charts.show(timeline_figure(stream, release, user=show_user,
+                                start=day0.tz_localize(None).to_datetime64(),
+                                stop=(day0 + pd.Timedelta(days=days)).tz_localize(None)
+                                .to_datetime64()),
+                key=KEY + "timeline")
     st.caption("Suppressed and injected marks are the data holder's private diagnostics: the "
                "consumer sees only the released stream (blue and orange, unlabelled).")
 
@@ -374,7 +375,7 @@ def main() -> None:
         metric = st.radio("Show", ["q", "prec", "rec", "mre"], horizontal=True,
                           key=KEY + "metric", format_func=str.upper,
                           help="Q, precision, recall, or MRE = (Q_ord − Q)/Q_ord with Q_ord = 1.")
-        st.plotly_chart(quality_figure(table, metric=metric), key=KEY + "quality")
+        charts.show(quality_figure(table, metric=metric), key=KEY + "quality")
         show = table[table["epsilon"] == min(EPSILONS, key=lambda e: abs(e - eps))]
         st.dataframe(show[["mechanism", "prec", "rec", "q", "mre", "seeds"]].round(3),
                      hide_index=True)

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from dashboard import charts  # noqa: E402
 from lmdk_core import LmdkError  # noqa: E402
 from lmdk_core import population as P  # noqa: E402
 
@@ -71,7 +72,7 @@ def heatmap(z: np.ndarray, grid: P.Grid, title: str, zmax: float) -> go.Figure:
     lat, lon = grid.cell_centres()
     fig = go.Figure(go.Heatmap(z=z, x=lon, y=lat, zmin=0, zmax=zmax, colorscale="Viridis",
                                colorbar={"title": "count"}))
-    fig.update_layout(title=title, height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    fig.update_layout(title=title, height=360, margin={"l": 70, "r": 10, "t": 40, "b": 50},
                       xaxis_title="longitude", yaxis_title="latitude")
     return fig
 
@@ -85,7 +86,7 @@ def kept_figure(result: dict[str, Any], grid: P.Grid) -> go.Figure:
         if m != "user_level":
             fig.add_scatter(x=x, y=rel.released_bin_totals(), name=f"{METHOD_LABELS[m]}, "
                             "as released")
-    fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+    fig.update_layout(height=300, margin={"l": 70, "r": 10, "t": 30, "b": 40},
                       yaxis_title="users kept per hour", title="Users kept per bin")
     return fig
 
@@ -178,14 +179,16 @@ def main() -> None:
     rel = result["releases"]["personalised"]
     zmax = max(1.0, float(np.percentile(result["true"][b], 99.5)))
     left, right = st.columns(2)
-    left.plotly_chart(heatmap(rel.counts[b], grid, f"Released (personalised), "
-                                                   f"{grid.bin_starts()[b]:%a %H:%M}", zmax),
-                      key="pop_map_released")
-    right.plotly_chart(heatmap(result["true"][b], grid, "True (private, publisher only)", zmax),
-                       key="pop_map_true")
+    with left:
+        charts.show(heatmap(rel.counts[b], grid, f"Released (personalised), "
+                                                 f"{grid.bin_starts()[b]:%a %H:%M}", zmax),
+                    key="pop_map_released")
+    with right:
+        charts.show(heatmap(result["true"][b], grid, "True (private, publisher only)", zmax),
+                    key="pop_map_true")
     st.subheader("Error against the baselines")
     st.dataframe(result["errors"], hide_index=True)
-    st.plotly_chart(kept_figure(result, grid), key="pop_kept")
+    charts.show(kept_figure(result, grid), key="pop_kept")
     ledger_section(pop, result["prefs"])
     st.caption("To inspect one person's trace, open the “My trace” page.")
 

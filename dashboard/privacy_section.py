@@ -330,9 +330,7 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
             )
             st.dataframe(display_table(table), hide_index=True, width="stretch",
                          key="comparison_table")
-            st.plotly_chart(
-                figures.comparison_figure(table), key="comparison_chart", width="stretch"
-            )
+            charts.show(figures.comparison_figure(table), key="comparison_chart")
         _dummy_comparison(traj, key, s, runs)
 
 

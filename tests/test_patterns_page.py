@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from page_charts import figures
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parent.parent / "dashboard" / "page_patterns.py")
@@ -26,7 +27,7 @@ def _text(at: AppTest) -> str:
 def test_page_renders_release_timeline_and_quality(page):
     assert not page.error
     assert "Guarantee" in _text(page) and "e^ε" in _text(page)
-    assert len(page.get("plotly_chart")) == 2  # timeline + quality
+    assert len(figures(page)) == 2  # timeline + quality
     labels = [m.label for m in page.metric]
     assert "real events suppressed" in labels and "synthetic events injected" in labels
     for widget in (*page.number_input, *page.selectbox, *page.radio, *page.slider):

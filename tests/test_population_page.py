@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from page_charts import figures
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parent.parent / "dashboard" / "page_population.py")
@@ -26,7 +27,7 @@ def test_page_renders_maps_errors_and_kept_counts(app):
                                       "User-level (uniform)"]
     mae = dict(zip(errors["method"], errors["MAE (occupied cells)"], strict=True))
     assert mae["Personalised (Sample)"] < mae["Minimum"] < mae["User-level (uniform)"]
-    assert len(app.get("plotly_chart")) == 3
+    assert len(figures(app)) == 3
 
 
 @pytest.mark.slow
