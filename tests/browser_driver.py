@@ -22,6 +22,11 @@ VIEWPORTS = [(1280, 720), (1440, 900), (1920, 1080)]
 """The laptop and desktop sizes every UI change is looked at and tested in (width, height px)."""
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 MAP_FRAME = 'iframe[title*="streamlit_folium"]'
+CHARTS_DRAWN = """() => Array.from(
+    document.querySelectorAll("[data-testid='stBidiComponentRegular']"))
+  .every(c => c.querySelector('.js-plotly-plot') !== null)"""
+"""Every chart of dashboard.charts has been drawn: its element loads plotly.js and plots after the
+script has finished, so "not running" alone can come before the charts."""
 
 
 def free_port() -> int:
@@ -65,11 +70,13 @@ def stop_server(proc: subprocess.Popen, grace_s: float = 10) -> None:
 
 
 def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000) -> None:
-    """Wait until the script has finished running (and stays finished for ``settle_ms``)."""
+    """Wait until the script has finished running (and stays finished for ``settle_ms``) and every
+    chart on the page is drawn."""
     page.wait_for_timeout(settle_ms)
     page.wait_for_selector(IDLE, timeout=timeout_ms)
     page.wait_for_timeout(settle_ms)
     page.wait_for_selector(IDLE, timeout=timeout_ms)
+    page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms)
 
 
 def map_point(page, lat: float, lon: float) -> dict:
