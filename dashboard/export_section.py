@@ -240,7 +240,7 @@ def _downloads(
     file request over the websocket, and a full rerun that starts before that answer is sent
     clears the outgoing queue of everything but lifecycle messages, so the answer is lost and the
     button spins, disabled, for the browser's 180 s timeout (seen in CI under load). A fragment
-    rerun keeps every message that is not a delta (tests/test_download_fragment.py).
+    rerun keeps every message that is not a delta (tests/test_story_app.py checks both).
     """
     uid = str(traj["uid"].iloc[0])
     places = [dict(p) for p in state.places()]  # a copy: the download thread has no session
