@@ -136,8 +136,7 @@ def release_error(key: Any, token: str, _traj: pd.DataFrame, _release: Any
 
     err = metrics.error_metres(_traj, _release)
     err.setflags(write=False)
-    finite = err[np.isfinite(err)]  # metrics.mae_metres, without a second pass of haversines
-    return err, float(finite.mean()) if finite.size else float("nan")
+    return err, metrics.finite_mean(err)  # metrics.mae_metres without a second pass
 
 
 @st.cache_resource(**SESSION)

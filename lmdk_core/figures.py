@@ -29,6 +29,7 @@ from ._optional import missing_extra
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
 from .formatting import plain_number
+from .metrics import finite_mean
 from .palette import (
     COLOUR_NAMES,
     LANDMARK_COLOUR,
@@ -376,7 +377,7 @@ def error_figure(
     x, xtitle, xhover = _time_axis(time, n)
     idx = display_index(err, max_points)
     finite = np.isfinite(err)
-    mae = float(err[finite].mean()) if finite.any() else float("nan")
+    mae = finite_mean(err)
     if title is None:
         summary = (f"mean error {plain_number(mae)} {unit}" if finite.any()
                    else "nothing released yet")

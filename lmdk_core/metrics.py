@@ -20,7 +20,7 @@ from .geo import haversine_m
 from .trajectory import lat_lon
 from .validation import as_finite_array, as_numeric_array, check_nonnegative, check_same_length
 
-__all__ = ["abs_error", "error_metres", "mae", "mae_metres", "mre"]
+__all__ = ["abs_error", "error_metres", "finite_mean", "mae", "mae_metres", "mre"]
 
 
 def _float_array(values: Any, name: str) -> np.ndarray:
@@ -56,14 +56,18 @@ def error_metres(true: Any, release: Any) -> np.ndarray:
     return haversine_m(tlat, tlon, rlat, rlon)
 
 
-def _finite_mean(x: np.ndarray) -> float:
+def finite_mean(x: np.ndarray) -> float:
+    """Mean of the finite entries of ``x`` (NaN where nothing was released), NaN if none: the
+    mean error of an array from :func:`error_metres` or :func:`abs_error`, without a second pass
+    over the data."""
+    x = np.asarray(x, dtype=np.float64)
     finite = x[np.isfinite(x)]
     return float(finite.mean()) if finite.size else float("nan")
 
 
 def mae_metres(true: Any, release: Any) -> float:
     """Mean location error in metres over timestamps with a release (NaN errors skipped)."""
-    return _finite_mean(error_metres(true, release))
+    return finite_mean(error_metres(true, release))
 
 
 def abs_error(values: Any, release: Any) -> np.ndarray:
@@ -76,7 +80,7 @@ def abs_error(values: Any, release: Any) -> np.ndarray:
 
 def mae(values: Any, release: Any) -> float:
     """Mean absolute error over released timestamps (NaN skipped)."""
-    return _finite_mean(abs_error(values, release))
+    return finite_mean(abs_error(values, release))
 
 
 def mre(values: Any, release: Any, floor: float = 1.0) -> float:
@@ -88,4 +92,4 @@ def mre(values: Any, release: Any, floor: float = 1.0) -> float:
     if floor == 0:
         raise ParameterError("floor must be > 0, got 0.0")
     x = as_finite_array(_values(values, "values"), "values")
-    return _finite_mean(abs_error(x, release) / np.maximum(np.abs(x), floor))
+    return finite_mean(abs_error(x, release) / np.maximum(np.abs(x), floor))
