@@ -84,6 +84,26 @@ def test_good_files_load_next_to_a_bad_one_which_is_named_in_a_warning(upload_ap
     assert not _errors(at)
 
 
+def test_files_of_one_person_in_any_order_are_joined_in_time_order(upload_app):
+    """Several files are one frame sorted by (uid, time): a later day uploaded first, and a
+    second person in between, come out in order."""
+    late = _csv("ann", 3).replace(b"2024-01-01", b"2024-01-02")
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value([
+        ("ann_day2.csv", late, "text/csv"),
+        ("ben.csv", _csv("ben", 3, 40.0), "text/csv"),
+        ("ann_day1.csv", _csv("ann", 3), "text/csv"),
+    ])
+    run(at)
+    df = at.session_state["df"]
+    assert list(df["uid"]) == ["ann"] * 6 + ["ben"] * 3
+    ann = df.loc[df["uid"] == "ann", "time"]
+    assert ann.is_monotonic_increasing and ann.dt.day.tolist() == [1, 1, 1, 2, 2, 2]
+    assert not _errors(at)
+
+
 def test_many_files_show_a_count_and_a_collapsed_list(upload_app):
     at = upload_app
     at.radio(key="source").set_value("Upload files")

@@ -88,7 +88,9 @@ def _sorted_view(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray
     uid = part["uid"].astype(str)
     # the package's one (uid, time) sort; ids compared as text, times of any unit and zone in ns
     order, codes, t_ns = time_order(pd.DataFrame({"uid": uid.to_numpy(), "time": part["time"]}))
-    uniq = np.sort(uid.unique())  # the user order time_order's codes index (sorted ids)
+    first = np.ones(codes.size, dtype=bool)  # each user's first row in that order
+    first[1:] = codes[1:] != codes[:-1]
+    uniq = uid.to_numpy()[order][first]  # uniq[code] is that user's id
     lat = part["lat"].to_numpy(dtype=np.float64)[order]
     lon = part["lon"].to_numpy(dtype=np.float64)[order]
     return np.asarray(uniq, dtype=object), codes.astype(np.int64), t_ns, lat, lon
