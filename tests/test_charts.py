@@ -1,15 +1,17 @@
-"""dashboard.charts: figures handed to the in-place chart element keep real colours."""
+"""dashboard.charts: figures handed to the in-place chart element keep real colours, and
+dense marker traces are drawn with WebGL."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit.elements.lib.streamlit_plotly_theme  # noqa: F401  (Streamlit's default template)
 
 from dashboard.charts import figure_json
-from lmdk_core.figures import allocation_figure
+from lmdk_core.figures import allocation_figure, error_figure
 
 
 def test_a_figure_on_streamlits_placeholder_template_gets_real_colours():
@@ -28,3 +30,27 @@ def test_a_figure_on_streamlits_placeholder_template_gets_real_colours():
 def test_a_figure_with_its_own_template_is_left_as_it_is():
     fig = allocation_figure([0.5, 0.0, 0.5], [False, True, False], 1.0)
     assert json.loads(figure_json(fig)) == json.loads(fig.to_json())
+
+
+def _error_figure(n: int = 3000) -> go.Figure:
+    rng = np.random.default_rng(1)
+    mask = np.zeros(n, dtype=bool)
+    mask[100:900] = True
+    return error_figure(rng.exponential(100.0, n), rng.random(n) < 0.5, landmarks=mask,
+                        max_points=400)
+
+
+def test_dense_marker_traces_go_to_webgl_and_nothing_else_changes():
+    """Hundreds of SVG markers made every frame of a rerun re-layer them (~50 ms a frame)."""
+    fig = _error_figure()
+    before = fig.to_json()
+    plain, page = json.loads(before), json.loads(figure_json(fig))
+    assert fig.to_json() == before  # the caller's figure is left alone
+    kinds = [(t["type"], t["mode"]) for t in page["data"]]
+    assert kinds == [("scatter", "lines")] + [("scattergl", "markers")] * 3
+    for a, b in zip(plain["data"], page["data"], strict=True):
+        assert {k: v for k, v in a.items() if k != "type"} == {
+            k: v for k, v in b.items() if k != "type"}
+    assert plain["layout"] == page["layout"]
+    sparse = error_figure([1.0, 2.0, 3.0], [True, False, True], landmarks=[False, True, False])
+    assert {t["type"] for t in json.loads(figure_json(sparse))["data"]} == {"scatter"}

@@ -1,0 +1,66 @@
+"""The chart element's WebGL fallback in a real headless Chromium without WebGL: the dense
+marker traces that dashboard.charts sends as ``scattergl`` are drawn as SVG markers, where
+plotly.js alone draws none of them. Skipped only when /usr/bin/chromium is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import plotly
+import pytest
+from browser_driver import CHROMIUM, CHROMIUM_ARGS
+
+from dashboard.charts import _WEBGL_JS, figure_json
+from lmdk_core.figures import error_figure
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
+    ),
+]
+
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+DRAW = """async ([figure, fallback]) => {
+  const fig = JSON.parse(figure);
+  const div = document.createElement('div');
+  document.body.appendChild(div);
+  const traces = fallback ? (hasWebGL() ? fig.data : withoutWebGL(fig.data)) : fig.data;
+  try { await Plotly.react(div, traces, fig.layout); } catch (e) { /* counted below */ }
+  return {webgl: hasWebGL(), svgMarkers: div.querySelectorAll('path.point').length};
+}"""
+
+
+def _figure() -> str:
+    rng = np.random.default_rng(2)
+    n = 2000
+    return figure_json(error_figure(rng.exponential(50.0, n), rng.random(n) < 0.5,
+                                    max_points=400))
+
+
+def test_without_webgl_the_dense_markers_are_drawn_in_svg():
+    from playwright.sync_api import sync_playwright
+
+    figure = _figure()
+    markers = sum(len(t["y"]["bdata"]) > 0 for t in json.loads(figure)["data"]
+                  if t["type"] == "scattergl")
+    assert markers == 2  # fresh and approximated points go to WebGL
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=[*CHROMIUM_ARGS, "--disable-webgl"])
+        try:
+            page = browser.new_page()
+            page.set_content("<html><body></body></html>")
+            page.add_script_tag(path=str(PLOTLY_JS))
+            page.add_script_tag(content=_WEBGL_JS)
+            with_fallback = page.evaluate(DRAW, [figure, True])
+            without = page.evaluate(DRAW, [figure, False])
+        finally:
+            browser.close()
+    assert with_fallback["webgl"] is False
+    assert with_fallback["svgMarkers"] >= 300  # the thinned points, each a marker
+    assert without["svgMarkers"] == 0  # plotly.js alone: the WebGL traces are simply missing
