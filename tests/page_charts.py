@@ -23,3 +23,13 @@ def figure(at: AppTest, key: str) -> dict:
     found = [fig for id_, fig in figures(at).items() if id_.endswith(key)]
     assert found, f"no chart {key} among {list(figures(at))}"
     return found[0]
+
+
+def bundles(at: AppTest) -> dict[str, str]:
+    """The plotly.js URL each in-place chart loads, by element id."""
+    out = {}
+    for c in at.get("bidi_component"):
+        data = json.loads(c.proto.json) if c.proto.WhichOneof("data") == "json" else {}
+        if "figure" in data:
+            out[c.proto.id] = data["url"]
+    return out

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import streamlit as st
 from deferred_download import call_without_session
-from page_charts import figure
+from page_charts import bundles, figure
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
@@ -309,6 +309,10 @@ def test_comparison_table(app):
     table = app.session_state["comparison"]
     assert list(table["scheme"]) == list(SCHEMES)
     assert (table["runs"] == 2).all()
+    # the bar chart is drawn with the small plotly.js too (it has bars)
+    assert {t["type"] for t in figure(app, "comparison_chart")["data"]} == {"bar"}
+    assert bundles(app)[next(k for k in bundles(app) if k.endswith("comparison_chart"))] \
+        .endswith("/plotly-lmdk.min.js")
 
 
 # --------------------------------------------------------------------------- export

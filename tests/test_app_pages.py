@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from page_charts import figure
+from page_charts import bundles, figure, figures
 from streamlit.testing.v1 import AppTest
 from test_app import APP, TIMEOUT, _kept, add_place_by_click, fake_map, home, run, sample  # noqa: F401
 
@@ -19,9 +19,14 @@ def app(fake_map):  # noqa: F811
     return run(at)
 
 
+LITE = "/component/dashboard.charts.lmdk_plotly_lite/plotly-lmdk.min.js"
+"""The small plotly.js every chart of the dashboard loads (dashboard/charts.py)."""
+
+
 def test_default_page_is_my_trace(app):
     assert app.title[0].value.startswith("lmdk — landmark privacy")
     assert any("2b · Hide when you were at your places" in e.label for e in app.expander)
+    assert len(bundles(app)) >= 3 and set(bundles(app).values()) == {LITE}
 
 
 @pytest.mark.slow
@@ -32,6 +37,8 @@ def test_other_pages_render_without_errors(app, page, words):
     run(app)
     text = " ".join(m.value for m in app.markdown) + " ".join(t.value for t in app.title)
     assert words in text
+    # every chart (heat maps, bars, lines) is drawn with the small plotly.js
+    assert figures(app) and set(bundles(app).values()) == {LITE}
 
 
 def test_hiding_releases_on_real_plus_dummy_landmarks_with_the_rest_of_the_budget(

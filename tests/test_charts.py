@@ -3,14 +3,24 @@ dense marker traces are drawn with WebGL."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit.elements.lib.streamlit_plotly_theme  # noqa: F401  (Streamlit's default template)
 
-from dashboard.charts import figure_json
+from dashboard.charts import (
+    LITE_BUNDLE,
+    LITE_DIR,
+    LITE_TRACES,
+    figure_json,
+    needs_full_plotly,
+    plotly_url,
+)
 from lmdk_core.figures import allocation_figure, error_figure
 
 
@@ -54,3 +64,31 @@ def test_dense_marker_traces_go_to_webgl_and_nothing_else_changes():
     assert plain["layout"] == page["layout"]
     sparse = error_figure([1.0, 2.0, 3.0], [True, False, True], landmarks=[False, True, False])
     assert {t["type"] for t in json.loads(figure_json(sparse))["data"]} == {"scatter"}
+
+
+def test_the_small_bundle_is_chosen_unless_a_trace_needs_the_full_plotly_js():
+    lines = go.Figure([go.Scatter(y=[1, 2]), go.Bar(y=[1]), go.Heatmap(z=[[1]]),
+                       go.Scattergl(y=[1])])
+    assert not needs_full_plotly(lines)
+    assert needs_full_plotly(go.Figure([go.Scatter(y=[1]), go.Pie(values=[1, 2])]))
+    assert plotly_url().endswith(f"/{LITE_BUNDLE}")
+    assert plotly_url(lite=False).endswith("/plotly.min.js")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPE = ROOT / "tools" / "plotly-bundle"
+
+
+def test_the_small_bundle_is_the_recipe_s_build_of_the_types_the_page_draws_with():
+    """LITE_TRACES, the build recipe and the checked-in file agree: the recipe registers those
+    trace types (scatter is in plotly.js's core), pins plotly.js, and its README records the
+    SHA-256 of the file it builds (tools/plotly-bundle/README.md says how to rebuild)."""
+    entry = (RECIPE / "entry.js").read_text()
+    registered = set(re.findall(r"require\('plotly\.js/lib/(\w+)'\)", entry))
+    assert registered - {"core"} | {"scatter"} == LITE_TRACES
+    version = json.loads((RECIPE / "package.json").read_text())["devDependencies"]["plotly.js"]
+    bundle = (LITE_DIR / LITE_BUNDLE).read_bytes()
+    assert bundle.startswith(f"/* plotly.js v{version} (MIT licence".encode())
+    # the one build-path-dependent name (an inline stylesheet's id), as the README says
+    normalised = re.sub(rb"\b[0-9a-f]{64}\b", b"0" * 64, bundle)
+    assert hashlib.sha256(normalised).hexdigest() in (RECIPE / "README.md").read_text()

@@ -64,3 +64,47 @@ def test_without_webgl_the_dense_markers_are_drawn_in_svg():
     assert with_fallback["webgl"] is False
     assert with_fallback["svgMarkers"] >= 300  # the thinned points, each a marker
     assert without["svgMarkers"] == 0  # plotly.js alone: the WebGL traces are simply missing
+
+
+DRAW_EACH = """async (figures) => {
+  const out = {traces: Object.keys(Plotly.PlotSchema.get().traces).sort()};
+  for (const [name, fig] of Object.entries(figures)) {
+    const div = document.createElement('div');
+    document.body.appendChild(div);
+    await Plotly.newPlot(div, fig.data, fig.layout);
+    out[name] = {bars: div.querySelectorAll('.bars path').length,
+                 heatmap: div.querySelectorAll('.hm image').length,
+                 gl: div.querySelectorAll('canvas.gl-canvas').length,
+                 lines: div.querySelectorAll('.scatterlayer .js-line').length};
+  }
+  return out;
+}"""
+
+
+def test_the_small_bundle_draws_every_trace_type_the_dashboard_uses():
+    """dashboard/assets/plotly-lmdk.min.js has exactly LITE_TRACES and draws each of them."""
+    import plotly.graph_objects as go
+    from playwright.sync_api import sync_playwright
+
+    from dashboard.charts import LITE_BUNDLE, LITE_DIR, LITE_TRACES
+
+    figs = {
+        "scatter": go.Figure(go.Scatter(y=[1, 3, 2], mode="lines")),
+        "scattergl": go.Figure(go.Scattergl(y=np.arange(200.0), mode="markers")),
+        "bar": go.Figure(go.Bar(x=["a", "b"], y=[1, 2])),
+        "heatmap": go.Figure(go.Heatmap(z=[[1, 2], [3, 4]])),
+    }
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.set_content("<html><body></body></html>")
+            page.add_script_tag(path=str(LITE_DIR / LITE_BUNDLE))
+            out = page.evaluate(DRAW_EACH, {k: json.loads(f.to_json()) for k, f in figs.items()})
+        finally:
+            browser.close()
+    assert set(out["traces"]) == LITE_TRACES
+    assert out["scatter"]["lines"] == 1
+    assert out["scattergl"]["gl"] >= 1
+    assert out["bar"]["bars"] == 2
+    assert out["heatmap"]["heatmap"] == 1
