@@ -45,11 +45,8 @@ def landmarks(key: Any, _traj: pd.DataFrame, places: Places) -> tuple[np.ndarray
     n = len(_traj)
     if not places:
         return np.zeros(n, bool), []
-    mask = lm.landmark_mask(_traj, [p[:3] for p in places])
-    if len(places) == 1:  # one place: its count is the mask's (one pass over a long trace)
-        return mask, [int(mask.sum())]
-    counts = [int(lm.landmark_mask(_traj, [p[:3]]).sum()) for p in places]
-    return mask, counts
+    masks = lm.place_masks(_traj, [p[:3] for p in places])  # one pass: mask and counts
+    return masks.any(axis=0), [int(c) for c in masks.sum(axis=1)]
 
 
 def release(

@@ -13,15 +13,15 @@ import numpy as np
 
 from .accounting import as_landmark_mask
 from .errors import ParameterError
-from .geo import haversine_m
+from .geo import EARTH_RADIUS_M, haversine_m
 from .places import as_places
 from .trajectory import lat_lon
 from .validation import as_finite_array
 
-__all__ = ["landmark_mask", "landmarks_from_indices"]
+__all__ = ["landmark_mask", "landmarks_from_indices", "place_masks"]
 
-_CHUNK_CELLS = 2_000_000
-"""Upper bound on points × places evaluated at once (bounds memory to ~16 MB per temporary)."""
+_BAND_SLACK = 1e-9
+"""Relative slack of the latitude band (:func:`place_masks`), far above haversine's rounding."""
 
 
 def trajectory_points(traj: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -42,6 +42,33 @@ def _places(places: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.array([p.place_radius_m for p in ps], dtype=np.float64))
 
 
+def place_masks(traj: Any, places: Any) -> np.ndarray:
+    """Bool array of shape (places, timestamps): True where the point is within that place.
+
+    ``traj`` and ``places`` as for :func:`landmark_mask`. A point is inside a place when its
+    haversine distance to the centre is ≤ place_radius_m (inclusive).
+
+    Only points in the place's latitude band are measured: the great-circle distance is at least
+    R·|Δφ| (Δφ the latitude difference in radians), so a point with R·|Δφ| > radius is outside.
+    The band is widened by a relative 1e-9 and 1 µm, far more than the rounding of either
+    side, so the result is the haversine test's on every point (tests/test_landmarks.py checks
+    it against a scalar loop, at the poles and across the antimeridian too). On a city-sized
+    trace this measures a few per cent of the points.
+    """
+    lat, lon = trajectory_points(traj)
+    plat, plon, rad = _places(places)
+    out = np.zeros((plat.size, lat.size), dtype=bool)
+    if lat.size == 0 or plat.size == 0:
+        return out
+    phi = np.radians(lat)
+    for j in range(plat.size):  # a few places; each a vectorised pass over the points
+        reach = rad[j] * (1.0 + _BAND_SLACK) + 1e-6
+        band = np.flatnonzero(np.abs(phi - np.radians(plat[j])) * EARTH_RADIUS_M <= reach)
+        if band.size:
+            out[j, band] = haversine_m(lat[band], lon[band], plat[j], plon[j]) <= rad[j]
+    return out
+
+
 def landmark_mask(traj: Any, places: Any) -> np.ndarray:
     """Bool mask, one entry per timestamp of ``traj``: True where the point is within a place.
 
@@ -49,20 +76,9 @@ def landmark_mask(traj: Any, places: Any) -> np.ndarray:
     arrays in decimal degrees. ``places``: any form :func:`lmdk_core.places.as_places` accepts
     (Place objects, ``(lat, lon, place_radius_m[, name])`` tuples, dicts, a DataFrame; bad rows
     raise ParameterError naming the row). A point is inside a place when its haversine distance
-    to the centre is ≤ place_radius_m (inclusive). Vectorised over points × places, chunked to
-    bound memory.
+    to the centre is ≤ place_radius_m (inclusive); see :func:`place_masks`.
     """
-    lat, lon = trajectory_points(traj)
-    plat, plon, rad = _places(places)
-    mask = np.zeros(lat.size, dtype=bool)
-    if lat.size == 0 or plat.size == 0:
-        return mask
-    step = max(1, _CHUNK_CELLS // plat.size)
-    for start in range(0, lat.size, step):
-        sl = slice(start, start + step)
-        d = haversine_m(lat[sl, None], lon[sl, None], plat[None, :], plon[None, :])
-        mask[sl] = np.any(d <= rad[None, :], axis=1)
-    return mask
+    return np.asarray(place_masks(traj, places).any(axis=0), dtype=bool)  # (0, n) -> all False
 
 
 def landmarks_from_indices(n: int, indices: Any) -> np.ndarray:
