@@ -24,8 +24,9 @@ TILE_CHOICES = {
 CODE_TO_CHOICE = {code: label for label, code in TILE_CHOICES.items()}
 STREET_MAP_LABEL = "Show street map"
 DEFAULT_TILE_URL = "http://127.0.0.1:8080/{z}/{x}/{y}.png"
-RETURNED = ["last_clicked", "last_object_clicked_tooltip", "last_object_clicked_count"]
-"""Only clicks rerun the page (pan and zoom do not)."""
+RETURNED = ["last_clicked", "last_object_clicked", "last_object_clicked_tooltip"]
+"""Only clicks rerun the page (pan and zoom do not), and loading the map does not: the component
+sends these only when they differ from their defaults (all None), i.e. after a click."""
 BASE_POINTS = 120  # downsampled true points on the base map (each marker costs ~0.7 ms per rerun)
 OVERLAY_POINTS = 150
 MAP_HEIGHT = 400

@@ -39,7 +39,6 @@ def init() -> None:
     ss.setdefault("places", [])  # list of dicts: name, lat, lon, place_radius_m
     ss.setdefault("selected", None)  # name of the selected place
     ss.setdefault("editor_version", 0)  # bumps to reset the places editor after an edit
-    ss.setdefault("seen_object_clicks", 0)
     ss.setdefault("last_error", None)
     ss.setdefault("load_warnings", [])  # the library's DataWarnings from the last upload
     ss.setdefault("new_radius", DEFAULT_RADIUS_M)
@@ -113,23 +112,25 @@ def select_place(name: str) -> None:
 def on_map_click() -> None:
     """st_folium on_change: select the clicked place, or add a place where the map was clicked.
 
-    streamlit-folium sends ``last_clicked`` ({lat, lng}) for every click and, for a click on an
-    object, also increments ``last_object_clicked_count`` and sets ``last_object_clicked_tooltip``
-    (both in the same payload: Leaflet fires the circle's and the map's click). A click on a place
-    circle, or anywhere inside a place's radius, selects that place; only a click outside every
-    place adds one, so clicking a place never stacks a duplicate on it.
+    streamlit-folium sends ``last_clicked`` ({lat, lng}) for every click; a click on a map object
+    also sets ``last_object_clicked`` to the same position (Leaflet fires the circle's and the
+    map's click with one event) and ``last_object_clicked_tooltip`` (the place's name). So the
+    click was on a place circle exactly when the two positions are equal. A click on a circle, or
+    anywhere inside a place's radius, selects that place; only a click outside every place adds
+    one, so clicking a place never stacks a duplicate on it.
+
+    (The object-click counter is not asked for: the component starts it at 0 where its Python
+    default is None, and that difference alone re-ran the whole page after every page load.)
     """
     data = st.session_state.get(MAP_KEY) or {}
-    count = data.get("last_object_clicked_count") or 0
-    if count != st.session_state.seen_object_clicks:
-        st.session_state.seen_object_clicks = count
+    clicked = data.get("last_clicked")
+    if not clicked or clicked.get("lat") is None or clicked.get("lng") is None:
+        return
+    if data.get("last_object_clicked") == clicked:
         tooltip = (data.get("last_object_clicked_tooltip") or "").strip()
         if any(p["name"] == tooltip for p in places()):
             select_place(tooltip)
             return
-    clicked = data.get("last_clicked")
-    if not clicked or clicked.get("lat") is None or clicked.get("lng") is None:
-        return
     lat, lon = float(clicked["lat"]), float(clicked["lng"])
     inside = maps.place_at(places(), lat, lon)
     if inside is not None:

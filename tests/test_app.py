@@ -32,12 +32,17 @@ TIMEOUT = 60
 
 
 class FakeMap:
-    """Stand-in for streamlit_folium.st_folium (see module docstring)."""
+    """Stand-in for streamlit_folium.st_folium (see module docstring).
+
+    Payloads as streamlit-folium 0.27 sends them for dashboard.map_section.RETURNED: every click
+    sets ``last_clicked``; a click on an object also sets ``last_object_clicked`` to the same
+    position and the tooltip; both keep their values through later plain clicks."""
 
     def __init__(self) -> None:
         self.calls: list[dict] = []
         self.pending: list[dict] = []
-        self.object_clicks = 0  # the component counts clicks on map objects
+        self.last_object: dict | None = None
+        self.tooltip: str | None = None
 
     def __call__(self, fig, *, key=None, on_change=None, feature_group_to_add=None, **kw):
         self.calls.append({"fig": fig, "key": key, "layers": feature_group_to_add or [], "kw": kw})
@@ -46,27 +51,18 @@ class FakeMap:
             on_change()
         return st.session_state.get(key)
 
-        self.object_clicks = 0  # the component counts clicks on map objects
+    def _send(self, lat: float, lng: float) -> None:
+        self.pending.append({"last_clicked": {"lat": lat, "lng": lng},
+                             "last_object_clicked": self.last_object,
+                             "last_object_clicked_tooltip": self.tooltip})
 
     def click(self, lat: float, lng: float) -> None:
-        self.pending.append(
-            {
-                "last_clicked": {"lat": lat, "lng": lng},
-                "last_object_clicked_count": self.object_clicks,
-                "last_object_clicked_tooltip": None,
-            }
-        )
+        self._send(lat, lng)
 
     def click_object(self, tooltip: str, lat: float, lng: float) -> None:
         # Leaflet fires both the layer click and the map click for a click on a circle.
-        self.object_clicks += 1
-        self.pending.append(
-            {
-                "last_clicked": {"lat": lat, "lng": lng},
-                "last_object_clicked_count": self.object_clicks,
-                "last_object_clicked_tooltip": tooltip,
-            }
-        )
+        self.last_object, self.tooltip = {"lat": lat, "lng": lng}, tooltip
+        self._send(lat, lng)
 
     def circles(self) -> list[folium.Circle]:
         layers = self.calls[-1]["layers"]

@@ -1,8 +1,9 @@
 """The map section under AppTest: base-map choice, click resolution, legend and suggestions.
 
 st_folium is replaced by test_app.FakeMap, which delivers the payload streamlit-folium 0.27 sends
-(``last_clicked`` {lat, lng} for every click; for a click on an object also an incremented
-``last_object_clicked_count`` and the object's ``last_object_clicked_tooltip``).
+(``last_clicked`` {lat, lng} for every click; for a click on an object also
+``last_object_clicked`` at the same position and the object's ``last_object_clicked_tooltip``,
+both kept through later plain clicks).
 """
 
 from __future__ import annotations
@@ -80,20 +81,27 @@ def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
     far = offset_points(home[0], home[1], 2000.0, 0.0)
     add_place_by_click(app, fake_map, float(far[0]), float(far[1]))
     assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Clinic"
-    # the payload of a click on Home's circle: object count + tooltip, and the map click
-    fake_map.click_object("Home", *home)
+    # a click on Home's circle where its stroke lies just outside the 100 m radius: the
+    # object's position equals the click's, and the tooltip names Home
+    edge = offset_points(home[0], home[1], 102.0, 0.0)
+    fake_map.click_object("Home", float(edge[0]), float(edge[1]))
     run(app)
     run(app)
     assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
-    # a plain map click 60 m from Home's centre (radius 100 m) selects Clinic? no: Home
+    # a later plain click outside every place still carries the stale tooltip "Home": it adds
+    app.session_state["selected"] = "Clinic"
+    away = offset_points(home[0], home[1], 0.0, 900.0)
+    add_place_by_click(app, fake_map, float(away[0]), float(away[1]))
+    assert _names(app) == ["Home", "Clinic", "Place 3"]
+    # a plain map click 60 m from Home's centre (radius 100 m) selects Home
     app.session_state["selected"] = "Clinic"
     near = offset_points(home[0], home[1], 0.0, -60.0)
     add_place_by_click(app, fake_map, float(near[0]), float(near[1]))
-    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
+    assert _names(app) == ["Home", "Clinic", "Place 3"] and app.session_state["selected"] == "Home"
     # just outside the radius: a new place
     out = offset_points(home[0], home[1], 0.0, -130.0)
     add_place_by_click(app, fake_map, float(out[0]), float(out[1]))
-    assert _names(app) == ["Home", "Clinic", "Place 3"]
+    assert _names(app) == ["Home", "Clinic", "Place 3", "Place 4"]
 
 
 def test_object_click_on_something_that_is_not_a_place_falls_back_to_the_position(

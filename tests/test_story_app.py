@@ -84,7 +84,7 @@ def page(monkeypatch, home):
     at.query_params["tiles"] = "none"
     run(at)
     fake.pending.append({"last_clicked": {"lat": home[0], "lng": home[1]},
-                         "last_object_clicked_count": 0, "last_object_clicked_tooltip": None})
+                         "last_object_clicked": None, "last_object_clicked_tooltip": None})
     run(at)
     run(at)
     assert at.session_state["places"], "the click added no place"
