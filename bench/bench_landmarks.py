@@ -11,9 +11,7 @@ Usage: python bench/bench_landmarks.py [--points 1000000] [--places 2] [--repeat
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -34,21 +32,13 @@ def every_point(lat: np.ndarray, lon: np.ndarray, places: list[tuple[float, floa
             <= rad[:, None])
 
 
-def timed(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--places", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
+    from bench_dashboard_core import timed  # median of repeats after one warm-up call
     from bench_page import walk
 
     from lmdk_core.stays import suggest_places
@@ -63,7 +53,7 @@ def main() -> None:
     assert np.array_equal(new, old), "the band changed the masks"
     print(f"{args.points:,} points, {len(places)} places "
           f"(radii {', '.join(f'{p[2]:.0f}' for p in places)} m), "
-          f"{int(np.asarray(new).sum()):,} landmark hits; median of {args.repeat}")
+          f"{int(np.asarray(new).sum()):,} landmark hits; median of {args.repeat} after a warm-up")
     print(f"every point measured   {t_old * 1000:8.1f} ms")
     print(f"latitude band first    {t_new * 1000:8.1f} ms   {t_old / t_new:5.1f}x faster")
 
