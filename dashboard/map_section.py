@@ -15,6 +15,7 @@ from lmdk_core.errors import LmdkError
 
 from . import compute, state
 from .formatting import fmt_distance, fmt_duration
+from .map_click import ClickAtOnce
 
 TILE_CHOICES = {
     "None (no outside requests)": "none",
@@ -135,6 +136,7 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
                 colour=maps.DUMMY_COLOUR))
         if release is not None:
             layers.append(maps.release_layer(release, max_points=OVERLAY_POINTS))
+        ClickAtOnce(RETURNED).add_to(base)  # no 250 ms debounce before a click reruns the page
         st_folium(
             base,
             key=state.MAP_KEY,
