@@ -78,8 +78,8 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     assert frame.locator("path.leaflet-interactive").count() >= 1  # only the circle takes clicks
 
     # The zoom survives a click (the base map is not rebuilt), and a click made while the page
-    # is still rerunning for the previous one is not lost. (Clicks closer than the component's
-    # 250 ms debounce are merged by streamlit-folium into the last one.)
+    # is still rerunning for the previous one is not lost. (Each click is sent at once,
+    # dashboard/map_click.py.)
     frame.locator(".leaflet-control-zoom-in").click()
     page.wait_for_timeout(600)
     container = frame.locator(".leaflet-container")
@@ -87,7 +87,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     box = container.bounding_box()
     cx, cy = box["width"] / 2, box["height"] / 2
     container.click(position={"x": cx - 60, "y": cy})
-    page.wait_for_timeout(400)  # past the debounce: the first click's rerun is under way
+    page.wait_for_timeout(400)  # the first click's rerun is under way
     container.click(position={"x": cx + 60, "y": cy})
     # default names: Home, Clinic, Place 3 (the grid's cells are in the DOM for accessibility)
     page.locator("td", has_text="Place 3").first.wait_for(state="attached", timeout=30_000)

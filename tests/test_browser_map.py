@@ -70,7 +70,7 @@ def _click_as_user(page, lat: float, lon: float, expect_circles: int) -> None:
     box = page.locator(MAP_FRAME).bounding_box()
     pt = map_point(page, lat, lon)
     page.mouse.click(box["x"] + pt["x"], box["y"] + pt["y"])
-    page.wait_for_timeout(400)  # streamlit-folium debounces clicks by 250 ms
+    page.wait_for_timeout(400)  # the click's rerun has started
     wait_idle(page)
     deadline = 40
     while len(_circles(page)) != expect_circles and deadline:
