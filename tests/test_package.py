@@ -165,6 +165,7 @@ def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel,
         zf.extractall(tmp_path / "site")
     assert wheel.name.startswith(f"lmdk-{lmdk_core.__version__}-")
     assert "lmdk_core/data/sample_trajectories.csv" in names and "lmdk_core/py.typed" in names
+    assert "dashboard/assets/plotly-lmdk.min.js" in names  # the charts' plotly.js (app extra)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "data/", "bench/")) for n in names)
     assert "License-Expression: MIT" in metadata
