@@ -125,15 +125,21 @@ def summary(key: Any, _traj: pd.DataFrame) -> dict[str, Any]:
     return trajectory.summary(_traj)
 
 
+def error_and_mean(traj: pd.DataFrame, release: Any) -> tuple[np.ndarray, float]:
+    """Error in metres per timestamp of ``release`` (read-only) and its mean (MAE), from one
+    pass of haversines (metrics.mae_metres would measure them again)."""
+    from lmdk_core import metrics
+
+    err = metrics.error_metres(traj, release)
+    err.setflags(write=False)
+    return err, metrics.finite_mean(err)
+
+
 @st.cache_resource(**SESSION)
 def release_error(key: Any, token: str, _traj: pd.DataFrame, _release: Any
                   ) -> tuple[np.ndarray, float]:
-    """Error in metres per timestamp of the kept release ``token`` and its mean (MAE)."""
-    from lmdk_core import metrics
-
-    err = metrics.error_metres(_traj, _release)
-    err.setflags(write=False)
-    return err, metrics.finite_mean(err)  # metrics.mae_metres without a second pass
+    """:func:`error_and_mean` of the kept release ``token``, computed once per session."""
+    return error_and_mean(_traj, _release)
 
 
 @st.cache_resource(**SESSION)

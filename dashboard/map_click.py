@@ -20,11 +20,12 @@ import json
 from branca.element import MacroElement
 from folium.template import Template
 
-SENT_ORDER = ("last_clicked", "last_object_clicked", "last_object_clicked_tooltip")
-"""The keys streamlit-folium sends for map_section.RETURNED, in its own order (its comparison
-with the value last sent is of JSON text, so the order matters)."""
 _SOURCE = {"last_clicked": "lat_lng_clicked", "last_object_clicked": "last_object_clicked",
            "last_object_clicked_tooltip": "last_object_clicked_tooltip"}
+"""Each key this script can send, and the field of ``window.__GLOBAL_DATA__`` it comes from."""
+SENT_ORDER = tuple(_SOURCE)
+"""The keys in streamlit-folium's own order (its comparison with the value last sent is of JSON
+text, so the order matters)."""
 
 
 class ClickAtOnce(MacroElement):
@@ -53,8 +54,7 @@ class ClickAtOnce(MacroElement):
     def __init__(self, keys: list[str]) -> None:
         super().__init__()
         self._name = "ClickAtOnce"
-        unknown = [k for k in keys if k not in _SOURCE]
-        if unknown or list(keys) != [k for k in SENT_ORDER if k in keys]:
+        if list(keys) != [k for k in SENT_ORDER if k in keys]:  # unknown or out of order
             raise ValueError(f"ClickAtOnce sends {SENT_ORDER} in this order, got {keys}")
         self.keys_json = json.dumps(list(keys))
         self.source_json = json.dumps(_SOURCE)

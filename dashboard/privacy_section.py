@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk_core import accounting, advice, figures, metrics
+from lmdk_core import accounting, advice, figures
 from lmdk_core import release as rl
 from lmdk_core.errors import LmdkError
 
@@ -222,8 +222,7 @@ def render(
     if token is not None:  # a kept release: its error is computed once
         err, mae = compute.release_error(key, token, traj, release)
     else:
-        err = metrics.error_metres(traj, release)
-        mae = metrics.finite_mean(err)
+        err, mae = compute.error_and_mean(traj, release)
     c = st.columns(4)
     c[0].metric(
         "Mean error",
