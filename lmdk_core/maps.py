@@ -401,7 +401,7 @@ def place_layer(
             weight=3 if p["name"] == selected else 2,
             fill=True,
             fill_opacity=0.25,
-            tooltip=folium.Tooltip(p["name"], sticky=False),
+            tooltip=folium.Tooltip(html.escape(p["name"]), sticky=False),  # a name is text
         ).add_to(fg)
     return fg
 

@@ -156,6 +156,16 @@ def test_place_layer_names_and_radii():
     assert circles[1].options["color"] == maps.SELECTED_COLOUR != circles[0].options["color"]
 
 
+def test_place_names_are_text_in_the_rendered_map():
+    """A places file can come from anyone: its names must not become HTML (or script) in a
+    map, e.g. the stakeholder report's."""
+    evil = '<img src=x onerror="alert(1)">'
+    m = maps.base_map(_traj(20))
+    maps.place_layer([(39.9, 116.3, 100.0, evil)]).add_to(m)
+    html = m.get_root().render()
+    assert "<img src=x" not in html and "&lt;img src=x" in html
+
+
 def test_release_layer_skips_unreleased_and_landmark_layer_only_landmarks():
     traj = _traj(200)
     rel_lat = traj.lat.to_numpy().copy()
