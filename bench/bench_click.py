@@ -5,9 +5,9 @@ Starts `streamlit run dashboard/app.py` on the bundled sample (tiles none), then
   * click:    click the map at a new spot on the trajectory (adds a landmark place), N times.
 The clicks go to distinct long-stay places (lmdk_core.stays.suggest_places), so each one adds a
 place with landmark timestamps and changes the allocation. Each time is measured in the page's
-clock from the action until the script has run and stopped again and (for clicks) the
-every chart on the page has new data. The click is sent at once (dashboard/map_click.py, not
-after streamlit-folium's 250 ms debounce). Never fails on timing.
+clock from the action until the script has run and stopped again and (for clicks) every chart
+on the page has new data. The map is Leaflet in the page itself (dashboard/map_element.py), which
+sends each click at once. Never fails on timing.
 
 Usage: python bench/bench_click.py [--clicks 5] [--verbose] [--sections]
 """
@@ -125,7 +125,7 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1366, "height": 1000})
             page.goto(f"http://127.0.0.1:{port}/?tiles=none")
             tb.wait_idle(page, settle_ms=800, timeout_ms=180_000)  # a cold start under load
-            page.frame_locator(tb.MAP_FRAME).locator(".leaflet-container").wait_for(timeout=30_000)
+            page.locator(tb.MAP).wait_for(timeout=30_000)
             page.evaluate(OBSERVE)
 
             seen, _ = server_sections(0)
@@ -140,12 +140,11 @@ def main() -> None:
             clicks, click_sections = [], []
             for _, row in spots.iterrows():
                 # the map fully in view first: a partly hidden map scrolls under the click
-                page.locator(tb.MAP_FRAME).scroll_into_view_if_needed()
+                page.locator(tb.MAP).scroll_into_view_if_needed()
                 page.wait_for_timeout(300)
                 before = page.evaluate(SIGNATURES)
                 pos = tb.map_point(page, float(row.lat), float(row.lon))
-                frame = page.frame_locator(tb.MAP_FRAME)
-                target = frame.locator(".leaflet-container")
+                target = page.locator(tb.MAP)
                 clicks.append(timed(page, lambda t=target, p=pos: t.click(position=p), before))
                 tb.wait_idle(page, settle_ms=200)
                 seen, sections = server_sections(seen)

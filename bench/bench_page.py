@@ -37,7 +37,7 @@ import browser_driver as tb  # noqa: E402
 LOADED = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  const f = document.querySelector('iframe[title*="streamlit_folium"]');
+  const f = document.querySelector('.lmdk-map.leaflet-container');  // the map is drawn
   // the allocation and error charts (section 5's chart is lazy on long traces)
   return !!f && document.querySelectorAll('.js-plotly-plot').length >= 2;
 }"""
@@ -72,11 +72,11 @@ def noop(page) -> float:
 
 
 def map_click(page, lat: float, lon: float) -> float:
-    page.locator(tb.MAP_FRAME).scroll_into_view_if_needed()
+    page.locator(tb.MAP).scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     before = page.evaluate(bc.SIGNATURES)
     pos = tb.map_point(page, lat, lon)
-    target = page.frame_locator(tb.MAP_FRAME).locator(".leaflet-container")
+    target = page.locator(tb.MAP)
     t = bc.timed(page, lambda: target.click(position=pos), before)
     tb.wait_idle(page, settle_ms=200)
     return t

@@ -1,4 +1,5 @@
-"""Map (streamlit-folium) with click-to-add landmark places, the places table and suggestions."""
+"""The map (an in-page Leaflet component) with click-to-add landmark places, the places table
+and suggested places."""
 
 from __future__ import annotations
 
@@ -8,14 +9,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import streamlit as st
-from streamlit_folium import st_folium
 
-from lmdk_core import maps, sample
+from lmdk_core import map_view, maps, sample
 from lmdk_core.errors import LmdkError
 
-from . import compute, state
+from . import compute, map_element, state
 from .formatting import fmt_distance, fmt_duration
-from .map_click import ClickAtOnce
 
 TILE_CHOICES = {
     "None (no outside requests)": "none",
@@ -25,11 +24,8 @@ TILE_CHOICES = {
 CODE_TO_CHOICE = {code: label for label, code in TILE_CHOICES.items()}
 STREET_MAP_LABEL = "Show street map"
 DEFAULT_TILE_URL = "http://127.0.0.1:8080/{z}/{x}/{y}.png"
-RETURNED = ["last_clicked", "last_object_clicked", "last_object_clicked_tooltip"]
-"""Only clicks rerun the page (pan and zoom do not), and loading the map does not: the component
-sends these only when they differ from their defaults (all None), i.e. after a click."""
-BASE_POINTS = 120  # downsampled true points on the base map (each marker costs ~0.7 ms per rerun)
-OVERLAY_POINTS = 150
+BASE_POINTS = 120  # true points drawn as dots on the line (display only, evenly thinned)
+OVERLAY_POINTS = 150  # markers per layer: landmark timestamps, dummies, released points
 MAP_HEIGHT = 400
 """Map height in px: with the compact page top the whole map is in view at 1280x720 and up (a
 map partly below the fold scrolled on press and the click landed hundreds of metres off)."""
@@ -121,31 +117,20 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
     context = context_for_data()
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        try:
-            base = maps.base_map(traj, tiles=tiles, max_points=BASE_POINTS, context=context)
-        except LmdkError as err:  # invalid custom URL: fall back to no tiles, say why
-            st.error(str(err))
-            base = maps.base_map(traj, tiles="none", max_points=BASE_POINTS, context=context)
-        layers = [maps.place_layer(state.places(), selected=st.session_state.selected)]
-        if mask.any():
-            layers.append(maps.landmark_layer(traj, mask, max_points=OVERLAY_POINTS))
+        dummies = None
         if release is not None and np.sum(release.landmarks) > mask.sum():  # section 2b is on
             dummies = np.asarray(release.landmarks, dtype=bool) & ~mask
-            layers.append(maps.landmark_layer(
-                traj, dummies, max_points=OVERLAY_POINTS, name="Dummy landmarks (private view)",
-                colour=maps.DUMMY_COLOUR))
-        if release is not None:
-            layers.append(maps.release_layer(release, max_points=OVERLAY_POINTS))
-        ClickAtOnce(RETURNED).add_to(base)  # no 250 ms debounce before a click reruns the page
-        st_folium(
-            base,
-            key=state.MAP_KEY,
-            height=MAP_HEIGHT,
-            use_container_width=True,
-            returned_objects=RETURNED,
-            feature_group_to_add=layers,
-            on_change=state.on_map_click,
-        )
+        view = dict(places=state.places(), selected=st.session_state.selected,
+                    landmarks=mask if mask.any() else None, dummies=dummies, release=release,
+                    context=context, max_markers=OVERLAY_POINTS, track_points=BASE_POINTS,
+                    height=f"{MAP_HEIGHT}px")
+        try:
+            shown = map_view.map_view(traj, tiles=tiles, **view)
+        except LmdkError as err:  # invalid custom URL: fall back to no tiles, say why
+            st.error(str(err))
+            shown = map_view.map_view(traj, tiles="none", **view)
+        # only a click reruns the page (pan and zoom do not), and loading the map does not
+        map_element.show(shown, key=state.MAP_KEY, on_click=state.on_map_click)
         st.caption("Every timestamp within a place's radius is a *landmark*. Legend: "
                    + maps.legend_text(context=context is not None))
     with right:

@@ -9,6 +9,7 @@ so a map click is applied before the page is drawn (no lost clicks, no one-click
 from __future__ import annotations
 
 import itertools
+import math
 import secrets
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -110,28 +111,35 @@ def select_place(name: str) -> None:
 
 
 def on_map_click() -> None:
-    """st_folium on_change: select the clicked place, or add a place where the map was clicked.
+    """The map's on_click callback: select the clicked place, or add a place where the map was
+    clicked.
 
-    streamlit-folium sends ``last_clicked`` ({lat, lng}) for every click; a click on a map object
-    also sets ``last_object_clicked`` to the same position (Leaflet fires the circle's and the
-    map's click with one event) and ``last_object_clicked_tooltip`` (the place's name). So the
-    click was on a place circle exactly when the two positions are equal. A click on a circle, or
-    anywhere inside a place's radius, selects that place; only a click outside every place adds
-    one, so clicking a place never stacks a duplicate on it.
-
-    (The object-click counter is not asked for: the component starts it at 0 where its Python
-    default is None, and that difference alone re-ran the whole page after every page load.)
+    The map (:mod:`dashboard.map_element`) sends ``{"event": "place_click", "name", "lat",
+    "lon"}`` for a click on a place circle and ``{"event": "map_click", "lat", "lon"}`` for any
+    other click. A click on a circle, or anywhere inside a place's radius, selects that place;
+    only a click outside every place adds one, so clicking a place never stacks a duplicate on
+    it. A circle click naming no place (drawn before a rename) counts as a click at its
+    position. A malformed message or a position off the globe changes nothing.
     """
     data = st.session_state.get(MAP_KEY) or {}
-    clicked = data.get("last_clicked")
-    if not clicked or clicked.get("lat") is None or clicked.get("lng") is None:
+    msg = data.get("click") if hasattr(data, "get") else None
+    if not isinstance(msg, dict):
         return
-    if data.get("last_object_clicked") == clicked:
-        tooltip = (data.get("last_object_clicked_tooltip") or "").strip()
-        if any(p["name"] == tooltip for p in places()):
-            select_place(tooltip)
+    if msg.get("event") == "place_click":
+        name = msg.get("name")
+        if isinstance(name, str) and any(p["name"] == name for p in places()):
+            select_place(name)
             return
-    lat, lon = float(clicked["lat"]), float(clicked["lng"])
+    elif msg.get("event") != "map_click":
+        return
+    try:
+        lat, lon = float(msg["lat"]), float(msg["lon"])
+    except (KeyError, TypeError, ValueError):
+        return
+    if not (math.isfinite(lat) and math.isfinite(lon) and -90.0 <= lat <= 90.0):
+        return
+    if not -180.0 <= lon <= 180.0:  # Leaflet reports unwrapped longitudes
+        lon = (lon + 180.0) % 360.0 - 180.0
     inside = maps.place_at(places(), lat, lon)
     if inside is not None:
         select_place(inside)

@@ -4,15 +4,14 @@ folium loads Leaflet (and jQuery, Bootstrap, Font Awesome) from CDNs by default;
 silently never appears, and online every page view tells those CDNs that someone opened the map.
 :class:`LocalMap` is a ``folium.Map`` whose only assets are Leaflet's JS and CSS read from the
 installed ``xstatic-leaflet`` package and inlined as ``data:`` URIs (marker/layer images inlined
-too), so a map with ``tiles="none"`` makes no outside request — in Streamlit (streamlit-folium)
-and in a notebook alike. The layers drawn here are plain Leaflet (PolyLine, CircleMarker, Circle,
-Tooltip) and need nothing else.
+too), so a map with ``tiles="none"`` makes no outside request — in a notebook and in the
+stakeholder report alike. (The interactive map of the dashboard and the Jupyter explorer is
+:mod:`lmdk_core.map_view` with ``landmark_map.js``.) The layers drawn here are plain Leaflet
+(PolyLine, CircleMarker, Circle, Tooltip) and need nothing else.
 
 Clicks: only place circles (and the offline bearings) are interactive. The trajectory, landmark,
-dummy and release markers let clicks through to the map: streamlit-folium counts a click on any
-object but updates the clicked object's tooltip only when it has one, so a click on a marker
-without a tooltip used to be reported with the previous circle's name. :func:`place_at` resolves a
-click geometrically (a click inside a place's circle is that place, whatever was under it).
+dummy and release markers let clicks through to the map. :func:`place_at` resolves a click
+geometrically (a click inside a place's circle is that place, whatever was under it).
 
 Costs (measured): each folium child costs ~2 ms to render (folium compiles each rendered
 element's script as a Jinja template); a trajectory is therefore drawn as one PolyLine and its
@@ -28,7 +27,6 @@ import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -36,6 +34,7 @@ import numpy as np
 from ._optional import missing_extra
 from .errors import ParameterError
 from .geo import haversine_m
+from .map_view import OSM_TILES, leaflet_dir, tile_source
 from .palette import (
     CONTEXT_COLOUR,
     DUMMY_COLOUR,
@@ -75,12 +74,6 @@ __all__ = [
     "release_layer",
     "trajectory_map",
 ]
-
-OSM_TILES = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
-"""OpenStreetMap's standard tile URL (a request per tile: the tile server sees where you look)."""
-
-_OSM_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>'
-
 
 
 @dataclass(frozen=True)
@@ -136,12 +129,7 @@ def local_leaflet() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     The CSS's image references (layer control, default marker icons) are inlined as well, so
     nothing is fetched from anywhere. Raises MissingExtraError if xstatic-leaflet is missing.
     """
-    try:
-        from xstatic.pkg import leaflet as xleaflet
-    except ImportError as exc:
-        raise missing_extra("xstatic-leaflet", "app", __name__) from exc
-
-    base = Path(xleaflet.BASE_DIR)
+    base = leaflet_dir()
     js = (base / "leaflet.js").read_bytes()
     css = (base / "leaflet.css").read_text(encoding="utf-8")
 
@@ -202,20 +190,10 @@ def _display_index(n: int, max_points: int) -> np.ndarray:
 
 
 def _tile_layer(m: folium.Map, tiles: str | None) -> None:
-    if tiles in (None, "", "none"):
-        return
-    if tiles == "osm":
-        folium.TileLayer(
-            OSM_TILES, attr=_OSM_ATTRIBUTION, name="OpenStreetMap", max_zoom=19
-        ).add_to(m)
-        return
-    if not isinstance(tiles, str) or not tiles.startswith(("http://", "https://", "/")):
-        raise ParameterError(
-            f"tiles must be 'none', 'osm' or a tile URL with {{z}}/{{x}}/{{y}}, got {tiles!r}"
-        )
-    if not all(k in tiles for k in ("{z}", "{x}", "{y}")):
-        raise ParameterError(f"custom tile URL must contain {{z}}, {{x}} and {{y}}: {tiles!r}")
-    folium.TileLayer(tiles, attr="custom tiles", name="custom tiles").add_to(m)
+    url, attribution = tile_source(tiles)
+    if url:
+        name = "OpenStreetMap" if url == OSM_TILES else attribution
+        folium.TileLayer(url, attr=attribution, name=name, max_zoom=19).add_to(m)
 
 
 _Layer = TypeVar("_Layer", bound=folium.MacroElement)
@@ -335,9 +313,7 @@ def base_map(
 
     The line has at most ``max_line_points`` vertices (evenly spaced, first and last kept; at city
     zoom a few thousand vertices are indistinguishable from all of them and cost far less to
-    render and send). The content depends only on ``traj``, ``tiles`` and the two limits
-    (streamlit-folium keys the map's identity on its content, so the base map must not change
-    when places change).
+    render and send). The content depends only on ``traj``, ``tiles`` and the two limits.
     With ``tiles="none"`` the map shows a plain background and makes no outside request;
     ``context`` (a GeoJSON FeatureCollection, see :func:`context_layer`) draws offline bearings
     under the trajectory.

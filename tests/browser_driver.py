@@ -21,12 +21,16 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 VIEWPORTS = [(1280, 720), (1440, 900), (1920, 1080)]
 """The laptop and desktop sizes every UI change is looked at and tested in (width, height px)."""
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-MAP_FRAME = 'iframe[title*="streamlit_folium"]'
+MAP = ".lmdk-map"
+"""The dashboard's map (dashboard/map_element.py: Leaflet in the page itself; its element has
+``lmdkMap``, the Leaflet map object)."""
 CHARTS_DRAWN = """() => Array.from(
     document.querySelectorAll("[data-testid='stBidiComponentRegular']"))
-  .every(c => c.querySelector('.js-plotly-plot') !== null)"""
-"""Every chart of dashboard.charts has been drawn: its element loads plotly.js and plots after the
-script has finished, so "not running" alone can come before the charts."""
+  .every(c => c.querySelector('.lmdk-map-host')
+              ? c.querySelector('.lmdk-map.leaflet-container') !== null
+              : c.querySelector('.js-plotly-plot') !== null)"""
+"""Every chart of dashboard.charts and the map have been drawn: their elements load plotly.js or
+Leaflet and draw after the script has finished, so "not running" alone can come before them."""
 
 
 def free_port() -> int:
@@ -80,24 +84,21 @@ def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000) -> None:
 
 
 def map_point(page, lat: float, lon: float) -> dict:
-    """Pixel position of (lat, lon) inside the map's Leaflet container."""
-    frame = page.frame_locator(MAP_FRAME)
-    frame.locator(".leaflet-container").wait_for(timeout=30_000)
-    pt = frame.locator(".leaflet-container").evaluate(
-        "(el, ll) => { const p = window.map.latLngToContainerPoint(L.latLng(ll[0], ll[1]));"
-        " return {x: p.x, y: p.y}; }",
+    """Pixel position of (lat, lon) inside the map's element."""
+    target = page.locator(MAP)
+    target.wait_for(timeout=30_000)
+    return target.evaluate(
+        "(el, ll) => { const p = el.lmdkMap.latLngToContainerPoint(ll); return {x: p.x, y: p.y}; }",
         [lat, lon],
     )
-    return pt
 
 
 def click_map(page, lat: float, lon: float) -> None:
     """Click the map at (lat, lon). The whole map is scrolled into view first: Playwright's own
     scroll-before-click moved a partly hidden map under the computed position."""
-    frame = page.frame_locator(MAP_FRAME)
-    page.locator(MAP_FRAME).scroll_into_view_if_needed()
+    page.locator(MAP).scroll_into_view_if_needed()
     page.wait_for_timeout(300)
-    frame.locator(".leaflet-container").click(position=map_point(page, lat, lon))
+    page.locator(MAP).click(position=map_point(page, lat, lon))
 
 
 def chart_signature(page, index: int = 0) -> str:

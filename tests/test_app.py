@@ -1,8 +1,9 @@
 """The Streamlit dashboard under streamlit.testing.v1.AppTest (no browser).
 
-st_folium is an opaque component under AppTest, so it is replaced by FakeMap, which records what
-the page draws and delivers queued frontend events exactly as the component does: the event's
-value is stored under the component key, then the page's on_change callback runs. The page is
+The map (dashboard/map_element.py) is a browser component, opaque under AppTest, so it is
+replaced by FakeMap, which records what the page draws and delivers queued clicks exactly as the
+component does: the front end's message is the trigger ``click`` under the component's key, then
+the page's on_click callback runs. The page is
 then rerun, as the frontend would, and the tests check what the user would see.
 """
 
@@ -12,7 +13,6 @@ import io
 import json
 from pathlib import Path
 
-import folium
 import numpy as np
 import pandas as pd
 import pytest
@@ -32,48 +32,42 @@ TIMEOUT = 60
 
 
 class FakeMap:
-    """Stand-in for streamlit_folium.st_folium (see module docstring).
+    """Stand-in for dashboard.map_element.show (see module docstring).
 
-    Payloads as streamlit-folium 0.27 sends them for dashboard.map_section.RETURNED: every click
-    sets ``last_clicked``; a click on an object also sets ``last_object_clicked`` to the same
-    position and the tooltip; both keep their values through later plain clicks."""
+    Records each view the page draws (:func:`lmdk_core.map_view.map_view`) and delivers queued
+    clicks as the component does: the front end's message (``lmdk_core/landmark_map.js``) is the
+    trigger ``click`` under the component's key, then the page's on_click callback runs."""
 
     def __init__(self) -> None:
         self.calls: list[dict] = []
         self.pending: list[dict] = []
-        self.last_object: dict | None = None
-        self.tooltip: str | None = None
 
-    def __call__(self, fig, *, key=None, on_change=None, feature_group_to_add=None, **kw):
-        self.calls.append({"fig": fig, "key": key, "layers": feature_group_to_add or [], "kw": kw})
+    def __call__(self, view, *, key, on_click):
+        self.calls.append({"view": view, "key": key})
         if self.pending:
-            st.session_state[key] = self.pending.pop(0)
-            on_change()
-        return st.session_state.get(key)
+            st.session_state[key] = {"click": self.pending.pop(0)}
+            on_click()
 
-    def _send(self, lat: float, lng: float) -> None:
-        self.pending.append({"last_clicked": {"lat": lat, "lng": lng},
-                             "last_object_clicked": self.last_object,
-                             "last_object_clicked_tooltip": self.tooltip})
+    @property
+    def view(self) -> dict:
+        return self.calls[-1]["view"]
 
     def click(self, lat: float, lng: float) -> None:
-        self._send(lat, lng)
+        """A click on the map background (or on anything drawn but a place circle)."""
+        self.pending.append({"event": "map_click", "lat": lat, "lon": lng})
 
-    def click_object(self, tooltip: str, lat: float, lng: float) -> None:
-        # Leaflet fires both the layer click and the map click for a click on a circle.
-        self.last_object, self.tooltip = {"lat": lat, "lng": lng}, tooltip
-        self._send(lat, lng)
+    def click_object(self, name: str, lat: float, lng: float) -> None:
+        """A click on the place circle called ``name``, at (lat, lng)."""
+        self.pending.append({"event": "place_click", "name": name, "lat": lat, "lon": lng})
 
-    def circles(self) -> list[folium.Circle]:
-        layers = self.calls[-1]["layers"]
-        children = [ch for fg in layers for ch in fg._children.values()]
-        return [ch for ch in children if isinstance(ch, folium.Circle)]
+    def circles(self) -> list[dict]:
+        return self.view["places"]
 
 
 @pytest.fixture
 def fake_map(monkeypatch):
     fake = FakeMap()
-    monkeypatch.setattr(map_section, "st_folium", fake)
+    monkeypatch.setattr(map_section.map_element, "show", fake)
     return fake
 
 
@@ -131,11 +125,8 @@ def test_default_page_shows_every_section(app, fake_map):
     assert {"Mean error", "Fresh releases", "Budget spent Σε_t", "Max G_t vs ε"} <= labels
     chart(app, "allocation_chart")
     chart(app, "error_chart")
-    # the map got a base map with no tile layer (?tiles=none) and local Leaflet only
-    fig = fake_map.calls[-1]["fig"]
-    assert not any(isinstance(ch, folium.TileLayer) for ch in fig._children.values())
-    assert all(src.startswith("data:") for _, src in fig.default_js)
-    assert fake_map.calls[-1]["kw"]["returned_objects"]
+    # the map names no tile server (?tiles=none) and draws alice's trace
+    assert fake_map.view["tiles"] == "" and len(fake_map.view["track"]) > 100
 
 
 def test_every_control_has_help(app):
@@ -162,7 +153,7 @@ def test_map_click_adds_a_landmark_place_and_updates_everything(app, fake_map, s
     assert (places[0]["lat"], places[0]["lon"]) == pytest.approx(home, abs=1e-6)
     # drawn on the map as a 100 m circle named Home
     circles = fake_map.circles()
-    assert len(circles) == 1 and circles[0].options["radius"] == 100.0
+    assert len(circles) == 1 and circles[0]["radius_m"] == 100.0 and circles[0]["name"] == "Home"
     # landmark count in the table = points within 100 m (brute force with the haversine formula)
     alice = sample[sample.uid == sample.uid.iloc[0]]
     expected = int((haversine_m(alice.lat.to_numpy(), alice.lon.to_numpy(), *home) <= 100.0).sum())
@@ -184,10 +175,7 @@ def test_second_click_and_click_on_a_circle_selects_it(app, fake_map, home):
     # a click on a circle selects it and adds nothing
     assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
     assert app.session_state["selected"] == "Home"
-    colours = {
-        next(iter(c._children.values())).text: c.options["color"] for c in fake_map.circles()
-    }
-    assert colours["Home"] != colours["Clinic"]
+    assert fake_map.view["selected"] == "Home"  # drawn in the selection colour
     # remove the selected place
     remove = next(b for b in app.button if b.label == "Remove selected")
     remove.click()
@@ -567,17 +555,13 @@ def test_several_files_user_and_time_range(app):
 
 
 def test_release_overlay_toggle_and_bad_tile_url(app, fake_map):
-    def layer_names():
-        return [fg.layer_name for fg in fake_map.calls[-1]["layers"]]
-
-    assert "Released (perturbed)" in layer_names()
+    assert fake_map.view["released"]
     app.toggle(key="show_release").set_value(False)
     run(app)
-    assert "Released (perturbed)" not in layer_names()
+    assert fake_map.view["released"] == []
     app.radio(key="tiles_choice").set_value("Custom tile URL")
     run(app)
     app.text_input(key="tile_url").set_value("https://tiles.example.org/no-placeholders.png")
     run(app)
     assert any("{z}" in e.value for e in app.error)  # the library's message, map still drawn
-    fig = fake_map.calls[-1]["fig"]
-    assert not any(isinstance(ch, folium.TileLayer) for ch in fig._children.values())
+    assert fake_map.view["tiles"] == ""

@@ -15,7 +15,7 @@ import re
 import pytest
 from browser_driver import (  # server and browser helpers, shared with bench/ and docs/
     CHROMIUM,
-    MAP_FRAME,
+    MAP,
     chart_signature,
     click_map,
     home_of_first_user,
@@ -41,8 +41,8 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{server}/?tiles=none")
     wait_idle(page, settle_ms=800)
-    frame = page.frame_locator(MAP_FRAME)
-    frame.locator(".leaflet-container").wait_for(timeout=30_000)
+    frame = page.locator(MAP)
+    frame.wait_for(timeout=30_000)
     assert frame.locator(".leaflet-overlay-pane path").count() >= 1  # the trajectory is drawn
     before_chart = chart_signature(page, 0)
     before = metrics_text(page)
@@ -79,11 +79,11 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
 
     # The zoom survives a click (the base map is not rebuilt), and a click made while the page
     # is still rerunning for the previous one is not lost. (Each click is sent at once,
-    # dashboard/map_click.py.)
+    # dashboard/map_element.py.)
     frame.locator(".leaflet-control-zoom-in").click()
     page.wait_for_timeout(600)
-    container = frame.locator(".leaflet-container")
-    zoom = container.evaluate("() => window.map.getZoom()")
+    container = frame
+    zoom = container.evaluate("el => el.lmdkMap.getZoom()")
     box = container.bounding_box()
     cx, cy = box["width"] / 2, box["height"] / 2
     container.click(position={"x": cx - 60, "y": cy})
@@ -93,9 +93,9 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     page.locator("td", has_text="Place 3").first.wait_for(state="attached", timeout=30_000)
     wait_idle(page, settle_ms=800)
     assert page.locator("td", has_text="Clinic").count() >= 1
-    assert container.evaluate("() => window.map.getZoom()") == zoom
+    assert container.evaluate("el => el.lmdkMap.getZoom()") == zoom
 
-    # Nothing left 127.0.0.1: Leaflet is inlined and there are no tiles.
+    # Nothing left 127.0.0.1: Leaflet is served by the app and there are no tiles.
     local = ("http://127.0.0.1", "data:", "blob:", "about:")
     outside = [u for u in requests if not u.startswith(local)]
     assert outside == []
@@ -116,7 +116,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     page.screenshot(path=str(tmp_path / "after.png"), full_page=True)
     assert "Place 3" in shown, cells
     # the message did not re-mount the map: the zoom chosen above is still there
-    assert container.evaluate("() => window.map.getZoom()") == zoom
+    assert container.evaluate("el => el.lmdkMap.getZoom()") == zoom
     assert page.locator("td", has_text="Home").count() >= 1
     assert "Mean error" in metrics_text(page)
 
@@ -164,7 +164,7 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
 
     for label, name in DOWNLOADS.items():
         button = page.get_by_role("button", name=label, exact=True)
-        # A click that lands while a late rerun (the map component's debounced event) redraws
+        # A click that lands while a late rerun redraws
         # the button is lost in the browser, not in the app; one more click after the page is
         # idle again. A button that produces no file (issue 8 item 5) still fails both times.
         for attempt in range(2):

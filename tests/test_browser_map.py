@@ -13,7 +13,7 @@ import os
 import pytest
 from browser_driver import (
     CHROMIUM,
-    MAP_FRAME,
+    MAP,
     VIEWPORTS,
     home_of_first_user,
     map_point,
@@ -46,9 +46,9 @@ new MutationObserver(() => {
                      attributeFilter: ['data-test-script-state']});
 """
 """Counts the page's script runs (each 'running' state), from before the page's own scripts."""
-CIRCLES_JS = """el => Object.values(window.map._layers)
-    .filter(l => l instanceof L.Circle && l.getTooltip())
-    .map(l => ({name: l.getTooltip().getContent().replace(/<[^>]*>/g, '').trim(),
+CIRCLES_JS = """el => Object.values(el.lmdkMap._layers)
+    .filter(l => l instanceof L.Circle && l.options.lmdkName !== undefined)
+    .map(l => ({name: l.options.lmdkName,
                 lat: l.getLatLng().lat, lon: l.getLatLng().lng, radius: l.getRadius(),
                 colour: l.options.color}))"""
 
@@ -62,12 +62,12 @@ def alice():
 
 
 def _circles(page) -> list[dict]:
-    return page.frame_locator(MAP_FRAME).locator(".leaflet-container").evaluate(CIRCLES_JS)
+    return page.locator(MAP).evaluate(CIRCLES_JS)
 
 
 def _click_as_user(page, lat: float, lon: float, expect_circles: int) -> None:
     """page.mouse.click at the pixel where (lat, lon) is drawn, as seen now (no scrolling)."""
-    box = page.locator(MAP_FRAME).bounding_box()
+    box = page.locator(MAP).bounding_box()
     pt = map_point(page, lat, lon)
     page.mouse.click(box["x"] + pt["x"], box["y"] + pt["y"])
     page.wait_for_timeout(400)  # the click's rerun has started
@@ -93,8 +93,8 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
     try:
         page.goto(server)  # no ?tiles=: what a first-time user gets
         wait_idle(page, settle_ms=800)
-        frame = page.frame_locator(MAP_FRAME)
-        frame.locator(".leaflet-container").wait_for(timeout=30_000)
+        frame = page.locator(MAP)
+        frame.wait_for(timeout=30_000)
         page.wait_for_timeout(500)  # tiles, if any were asked for, are requested by now
         assert sorted({u for u in requests if not u.startswith(LOCAL)}) == []
         # offline bearings of the sample: named places and schematic roads are drawn
@@ -105,14 +105,13 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         page.wait_for_timeout(1000)
         assert page.evaluate("window.__runs") == 1
         # the whole map is in view
-        box = page.locator(MAP_FRAME).bounding_box()
+        box = page.locator(MAP).bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
 
         home = home_of_first_user()
         _click_as_user(page, *home, expect_circles=1)
-        page.wait_for_timeout(600)  # past streamlit-folium's own (debounced) report
-        # one run for the click: the click is sent at once (dashboard/map_click.py) and the
-        # component's debounced report of the same click sends nothing more
+        page.wait_for_timeout(600)  # a second report of the same click would have come by now
+        # one run for the click: the map sends each click once (dashboard/map_element.py)
         assert page.evaluate("window.__runs") == 2
         assert page.evaluate("window.scrollY") == 0
         (place,) = _circles(page)

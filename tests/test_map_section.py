@@ -1,26 +1,23 @@
 """The map section under AppTest: base-map choice, click resolution, legend and suggestions.
 
-st_folium is replaced by test_app.FakeMap, which delivers the payload streamlit-folium 0.27 sends
-(``last_clicked`` {lat, lng} for every click; for a click on an object also
-``last_object_clicked`` at the same position and the object's ``last_object_clicked_tooltip``,
-both kept through later plain clicks).
+The map component is replaced by test_app.FakeMap, which records each view drawn and delivers
+the messages the map's front end sends (``map_click`` with a position; ``place_click`` with the
+circle's name and the click's position).
 """
 
 from __future__ import annotations
 
-import folium
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import APP, TIMEOUT, add_place_by_click, fake_map, home, run, sample  # noqa: F401
 
 import dashboard.map_section as map_section
-from lmdk_core import maps, stays
+from lmdk_core import map_view, maps, stays
 from lmdk_core.geo import offset_points
 
 
-def _tiles(fake) -> list[folium.TileLayer]:
-    fig = fake.calls[-1]["fig"]
-    return [ch for ch in fig._children.values() if isinstance(ch, folium.TileLayer)]
+def _tiles(fake) -> str:
+    return fake.view["tiles"]
 
 
 @pytest.fixture
@@ -29,15 +26,14 @@ def app(fake_map):  # noqa: F811
 
 
 def test_offline_by_default_with_context_one_click_street_map_kept_across_pages(app, fake_map):  # noqa: F811
-    assert _tiles(fake_map) == []  # first load: no tile server is asked for anything
-    fig = fake_map.calls[-1]["fig"]
-    assert any(isinstance(ch, folium.GeoJson) for ch in fig._children.values())  # bearings
+    assert _tiles(fake_map) == ""  # first load: no tile server is asked for anything
+    assert fake_map.view["context"]["features"]  # offline bearings
     note = " ".join(c.value for c in app.caption)
     assert "nothing leaves this machine" in note
     street = next(b for b in app.button if b.label == map_section.STREET_MAP_LABEL)
     street.click()
     run(app)
-    assert len(_tiles(fake_map)) == 1 and "openstreetmap" in _tiles(fake_map)[0].tiles
+    assert _tiles(fake_map) == map_view.OSM_TILES
     assert app.radio(key="tiles_choice").value == "OpenStreetMap"
     # the choice survives a page switch (the sidebar radio is not drawn there) and back
     app.switch_page("page_population.py")
@@ -49,11 +45,11 @@ def test_offline_by_default_with_context_one_click_street_map_kept_across_pages(
                           if info.get("page_name") == "My trace")
     run(app)
     assert app.radio(key="tiles_choice").value == "OpenStreetMap"
-    assert len(_tiles(fake_map)) == 1
+    assert _tiles(fake_map) == map_view.OSM_TILES
     back = next(b for b in app.button if b.label.startswith("Back to the offline map"))
     back.click()
     run(app)
-    assert _tiles(fake_map) == []
+    assert _tiles(fake_map) == ""
 
 
 @pytest.mark.parametrize("query, tiled", [("osm", True), ("none", False)])
@@ -67,8 +63,7 @@ def test_query_parameter_sets_the_first_base_map(fake_map, query, tiled):  # noq
 def test_uploaded_data_gets_no_sample_context(app, fake_map):  # noqa: F811
     app.session_state["data_name"] = "my_trace.csv"  # what the data section records for a file
     run(app)
-    fig = fake_map.calls[-1]["fig"]
-    assert not any(isinstance(ch, folium.GeoJson) for ch in fig._children.values())
+    assert fake_map.view["context"] is None
 
 
 def _names(app) -> list[str]:
@@ -82,13 +77,13 @@ def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
     add_place_by_click(app, fake_map, float(far[0]), float(far[1]))
     assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Clinic"
     # a click on Home's circle where its stroke lies just outside the 100 m radius: the
-    # object's position equals the click's, and the tooltip names Home
+    # circle's click names Home
     edge = offset_points(home[0], home[1], 102.0, 0.0)
     fake_map.click_object("Home", float(edge[0]), float(edge[1]))
     run(app)
     run(app)
     assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
-    # a later plain click outside every place still carries the stale tooltip "Home": it adds
+    # a later plain click outside every place adds one
     app.session_state["selected"] = "Clinic"
     away = offset_points(home[0], home[1], 0.0, 900.0)
     add_place_by_click(app, fake_map, float(away[0]), float(away[1]))
@@ -104,14 +99,42 @@ def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
     assert _names(app) == ["Home", "Clinic", "Place 3", "Place 4"]
 
 
-def test_object_click_on_something_that_is_not_a_place_falls_back_to_the_position(
+def test_click_on_a_circle_no_place_has_any_more_falls_back_to_the_position(
         app, fake_map, home):  # noqa: F811
+    """A circle drawn before a rename or removal, clicked: its position decides."""
     add_place_by_click(app, fake_map, *home)
     far = offset_points(home[0], home[1], 3000.0, 0.0)
-    fake_map.click_object("5th Ring Road (schematic)", float(far[0]), float(far[1]))
+    fake_map.click_object("Old name", float(far[0]), float(far[1]))
     run(app)
     run(app)
     assert _names(app) == ["Home", "Clinic"]
+    fake_map.click_object("Old name", *home)
+    run(app)
+    run(app)
+    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
+
+
+@pytest.mark.parametrize("message", [
+    None, "click", {"event": "map_click"}, {"event": "map_click", "lat": "x", "lon": 1},
+    {"event": "map_click", "lat": float("nan"), "lon": 116.3},
+    {"event": "map_click", "lat": 91.0, "lon": 116.3}, {"event": "drag", "lat": 39.9, "lon": 116.3},
+    {"event": "place_click", "name": ["Home"]},
+])
+def test_malformed_map_messages_change_nothing(app, fake_map, home, message):  # noqa: F811
+    add_place_by_click(app, fake_map, *home)
+    before = [dict(p) for p in app.session_state["places"]]
+    fake_map.pending.append(message)
+    run(app)
+    run(app)
+    assert app.session_state["places"] == before
+    assert not app.exception
+
+
+def test_unwrapped_longitude_from_leaflet_is_wrapped(app, fake_map, home):  # noqa: F811
+    """Leaflet reports longitudes past ±180° after panning across the antimeridian."""
+    add_place_by_click(app, fake_map, home[0], home[1] - 360.0)
+    (place,) = app.session_state["places"]
+    assert place["lon"] == pytest.approx(home[1], abs=1e-6)
 
 
 def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):  # noqa: F811
@@ -122,11 +145,13 @@ def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):  # 
     release = maps.legend_entry("released")
     assert f"{release.colour_word} {release.mark}" in toggle.proto.help
     assert "dashed" not in toggle.proto.help and "dashed" not in captions
-    # the release layer on the page is drawn as the legend says: hollow, in RELEASE_COLOUR
-    layer = next(fg for fg in fake_map.calls[-1]["layers"] if fg.layer_name.startswith("Released"))
-    marks = list(layer._children.values())
-    assert marks and all(m.options["color"] == release.colour for m in marks)
-    assert all(m.options["fill"] is False for m in marks)
+    # the map draws each layer in the legend's colour (hollow rings: tests/test_browser_map.py)
+    colours = fake_map.view["colours"]
+    for layer, what in [("track", "true"), ("landmark", "landmark timestamps"),
+                        ("place", "landmark place"), ("selected", "selected"),
+                        ("released", "released"), ("dummy", "dummy"), ("context", "offline")]:
+        assert colours[layer] == maps.legend_entry(what).colour
+    assert fake_map.view["released"]
 
 
 def test_suggestion_buttons_say_where_and_match_the_count(app, sample):  # noqa: F811

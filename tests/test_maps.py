@@ -69,9 +69,7 @@ def test_tiles_none_makes_no_outside_reference(with_layers):
     assert "L.map(" in html
 
 
-def test_streamlit_folium_gets_only_local_assets():
-    from streamlit_folium import st_folium  # noqa: F401  (import check)
-
+def test_maps_get_only_local_assets():
     m = maps.base_map(_traj(), tiles="none")
     links = [src for _, src in m.default_js] + [href for _, href in m.default_css]
     assert links and all(link.startswith("data:") for link in links)
@@ -89,18 +87,6 @@ def test_osm_and_custom_tiles():
             maps.base_map(_traj(), tiles=bad)
 
 
-def test_base_map_identity_depends_only_on_the_trajectory():
-    """streamlit-folium keys the component on the map's JS: it must not change between reruns."""
-    from streamlit_folium import _get_map_string
-
-    traj = _traj()
-    a = _get_map_string(maps.base_map(traj, tiles="none"))
-    b = _get_map_string(maps.base_map(traj.copy(), tiles="none"))
-    c = _get_map_string(maps.base_map(_traj(seed=2), tiles="none"))
-    assert a == b
-    assert a != c
-
-
 def _count(parent, cls) -> int:
     return sum(isinstance(ch, cls) for ch in parent._children.values())
 
@@ -113,10 +99,8 @@ def _markers(parent) -> list[list[float]]:
 
 
 def test_circle_markers_render_one_script_with_every_point():
-    from streamlit_folium import _get_map_string
-
     m = maps.base_map(_traj(50), max_points=1000)
-    html = _get_map_string(m)
+    html = m.get_root().render()
     drawn = re.search(r"(\[\[[-0-9., \[\]]*\]\])\.forEach\(function \(p\)", html)
     assert drawn is not None and "L.circleMarker(p, {" in html
     import json
@@ -259,7 +243,7 @@ def test_legend_words_name_the_colours_the_layers_draw():
 
 
 def test_only_place_circles_take_clicks():
-    """Markers without a tooltip made streamlit-folium report the previous circle's name."""
+    """Only places are clickable: a click on anything else is a click on the map there."""
     from lmdk_core.sample import load_sample_context
 
     traj = _traj(50)

@@ -20,7 +20,7 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 # Any import of these packages fails, as if only the core dependencies were installed.
 BLOCK_EXTRAS = """
 import importlib.abc, sys
-BLOCKED = {"plotly", "folium", "branca", "streamlit", "streamlit_folium", "xstatic"}
+BLOCKED = {"plotly", "folium", "branca", "streamlit", "xstatic"}
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BLOCKED:

@@ -13,12 +13,12 @@ import re
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from deferred_download import call_without_session
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 from streamlit.testing.v1 import AppTest
+from test_app import FakeMap
 
 import dashboard.map_section as map_section
 from dashboard.export_section import STORY_LABEL
@@ -27,19 +27,6 @@ from lmdk_core.story import PRIVATE_BANNER
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 TIMEOUT = 60
-
-
-class _Map:
-    """st_folium stand-in: delivers one queued click like the component does."""
-
-    def __init__(self) -> None:
-        self.pending: list[dict] = []
-
-    def __call__(self, fig, *, key=None, on_change=None, **kw):
-        if self.pending:
-            st.session_state[key] = self.pending.pop(0)
-            on_change()
-        return st.session_state.get(key)
 
 
 def run(at: AppTest) -> AppTest:
@@ -78,13 +65,12 @@ def page(monkeypatch, home):
         return sent(self, msg)
 
     monkeypatch.setattr(ScriptRunContext, "enqueue", enqueue)
-    fake = _Map()
-    monkeypatch.setattr(map_section, "st_folium", fake)
+    fake = FakeMap()
+    monkeypatch.setattr(map_section.map_element, "show", fake)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
     run(at)
-    fake.pending.append({"last_clicked": {"lat": home[0], "lng": home[1]},
-                         "last_object_clicked": None, "last_object_clicked_tooltip": None})
+    fake.click(*home)
     run(at)
     run(at)
     assert at.session_state["places"], "the click added no place"
@@ -220,7 +206,7 @@ def test_story_download_counts_like_the_csv_and_private_opt_in_says_private(page
 def test_coarser_model_grid_is_stated_on_every_rerun(monkeypatch):
     """Issue 13: a chosen grid silently became coarser (the warning showed once, then the cached
     model hid it). The page states the cell used, and the private analysis records it."""
-    monkeypatch.setattr(map_section, "st_folium", _Map())
+    monkeypatch.setattr(map_section.map_element, "show", FakeMap())
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
     run(at)

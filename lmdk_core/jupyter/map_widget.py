@@ -14,20 +14,16 @@ import base64
 import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import anywidget
-import numpy as np
 import traitlets
 
-from ..errors import ParameterError
-from ..maps import OSM_TILES, local_leaflet
+from ..map_view import COLOURS, FRONT_END, map_view, tile_source
+from ..maps import local_leaflet
 
 __all__ = ["LandmarkMap", "tile_source"]
 
-_JS = Path(__file__).with_name("map_widget.js")
-OSM_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>'
 MAX_MARKERS = 300
 """Markers drawn per layer (landmark timestamps, released points): evenly thinned for display."""
 MAX_LINE_POINTS = 2000
@@ -40,46 +36,18 @@ def _decode(data_uri: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _assets() -> tuple[str, str]:
-    """(ES module, CSS): Leaflet wrapped as a local ``L`` followed by map_widget.js."""
+    """(ES module, CSS): Leaflet wrapped as a local ``L``, then the shared map front end
+    (``lmdk_core/landmark_map.js``) and its export for anywidget."""
     (js,), (css,) = local_leaflet()
     leaflet = _decode(js[1])
     esm = (
         "const L = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n"
         f"{leaflet}\n;module.exports.noConflict();\nreturn module.exports;\n}})();\n"
-        + _JS.read_text(encoding="utf-8")
+        + FRONT_END.read_text(encoding="utf-8")
+        + "\nexport default { render };\n"
     )
     style = _decode(css[1]) + "\n.lmdk-map { min-height: 200px; cursor: crosshair; }\n"
     return esm, style
-
-
-def tile_source(tiles: str | None) -> tuple[str, str]:
-    """(tile URL template, attribution) for ``tiles``: "none"/None/"" → no tiles, "osm" →
-    OpenStreetMap, else a ``http(s)://…{z}/{x}/{y}…`` URL (ParameterError otherwise)."""
-    if tiles in (None, "", "none"):
-        return "", ""
-    if tiles == "osm":
-        return OSM_TILES, OSM_ATTRIBUTION
-    if not isinstance(tiles, str) or not tiles.startswith(("http://", "https://", "/")):
-        raise ParameterError(
-            f"tiles must be 'none', 'osm' or a tile URL with {{z}}/{{x}}/{{y}}, got {tiles!r}")
-    if not all(k in tiles for k in ("{z}", "{x}", "{y}")):
-        raise ParameterError(f"custom tile URL must contain {{z}}, {{x}} and {{y}}: {tiles!r}")
-    return tiles, "custom tiles"
-
-
-def _thin(n: int, k: int) -> np.ndarray:
-    if n <= k:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, k).round().astype(np.int64))
-
-
-def _points(lat: Any, lon: Any, k: int) -> list[list[float]]:
-    """Finite (lat, lon) pairs, evenly thinned to at most ``k``, rounded to 1e-6° (~0.1 m)."""
-    lat = np.asarray(lat, dtype=float)
-    lon = np.asarray(lon, dtype=float)
-    ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
-    ok = ok[_thin(ok.size, k)]
-    return np.column_stack([lat[ok], lon[ok]]).round(6).tolist()
 
 
 class LandmarkMap(anywidget.AnyWidget):
@@ -102,6 +70,7 @@ class LandmarkMap(anywidget.AnyWidget):
     tiles = traitlets.Unicode("").tag(sync=True)
     attribution = traitlets.Unicode("").tag(sync=True)
     height = traitlets.Unicode("420px").tag(sync=True)
+    colours = traitlets.Dict(COLOURS).tag(sync=True)
 
     def __init__(self, *, tiles: str | None = "none", **kwargs: Any) -> None:
         url, attribution = tile_source(tiles)
@@ -118,22 +87,17 @@ class LandmarkMap(anywidget.AnyWidget):
 
     def show(self, traj: Any, *, landmarks: Any = None, release: Any = None,
              places: Iterable[Any] = (), selected: str | None = None) -> None:
-        """Draw the true path, landmark timestamps, released points and places in one update."""
-        lat = np.asarray(traj["lat"], dtype=float)
-        lon = np.asarray(traj["lon"], dtype=float)
+        """Draw the true path, landmark timestamps, released points and places in one update
+        (what :func:`lmdk_core.map_view.map_view` builds; the base map stays as set)."""
+        view = map_view(traj, landmarks=landmarks, release=release, places=places,
+                        selected=selected, max_markers=MAX_MARKERS,
+                        max_line_points=MAX_LINE_POINTS)
         with self.hold_sync():
-            track = _points(lat, lon, MAX_LINE_POINTS)
-            if track != self.track:
-                self.track = track
-            if landmarks is not None:
-                m = np.asarray(landmarks, dtype=bool)
-                self.landmark_points = _points(lat[m], lon[m], MAX_MARKERS)
-            else:
-                self.landmark_points = []
-            self.released = ([] if release is None else
-                             _points(release.lat, release.lon, MAX_MARKERS))
-            self.places = [{"name": p.name, "lat": p.lat, "lon": p.lon, "radius_m": p.radius_m}
-                           for p in places]
+            if view["track"] != self.track:  # an unchanged track keeps the user's zoom
+                self.track = view["track"]
+            self.landmark_points = view["landmark_points"]
+            self.released = view["released"]
+            self.places = view["places"]
             self.selected = selected
 
     # -------------------------------------------------------------- browser → Python
