@@ -73,13 +73,54 @@ def stop_server(proc: subprocess.Popen, grace_s: float = 10) -> None:
             proc.wait()
 
 
+RUN_TRACKER = """
+if (window.__lmdkRuns === undefined) {
+  window.__lmdkRuns = 0;
+  window.__lmdkChanged = performance.now();
+  new MutationObserver(() => {
+    const app = document.querySelector("[data-testid='stApp']");
+    const state = app && app.getAttribute('data-test-script-state');
+    if (state === window.__lmdkState) return;
+    if (state === 'running') window.__lmdkRuns += 1;
+    window.__lmdkState = state;
+    window.__lmdkChanged = performance.now();
+  }).observe(document, {subtree: true, attributes: true, childList: true,
+                       attributeFilter: ['data-test-script-state']});
+}
+"""
+"""Counts the page's script runs (``window.__lmdkRuns``: each start of 'running') and when the
+script state last changed (``window.__lmdkChanged``). Added before the page's own scripts by
+:func:`track_runs` (to count every run from the first), else by :func:`wait_idle` on first use."""
+
+
+def track_runs(page) -> None:
+    """Count this page's script runs from its first load on (call before ``page.goto``)."""
+    page.add_init_script(RUN_TRACKER)
+
+
+def runs(page) -> int:
+    """Script runs counted so far (see :data:`RUN_TRACKER`)."""
+    return int(page.evaluate("window.__lmdkRuns"))
+
+
 def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000) -> None:
-    """Wait until the script has finished running (and stays finished for ``settle_ms``) and every
-    chart on the page is drawn."""
-    page.wait_for_timeout(settle_ms)
-    page.wait_for_selector(IDLE, timeout=timeout_ms)
-    page.wait_for_timeout(settle_ms)
-    page.wait_for_selector(IDLE, timeout=timeout_ms)
+    """Wait until the run an action started (if any) has finished, the script has then stayed
+    finished for ``settle_ms``, and every chart and the map are drawn.
+
+    A run is waited for up to ``settle_ms`` to start and the wait moves on as soon as it does;
+    then the page must stay quiet (no run starting or ending) for ``settle_ms``, so a run that
+    starts up to 2 × ``settle_ms`` after the action is still waited for, as with two fixed
+    sleeps, but a click costs its run plus ``settle_ms`` instead of the sleeps."""
+    page.evaluate(RUN_TRACKER)
+    page.wait_for_function(
+        "([b, t0, s]) => window.__lmdkRuns > b || performance.now() - t0 >= s",
+        arg=page.evaluate("s => [window.__lmdkRuns, performance.now(), s]", settle_ms),
+        timeout=timeout_ms, polling=20)
+    page.wait_for_function(
+        "([t1, s]) => { const app = document.querySelector(\"[data-testid='stApp']\");"
+        " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
+        " && performance.now() - Math.max(window.__lmdkChanged, t1) >= s; }",
+        arg=[page.evaluate("performance.now()"), settle_ms], timeout=timeout_ms, polling=50)
     page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms)
 
 

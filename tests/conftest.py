@@ -47,10 +47,12 @@ def sample(_sample_once: pd.DataFrame) -> pd.DataFrame:
     return _sample_once.copy()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    """``streamlit run dashboard/app.py`` on a free loopback port, one per test module (browser
-    tests); yields its base URL."""
+    """``streamlit run dashboard/app.py`` on a free loopback port, one per test process (each
+    xdist worker), shared by the browser test modules: each test opens its own page, which is
+    its own session with its own state; yields the base URL. (One per module cost each module
+    a server start and a cold first page, ~1.6 s slower than a warm one.)"""
     from browser_driver import free_port, start_server, stop_server
 
     log = tmp_path_factory.mktemp("streamlit") / "server.log"

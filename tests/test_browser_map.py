@@ -17,6 +17,8 @@ from browser_driver import (
     VIEWPORTS,
     home_of_first_user,
     map_point,
+    runs,
+    track_runs,
     wait_idle,
 )
 
@@ -35,17 +37,6 @@ pytestmark = [
 
 CIRCLE_CHECK_AT = (1440, 900)  # the circle-click check once (each click is a few seconds)
 LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
-COUNT_RUNS = """
-window.__runs = 0;
-new MutationObserver(() => {
-  const app = document.querySelector("[data-testid='stApp']");
-  const state = app && app.getAttribute('data-test-script-state');
-  if (state === 'running' && window.__last !== 'running') window.__runs += 1;
-  window.__last = state;
-}).observe(document, {subtree: true, attributes: true, childList: true,
-                     attributeFilter: ['data-test-script-state']});
-"""
-"""Counts the page's script runs (each 'running' state), from before the page's own scripts."""
 CIRCLES_JS = """el => Object.values(el.lmdkMap._layers)
     .filter(l => l instanceof L.Circle && l.options.lmdkName !== undefined)
     .map(l => ({name: l.options.lmdkName,
@@ -70,7 +61,6 @@ def _click_as_user(page, lat: float, lon: float, expect_circles: int) -> None:
     box = page.locator(MAP).bounding_box()
     pt = map_point(page, lat, lon)
     page.mouse.click(box["x"] + pt["x"], box["y"] + pt["y"])
-    page.wait_for_timeout(400)  # the click's rerun has started
     wait_idle(page)
     deadline = 40
     while len(_circles(page)) != expect_circles and deadline:
@@ -89,7 +79,7 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
     page = browser.new_page(viewport={"width": width, "height": height})
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
-    page.add_init_script(COUNT_RUNS)
+    track_runs(page)
     try:
         page.goto(server)  # no ?tiles=: what a first-time user gets
         wait_idle(page, settle_ms=800)
@@ -102,8 +92,8 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         assert frame.locator(f"path[stroke='{maps.CONTEXT_COLOUR}']").count() >= 6
         # the page ran its script once: loading the map did not re-run it (it used to, for a
         # click counter the map component sends with a value other than its default)
-        page.wait_for_timeout(1000)
-        assert page.evaluate("window.__runs") == 1
+        page.wait_for_timeout(500)  # (its report came within 0.6 s of the load)
+        assert runs(page) == 1
         # the whole map is in view
         box = page.locator(MAP).bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
@@ -112,7 +102,7 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         _click_as_user(page, *home, expect_circles=1)
         page.wait_for_timeout(600)  # a second report of the same click would have come by now
         # one run for the click: the map sends each click once (dashboard/map_element.py)
-        assert page.evaluate("window.__runs") == 2
+        assert runs(page) == 2
         assert page.evaluate("window.scrollY") == 0
         (place,) = _circles(page)
         assert place["name"] == "Home"
@@ -133,7 +123,7 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         assert {c["name"]: c["colour"] for c in _circles(page)}["Clinic"] == maps.SELECTED_COLOUR
         _click_as_user(page, place["lat"], place["lon"], expect_circles=2)
         page.wait_for_timeout(600)
-        assert page.evaluate("window.__runs") == 4  # one run per click, the circle's included
+        assert runs(page) == 4  # one run per click, the circle's included
         circles = {c["name"]: c["colour"] for c in _circles(page)}
         assert sorted(circles) == ["Clinic", "Home"]
         assert circles["Home"] == maps.SELECTED_COLOUR != circles["Clinic"]

@@ -77,16 +77,6 @@ def test_offline_check_fails_for_a_cdn_page(browser, tmp_path):
     assert any(u.startswith("https://") for u in blocked)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    from browser_driver import free_port, start_server, stop_server
-
-    port = free_port()
-    proc = start_server(port, tmp_path_factory.mktemp("server") / "streamlit.log")
-    yield f"http://127.0.0.1:{port}"
-    stop_server(proc)
-
-
 def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser):
     """Issue 13: switching the release to the TPL-bounded allocation collapsed the section
     holding the switch (main: closed after the switch), and the CSV kept the sidebar's name."""
