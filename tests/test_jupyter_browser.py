@@ -72,8 +72,12 @@ def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab):
 
             pt = map_pixel(page, *HOME)
             page.locator(".lmdk-map").click(position=pt)
+            # both charts updated (they redraw one after the other): the allocation chart's
+            # "landmark (k)" and the error chart's "landmark timestamp (k)" with one k > 0
             page.wait_for_function(
-                f"() => ({TRACE_NAMES_JS})().some(n => /^landmark \\([1-9][0-9]*\\)$/.test(n))",
+                f"""() => {{ const names = ({TRACE_NAMES_JS})();
+                  return names.some(n => /^landmark \\([1-9][0-9]*\\)$/.test(n)
+                    && names.includes(n.replace('landmark', 'landmark timestamp'))); }}""",
                 timeout=120_000)
             t2 = time.perf_counter()
             names = trace_names(page)
