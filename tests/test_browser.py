@@ -40,7 +40,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{server}/?tiles=none")
-    wait_idle(page, settle_ms=800)
+    wait_idle(page)
     frame = page.locator(MAP)
     frame.wait_for(timeout=30_000)
     assert frame.locator(".leaflet-overlay-pane path").count() >= 1  # the trajectory is drawn
@@ -91,7 +91,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     container.click(position={"x": cx + 60, "y": cy})
     # default names: Home, Clinic, Place 3 (the grid's cells are in the DOM for accessibility)
     page.locator("td", has_text="Place 3").first.wait_for(state="attached", timeout=30_000)
-    wait_idle(page, settle_ms=800)
+    wait_idle(page)
     assert page.locator("td", has_text="Clinic").count() >= 1
     assert container.evaluate("el => el.lmdkMap.getZoom()") == zoom
 
@@ -110,10 +110,8 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     alert = page.locator("[data-testid='stAlert']").filter(has_text="broken.csv")
     alert.wait_for(timeout=30_000)
     wait_idle(page)
-    page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
     shown = selected_value(selected, "Place 3")
     cells = page.locator("td").all_inner_texts()
-    page.screenshot(path=str(tmp_path / "after.png"), full_page=True)
     assert "Place 3" in shown, cells
     # the message did not re-mount the map: the zoom chosen above is still there
     assert container.evaluate("el => el.lmdkMap.getZoom()") == zoom
@@ -154,7 +152,7 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
 
     page = browser.new_page(viewport={"width": 1366, "height": 1000}, accept_downloads=True)
     page.goto(f"{server}/?tiles=none")
-    wait_idle(page, settle_ms=800)
+    wait_idle(page)
     before_chart = chart_signature(page, 0)
     click_map(page, *home_of_first_user())  # a place, so the places file is enabled
     wait_chart_change(page, before_chart)

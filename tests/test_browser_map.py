@@ -82,7 +82,7 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
     track_runs(page)
     try:
         page.goto(server)  # no ?tiles=: what a first-time user gets
-        wait_idle(page, settle_ms=800)
+        wait_idle(page)
         frame = page.locator(MAP)
         frame.wait_for(timeout=30_000)
         page.wait_for_timeout(500)  # tiles, if any were asked for, are requested by now
