@@ -5,6 +5,7 @@ and docs/make_screenshot.py (Debian's /usr/bin/chromium; Playwright downloads no
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import socket
@@ -182,6 +183,7 @@ def metrics_text(page) -> dict[str, str]:
     return out
 
 
+@functools.cache
 def home_of_first_user() -> tuple[float, float]:
     """Median location of the first user's points labelled home in the sample."""
     from lmdk_core.sample import load_sample
