@@ -9,7 +9,6 @@ so a map click is applied before the page is drawn (no lost clicks, no one-click
 from __future__ import annotations
 
 import itertools
-import math
 import secrets
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lmdk_core import maps
+from lmdk_core import map_view, maps
 from lmdk_core.errors import LmdkError
 from lmdk_core.ledger import ReleaseLedger
 
@@ -122,29 +121,19 @@ def on_map_click() -> None:
     position. A malformed message or a position off the globe changes nothing.
     """
     data = st.session_state.get(MAP_KEY) or {}
-    msg = data.get("click") if hasattr(data, "get") else None
-    if not isinstance(msg, dict):
+    click = map_view.parse_click(data.get("click") if hasattr(data, "get") else None)
+    if click is None:
         return
-    if msg.get("event") == "place_click":
-        name = msg.get("name")
-        if isinstance(name, str) and any(p["name"] == name for p in places()):
-            select_place(name)
-            return
-    elif msg.get("event") != "map_click":
+    if click.place is not None and any(p["name"] == click.place for p in places()):
+        select_place(click.place)
         return
-    try:
-        lat, lon = float(msg["lat"]), float(msg["lon"])
-    except (KeyError, TypeError, ValueError):
+    if click.lat is None or click.lon is None:
         return
-    if not (math.isfinite(lat) and math.isfinite(lon) and -90.0 <= lat <= 90.0):
-        return
-    if not -180.0 <= lon <= 180.0:  # Leaflet reports unwrapped longitudes
-        lon = (lon + 180.0) % 360.0 - 180.0
-    inside = maps.place_at(places(), lat, lon)
+    inside = maps.place_at(places(), click.lat, click.lon)
     if inside is not None:
         select_place(inside)
     else:
-        add_place(lat, lon)
+        add_place(click.lat, click.lon)
 
 
 def remove_selected() -> None:

@@ -13,23 +13,17 @@ Offline by construction: Leaflet comes from the installed ``xstatic-leaflet`` pa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import palette
 from ._optional import missing_extra
 from .errors import ParameterError
-from .palette import (
-    CONTEXT_COLOUR,
-    DUMMY_COLOUR,
-    LANDMARK_COLOUR,
-    PLACE_COLOUR,
-    RELEASE_COLOUR,
-    SELECTED_COLOUR,
-    TRUE_COLOUR,
-)
 from .places import as_places
 from .trajectory import even_positions, lat_lon
 
@@ -37,8 +31,10 @@ __all__ = [
     "FRONT_END",
     "OSM_ATTRIBUTION",
     "OSM_TILES",
+    "MapClick",
     "leaflet_dir",
     "map_view",
+    "parse_click",
     "thinned_points",
     "tile_source",
 ]
@@ -48,9 +44,10 @@ FRONT_END = Path(__file__).with_name("landmark_map.js")
 OSM_TILES = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
 """OpenStreetMap's standard tile URL (a request per tile: the tile server sees where you look)."""
 OSM_ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>'
-COLOURS = {"track": TRUE_COLOUR, "landmark": LANDMARK_COLOUR, "dummy": DUMMY_COLOUR,
-           "released": RELEASE_COLOUR, "place": PLACE_COLOUR, "selected": SELECTED_COLOUR,
-           "context": CONTEXT_COLOUR}
+COLOURS = {"track": palette.TRUE_COLOUR, "landmark": palette.LANDMARK_COLOUR,
+           "dummy": palette.DUMMY_COLOUR, "released": palette.RELEASE_COLOUR,
+           "place": palette.PLACE_COLOUR, "selected": palette.SELECTED_COLOUR,
+           "context": palette.CONTEXT_COLOUR}
 """The front end's colours: the palette's, so the map, the charts and the legend agree."""
 
 
@@ -136,6 +133,45 @@ def map_view(
         "colours": dict(COLOURS),
         "height": height,
     }
+
+
+@dataclass(frozen=True)
+class MapClick:
+    """A click the map's front end reported: on the place circle named ``place``, or on the map
+    (``place`` None). ``lat``/``lon`` in degrees (longitude wrapped into [-180, 180]); None only
+    for a circle click that came without a position."""
+
+    lat: float | None
+    lon: float | None
+    place: str | None = None
+
+
+def _position(message: Mapping[str, Any]) -> tuple[float, float] | None:
+    try:
+        lat, lon = float(message["lat"]), float(message["lon"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not (math.isfinite(lat) and math.isfinite(lon) and -90.0 <= lat <= 90.0):
+        return None
+    if not -180.0 <= lon <= 180.0:  # Leaflet reports unwrapped longitudes after panning
+        lon = (lon + 180.0) % 360.0 - 180.0
+    return lat, lon
+
+
+def parse_click(message: Any) -> MapClick | None:
+    """The front end's message (``{"event": "map_click", "lat", "lon"}`` or ``{"event":
+    "place_click", "name", "lat", "lon"}``) as a :class:`MapClick`; None for anything else or
+    malformed (a map click off the globe, a place name that is not text), which hosts ignore."""
+    if not isinstance(message, Mapping):
+        return None
+    event = message.get("event")
+    where = _position(message)
+    if event == "place_click" and isinstance(message.get("name"), str):
+        lat, lon = where if where is not None else (None, None)
+        return MapClick(lat, lon, message["name"])
+    if event == "map_click" and where is not None:
+        return MapClick(*where)
+    return None
 
 
 def leaflet_dir() -> Path:

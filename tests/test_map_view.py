@@ -83,3 +83,24 @@ def test_tiles_and_bad_input():
         map_view.map_view(_traj(), context={"type": "Feature"})
     with pytest.raises(ParameterError):
         map_view.map_view(_traj(), places=[("x", 95.0, 1.0)])
+
+
+@given(hs.floats(-90, 90), hs.floats(-1e4, 1e4))
+def test_a_map_click_anywhere_on_earth_comes_back_with_its_longitude_wrapped(lat, lon):
+    click = map_view.parse_click({"event": "map_click", "lat": lat, "lon": lon})
+    assert click is not None and click.place is None and click.lat == lat
+    assert -180.0 <= click.lon <= 180.0
+    assert np.isclose(np.cos(np.radians(click.lon)), np.cos(np.radians(lon)), atol=1e-9)
+    assert np.isclose(np.sin(np.radians(click.lon)), np.sin(np.radians(lon)), atol=1e-9)
+
+
+def test_place_clicks_and_malformed_messages():
+    home = map_view.parse_click({"event": "place_click", "name": "Home", "lat": 1, "lon": 2})
+    assert home == map_view.MapClick(1.0, 2.0, "Home")
+    assert map_view.parse_click({"event": "place_click", "name": "Home"}) == map_view.MapClick(
+        None, None, "Home")  # the Jupyter front end of old sent no position
+    for bad in (None, "click", [], {"event": "map_click"}, {"event": "map_click", "lat": "x",
+                "lon": 1}, {"event": "map_click", "lat": float("nan"), "lon": 1},
+                {"event": "map_click", "lat": 90.5, "lon": 1}, {"event": "drag", "lat": 1,
+                "lon": 1}, {"event": "place_click", "name": ["Home"], "lat": 1, "lon": 1}):
+        assert map_view.parse_click(bad) is None, bad

@@ -166,6 +166,7 @@ def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel,
     assert wheel.name.startswith(f"lmdk-{lmdk_core.__version__}-")
     assert "lmdk_core/data/sample_trajectories.csv" in names and "lmdk_core/py.typed" in names
     assert "dashboard/assets/plotly-lmdk.min.js" in names  # the charts' plotly.js (app extra)
+    assert "lmdk_core/landmark_map.js" in names  # the map's front end (dashboard and Jupyter)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "data/", "bench/")) for n in names)
     assert "License-Expression: MIT" in metadata

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import base64
 import functools
-import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import anywidget
 import traitlets
 
-from ..map_view import COLOURS, FRONT_END, map_view, tile_source
+from ..map_view import COLOURS, FRONT_END, map_view, parse_click, tile_source
 from ..maps import local_leaflet
 
 __all__ = ["LandmarkMap", "tile_source"]
@@ -109,23 +108,15 @@ class LandmarkMap(anywidget.AnyWidget):
         self._place_click.append(callback)
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Sequence[Any]) -> None:
-        if not isinstance(content, dict):
+        click = parse_click(content)
+        if click is None:
             return
-        event = content.get("event")
-        if event == "map_click":
-            try:
-                lat, lon = float(content["lat"]), float(content["lon"])
-            except (KeyError, TypeError, ValueError):
-                return
-            if not (math.isfinite(lat) and math.isfinite(lon) and -90 <= lat <= 90):
-                return
-            if not -180.0 <= lon <= 180.0:  # Leaflet reports unwrapped longitudes
-                lon = (lon + 180.0) % 360.0 - 180.0
-            for on_map in self._map_click:
-                on_map(lat, lon)
-        elif event == "place_click" and isinstance(content.get("name"), str):
+        if click.place is not None:
             for on_place in self._place_click:
-                on_place(content["name"])
+                on_place(click.place)
+        elif click.lat is not None and click.lon is not None:
+            for on_map in self._map_click:
+                on_map(click.lat, click.lon)
 
     def click(self, lat: float, lon: float) -> None:
         """Simulate a click on the map background at (lat, lon)."""
