@@ -2,11 +2,11 @@
 # Both create .venv on first use and reinstall only when pyproject.toml changes.
 # Also: `make test-fast` (no slow or browser tests), `make lint` (ruff + mypy), `make test-min`
 # (the fast tests against the oldest declared dependency versions, in .venv-min).
-# `make test` and `make test-fast` run on every core (pytest-xdist, one worker per module so
-# module fixtures such as the Streamlit server are built once): on an idle 2-core machine the
-# whole suite took 302 s instead of 468 s. `make test-serial` runs it in one process. (The
-# download button that once stayed disabled in a parallel run was a lost answer to a deferred
-# download, fixed in dashboard/export_section.py; it failed serial CI runs under load too.)
+# `make test` and `make test-fast` run on every core (pytest-xdist). Files stay whole on one
+# worker (--dist loadfile): some modules share one AppTest page between their tests, in file
+# order. On a 2-core machine a fresh clone's suite took 147 s at the start of the session that
+# wrote this and 121-129 s at its end; --dist worksteal was no faster beyond noise and splits
+# those modules. `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
 VENV := .venv
