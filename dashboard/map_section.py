@@ -121,7 +121,7 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
         if release is not None and np.sum(release.landmarks) > mask.sum():  # section 2b is on
             dummies = np.asarray(release.landmarks, dtype=bool) & ~mask
         view = dict(places=state.places(), selected=st.session_state.selected,
-                    landmarks=mask if mask.any() else None, dummies=dummies, release=release,
+                    landmarks=mask, dummies=dummies, release=release,
                     context=context, max_markers=OVERLAY_POINTS, track_points=BASE_POINTS,
                     height=f"{MAP_HEIGHT}px")
         try:

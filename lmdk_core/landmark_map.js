@@ -14,10 +14,6 @@
 //   anything drawn but a place: only place circles take clicks); {event: "place_click", name,
 //   lat, lon} for a click on a place circle (its click does not also reach the map).
 
-const DEFAULT_COLOURS = {
-  track: "#0072B2", landmark: "#CC79A7", dummy: "#56B4E9", released: "#D62728",
-  place: "#009E73", selected: "#E69F00", context: "#8C8C8C",
-};
 const LABEL_STYLE =
   "font:11px sans-serif;color:#555;white-space:nowrap;text-shadow:0 0 2px #fff,0 0 2px #fff";
 
@@ -29,7 +25,8 @@ function textElement(tag, text, style) {
 }
 
 function render({ model, el }) {
-  const colour = (k) => (model.get("colours") || {})[k] || DEFAULT_COLOURS[k];
+  // the palette's colours (map_view.COLOURS): both hosts always send them
+  const colour = (k) => model.get("colours")[k];
   const box = document.createElement("div");
   box.className = "lmdk-map";
   box.style.height = model.get("height") || "400px";
