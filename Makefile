@@ -35,13 +35,16 @@ run: $(RUN_STAMP)
 	@echo "lmdk dashboard: http://127.0.0.1:$(PORT)  (Ctrl+C to stop)"
 	$(PY) -m streamlit run dashboard/app.py --server.port $(PORT)
 
-# Browser tests drive Debian's chromium (Playwright cannot download a browser here).
+# Browser tests drive Debian's chromium-headless-shell (what Playwright runs headless: the same
+# engine without the desktop browser; Playwright cannot download a browser here). A machine with
+# only the full chromium runs them on that (tests/browser_driver.py picks).
 chromium:
-	@if ! command -v chromium >/dev/null 2>&1; then \
+	@if ! command -v chromium-headless-shell >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing Debian's chromium for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else \
+	    echo "installing Debian's chromium-headless-shell for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      chromium-headless-shell >/dev/null; \
+	  elif ! command -v chromium >/dev/null 2>&1; then \
 	    echo "chromium missing and not root: browser tests will be skipped"; \
 	  fi; \
 	fi

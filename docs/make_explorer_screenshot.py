@@ -2,7 +2,7 @@
 bundled sample, two places clicked on the map; writes docs/explorer.png (the README shows it).
 
 Run from the repository root: ``python docs/make_explorer_screenshot.py`` (needs the jupyter
-and test extras and /usr/bin/chromium). Shares tests/jupyter_driver.py with the browser test.
+and test extras and a Debian Chromium). Shares tests/jupyter_driver.py with the browser test.
 """
 
 from __future__ import annotations

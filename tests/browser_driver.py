@@ -1,6 +1,7 @@
 """Drive the dashboard in a real headless Chromium: start/stop `streamlit run`, click the map,
 wait for reruns, read charts and metrics. Shared by tests/test_browser.py, bench/bench_click.py
-and docs/make_screenshot.py (Debian's /usr/bin/chromium; Playwright downloads no browser here).
+and docs/make_screenshot.py (Debian's chromium-headless-shell or chromium, see CHROMIUM;
+Playwright downloads no browser here).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
+CHROMIUM = os.environ.get("LMDK_CHROMIUM") or next(
+    (exe for exe in (HEADLESS_SHELL, "/usr/bin/chromium") if os.path.exists(exe)),
+    "/usr/bin/chromium")
+"""The browser the tests, benches and screenshots drive: Debian's chromium-headless-shell when
+installed (what Playwright itself runs headless: the same Blink and V8 without the desktop
+browser around them; a page load costs ~25 % less CPU and the first one ~60 % less, measured
+on 2 cores), else Debian's full chromium; ``LMDK_CHROMIUM`` overrides."""
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 VIEWPORTS = [(1280, 720), (1440, 900), (1920, 1080)]
@@ -78,19 +86,29 @@ RUN_TRACKER = """
 if (window.__lmdkRuns === undefined) {
   window.__lmdkRuns = 0;
   window.__lmdkChanged = performance.now();
-  new MutationObserver(() => {
-    const app = document.querySelector("[data-testid='stApp']");
-    const state = app && app.getAttribute('data-test-script-state');
+  window.__lmdkMutated = performance.now();
+  const enter = (state) => {
     if (state === window.__lmdkState) return;
     if (state === 'running') window.__lmdkRuns += 1;
     window.__lmdkState = state;
     window.__lmdkChanged = performance.now();
+  };
+  new MutationObserver((records) => {
+    window.__lmdkMutated = performance.now();
+    // every value the state took, in order: each record's old value, then the value now (a
+    // short run can start and end within one batch of records: the value now would miss it)
+    for (const r of records) {
+      if (r.type === 'attributes') enter(r.oldValue);
+    }
+    const app = document.querySelector("[data-testid='stApp']");
+    enter(app && app.getAttribute('data-test-script-state'));
   }).observe(document, {subtree: true, attributes: true, childList: true,
-                       attributeFilter: ['data-test-script-state']});
+                       attributeOldValue: true, attributeFilter: ['data-test-script-state']});
 }
 """
-"""Counts the page's script runs (``window.__lmdkRuns``: each start of 'running') and when the
-script state last changed (``window.__lmdkChanged``). Added before the page's own scripts by
+"""Counts the page's script runs (``window.__lmdkRuns``: each start of 'running'), when the
+script state last changed (``window.__lmdkChanged``) and when any element of the page last
+changed (``window.__lmdkMutated``). Added before the page's own scripts by
 :func:`track_runs` (to count every run from the first), else by :func:`wait_idle` on first use."""
 
 
@@ -104,25 +122,58 @@ def runs(page) -> int:
     return int(page.evaluate("window.__lmdkRuns"))
 
 
-def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000) -> None:
-    """Wait until the run an action started (if any) has finished, the script has then stayed
-    finished for ``settle_ms``, and every chart and the map are drawn.
+def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000, *,
+              since: int | None = None) -> None:
+    """Wait until the run an action started (if any) has finished, the page has then been quiet
+    (no run starting or ending, no element changing) for ``settle_ms``, and every chart and the
+    map are drawn.
 
-    A run is waited for up to ``settle_ms`` to start and the wait moves on as soon as it does;
-    then the page must stay quiet (no run starting or ending) for ``settle_ms``, so a run that
-    starts up to 2 × ``settle_ms`` after the action is still waited for, as with two fixed
-    sleeps, but a click costs its run plus ``settle_ms`` instead of the sleeps."""
+    A run is waited for up to ``settle_ms`` to start and the wait moves on as soon as one is
+    seen; then the page must stay quiet for ``settle_ms``, so a run that starts up to
+    2 × ``settle_ms`` after the action is still waited for. ``since``: the run count
+    (:func:`runs`) read before the action, so that a run which started before this call is
+    seen at once. (Runs are counted from the page's script state, which on a loaded machine
+    can miss a run altogether: a missed run costs the ``settle_ms`` it is waited for, never a
+    hang.)"""
     page.evaluate(RUN_TRACKER)
     page.wait_for_function(
-        "([b, t0, s]) => window.__lmdkRuns > b || performance.now() - t0 >= s",
-        arg=page.evaluate("s => [window.__lmdkRuns, performance.now(), s]", settle_ms),
+        "([b, t0, s]) => window.__lmdkRuns > b || window.__lmdkState === 'running'"
+        " || performance.now() - t0 >= s",
+        arg=page.evaluate("([b, s]) => [b ?? window.__lmdkRuns, performance.now(), s]",
+                          [since, settle_ms]),
         timeout=timeout_ms, polling=20)
+    # Quiet: no run starting or ending and no change to the page's elements for settle_ms, and
+    # for settle_ms from now at least (for a chained run to start). The page is still drawing
+    # after the script state says "not running": on a busy machine a first load showed none of
+    # its 11 metrics then, and all of them ~0.3 s later.
     page.wait_for_function(
         "([t1, s]) => { const app = document.querySelector(\"[data-testid='stApp']\");"
         " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
-        " && performance.now() - Math.max(window.__lmdkChanged, t1) >= s; }",
+        " && performance.now() - Math.max(window.__lmdkChanged, window.__lmdkMutated, t1)"
+        " >= s; }",
         arg=[page.evaluate("performance.now()"), settle_ms], timeout=timeout_ms, polling=50)
     page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms)
+
+
+def goto_app(page, url: str, timeout_ms: int = 60_000) -> None:
+    """Open the dashboard at ``url`` and wait until its first run has finished and drawn every
+    chart and the map. (Waiting for "not running" alone could pass before the first run had
+    started on a slow machine, with nothing on the page yet.)"""
+    track_runs(page)
+    page.goto(url, timeout=timeout_ms)
+    # the app's element and at least one chart are there: the first run has drawn
+    page.wait_for_function(
+        "() => document.querySelector(\"[data-testid='stApp']\")"
+        " && document.querySelector(\"[data-testid='stBidiComponentRegular']\")",
+        timeout=timeout_ms)
+    wait_idle(page, timeout_ms=timeout_ms, since=0)
+
+
+def elapse(page, since_s: float, seconds: float) -> None:
+    """Let ``seconds`` pass since ``time.monotonic()`` was ``since_s``, handling the page's
+    events meanwhile: for checks that something did *not* happen within a time, overlapped
+    with the checks made since."""
+    page.wait_for_timeout(max(0.0, (since_s + seconds - time.monotonic()) * 1000))
 
 
 def map_point(page, lat: float, lon: float) -> dict:

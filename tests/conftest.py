@@ -81,13 +81,24 @@ def server(tmp_path_factory):
         stop_server(proc)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's headless Chromium under Playwright, one per test module."""
-    from browser_driver import launch
+@pytest.fixture(scope="session")
+def pw():
+    """Playwright's sync API, one per test process: it runs its own event loop, so a second one
+    cannot start while the first lives; tests that need a browser of their own launch it here."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(pw):
+    """Debian's headless Chromium under Playwright (browser_driver.CHROMIUM), one per test
+    process (each xdist worker), shared by the browser test modules: each test opens its own
+    page, which is its own browsing context (no cookies or storage shared). One per module cost
+    each module a browser start and a cold first page."""
+    from browser_driver import launch
+
+    b = launch(pw)
+    yield b
+    b.close()

@@ -4,7 +4,7 @@ Checks what AppTest cannot: Leaflet actually loads offline (no request leaves 12
 tiles "none"), a real click on the map adds a landmark place and the charts and metrics update,
 a bad upload shows the library's message in the page and keeps the places, and a good file
 uploaded next loads.
-Skipped only when /usr/bin/chromium is missing (`make chromium` installs it).
+Skipped only when no Chromium is installed (`make chromium` installs one).
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from browser_driver import (  # server and browser helpers, shared with bench/ a
     MAP,
     chart_signature,
     click_map,
+    goto_app,
     home_of_first_user,
     metrics_text,
+    runs,
     selected_value,
     wait_chart_change,
     wait_idle,
@@ -39,8 +41,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     page = browser.new_page(viewport={"width": 1366, "height": 1000})
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
-    page.goto(f"{server}/?tiles=none")
-    wait_idle(page)
+    goto_app(page, f"{server}/?tiles=none")
     frame = page.locator(MAP)
     frame.wait_for(timeout=30_000)
     assert frame.locator(".leaflet-overlay-pane path").count() >= 1  # the trajectory is drawn
@@ -60,9 +61,10 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     zoomed = chart.evaluate("d => { d.__lmdkMark = 1; return d.layout.xaxis.range; }")
     assert zoomed is not None
 
+    n = runs(page)
     click_map(page, *home_of_first_user())
     wait_chart_change(page, before_chart)  # ε_t changed: Skip (default) spends 0 at landmarks
-    wait_idle(page)
+    wait_idle(page, since=n)
     # The chart was updated in place, not re-created: the same element, the user's zoom kept
     # (main re-created every chart on every click: st.plotly_chart's id hashes the figure).
     chart = page.locator(".js-plotly-plot").first
@@ -86,12 +88,13 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     zoom = container.evaluate("el => el.lmdkMap.getZoom()")
     box = container.bounding_box()
     cx, cy = box["width"] / 2, box["height"] / 2
+    n = runs(page)
     container.click(position={"x": cx - 60, "y": cy})
     page.wait_for_timeout(400)  # the first click's rerun is under way
     container.click(position={"x": cx + 60, "y": cy})
     # default names: Home, Clinic, Place 3 (the grid's cells are in the DOM for accessibility)
     page.locator("td", has_text="Place 3").first.wait_for(state="attached", timeout=30_000)
-    wait_idle(page)
+    wait_idle(page, since=n)
     assert page.locator("td", has_text="Clinic").count() >= 1
     assert container.evaluate("el => el.lmdkMap.getZoom()") == zoom
 
@@ -102,14 +105,15 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
 
     # A bad upload: the library's message in the page, the place stays.
     page.get_by_text("Upload files", exact=True).click()
-    wait_idle(page)
+    wait_idle(page)  # (a tab: may start no run)
+    n = runs(page)
     page.locator("input[type='file']").first.set_input_files(
         {"name": "broken.csv", "mimeType": "text/csv",
          "buffer": b"uid,time,lat,lon\nu1,2024-01-01T00:00:00Z,95.0,116.3\n"}
     )
     alert = page.locator("[data-testid='stAlert']").filter(has_text="broken.csv")
     alert.wait_for(timeout=30_000)
-    wait_idle(page)
+    wait_idle(page, since=n)
     shown = selected_value(selected, "Place 3")
     cells = page.locator("td").all_inner_texts()
     assert "Place 3" in shown, cells
@@ -121,12 +125,13 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     # Issue 13: the bad file left the uploader, so a good file loads next and the message goes.
     rows = "\n".join(f"bob,2024-01-01T00:{m:02d}:00Z,{39.9 + m * 1e-4:.6f},116.3"
                      for m in range(30))
+    n = runs(page)
     page.locator("input[type='file']").first.set_input_files(
         {"name": "good.csv", "mimeType": "text/csv",
          "buffer": ("uid,time,lat,lon\n" + rows + "\n").encode()}
     )
     page.get_by_text("Loaded: good.csv", exact=False).wait_for(timeout=30_000)
-    wait_idle(page)
+    wait_idle(page, since=n)
     assert page.locator("[data-testid='stAlert']").filter(has_text="broken.csv").count() == 0
     assert page.locator("td", has_text="Home").count() >= 1  # the places stay
     page.close()
@@ -139,6 +144,8 @@ DOWNLOADS = {  # file names carry the allocation released (issue 13): a pattern 
         r"lmdk_PRIVATE_analysis_[a-z0-9_]+_DO_NOT_SHARE\.json",
     "PRIVATE places (GeoJSON) — do not share": r"lmdk_PRIVATE_places_DO_NOT_SHARE\.geojson",
 }
+RECORDED = {"Public release (CSV)", "Public release (GeoJSON)"}
+"""The buttons whose download enters the ledger: each reruns the export fragment."""
 
 
 @pytest.mark.slow
@@ -151,34 +158,36 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
     from lmdk_core.places import places_from_geojson
 
     page = browser.new_page(viewport={"width": 1366, "height": 1000}, accept_downloads=True)
-    page.goto(f"{server}/?tiles=none")
-    wait_idle(page)
+    goto_app(page, f"{server}/?tiles=none")
     before_chart = chart_signature(page, 0)
+    n = runs(page)
     click_map(page, *home_of_first_user())  # a place, so the places file is enabled
     wait_chart_change(page, before_chart)
-    wait_idle(page)
+    wait_idle(page, since=n)
     files: dict[str, str] = {}
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for label, name in DOWNLOADS.items():
         button = page.get_by_role("button", name=label, exact=True)
-        # A click that lands while a late rerun redraws
-        # the button is lost in the browser, not in the app; one more click after the page is
+        button.scroll_into_view_if_needed()
+        n = runs(page)
+        # A click that lands while a rerun redraws the button is lost in the browser, not in
+        # the app (the page is idle here, so this is rare); one more click after the page is
         # idle again. A button that produces no file (issue 8 item 5) still fails both times.
         for attempt in range(2):
-            wait_idle(page)
-            button.scroll_into_view_if_needed()
             try:
-                with page.expect_download(timeout=20_000) as info:
+                with page.expect_download(timeout=10_000) as info:
                     button.click()
                 break
             except PlaywrightTimeout:
                 if attempt:
                     raise
+                wait_idle(page)
         download = info.value
         assert re.fullmatch(name, download.suggested_filename), download.suggested_filename
         files[label] = download.path().read_text(encoding="utf-8")
-        wait_idle(page)
+        if label in RECORDED:  # the ledger above the buttons is updated before the next click
+            wait_idle(page, since=n)
     rows = list(csv.reader(io.StringIO(files["Public release (CSV)"])))
     assert rows[0] == ["time", "lat", "lon"] and len(rows) > 1000
     gj = json.loads(files["Public release (GeoJSON)"])

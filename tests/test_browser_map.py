@@ -9,16 +9,18 @@ lmdk_core computes for that place; a click on an existing circle selects it and 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 from browser_driver import (
     CHROMIUM,
     MAP,
     VIEWPORTS,
+    elapse,
+    goto_app,
     home_of_first_user,
     map_point,
     runs,
-    track_runs,
     wait_idle,
 )
 
@@ -56,16 +58,20 @@ def _circles(page) -> list[dict]:
     return page.locator(MAP).evaluate(CIRCLES_JS)
 
 
-def _click_as_user(page, lat: float, lon: float, expect_circles: int) -> None:
-    """page.mouse.click at the pixel where (lat, lon) is drawn, as seen now (no scrolling)."""
+def _click_as_user(page, lat: float, lon: float, expect_circles: int) -> float:
+    """page.mouse.click at the pixel where (lat, lon) is drawn, as seen now (no scrolling);
+    returns ``time.monotonic()`` once the click's run has finished and ``expect_circles``
+    circles are drawn."""
     box = page.locator(MAP).bounding_box()
     pt = map_point(page, lat, lon)
+    n = runs(page)
     page.mouse.click(box["x"] + pt["x"], box["y"] + pt["y"])
-    wait_idle(page)
-    deadline = 40
-    while len(_circles(page)) != expect_circles and deadline:
-        page.wait_for_timeout(250)
-        deadline -= 1
+    wait_idle(page, since=n)
+    page.wait_for_function(
+        f"n => {{ const el = document.querySelector('{MAP}');"
+        f" return el && ({CIRCLES_JS})(el).length === n; }}", arg=expect_circles,
+        timeout=10_000)
+    return time.monotonic()
 
 
 def _landmark_caption(page) -> int:
@@ -79,30 +85,25 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
     page = browser.new_page(viewport={"width": width, "height": height})
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
-    track_runs(page)
     try:
-        page.goto(server)  # no ?tiles=: what a first-time user gets
-        wait_idle(page)
+        goto_app(page, server)  # no ?tiles=: what a first-time user gets
+        loaded = time.monotonic()
         frame = page.locator(MAP)
-        frame.wait_for(timeout=30_000)
-        page.wait_for_timeout(500)  # tiles, if any were asked for, are requested by now
-        assert sorted({u for u in requests if not u.startswith(LOCAL)}) == []
         # offline bearings of the sample: named places and schematic roads are drawn
         assert "wudaokou home" in frame.locator(".leaflet-marker-pane").inner_text()
         assert frame.locator(f"path[stroke='{maps.CONTEXT_COLOUR}']").count() >= 6
-        # the page ran its script once: loading the map did not re-run it (it used to, for a
-        # click counter the map component sends with a value other than its default)
-        page.wait_for_timeout(500)  # (its report came within 0.6 s of the load)
-        assert runs(page) == 1
         # the whole map is in view
         box = page.locator(MAP).bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+        # 0.6 s after the load had settled: tiles, if any were asked for, have been requested,
+        # and a rerun caused by the map (it used to report a click counter with a value other
+        # than its default, within 0.6 s of the load) has started; the page ran its script once
+        elapse(page, loaded, 0.6)
+        assert sorted({u for u in requests if not u.startswith(LOCAL)}) == []
+        assert runs(page) == 1
 
         home = home_of_first_user()
-        _click_as_user(page, *home, expect_circles=1)
-        page.wait_for_timeout(600)  # a second report of the same click would have come by now
-        # one run for the click: the map sends each click once (dashboard/map_element.py)
-        assert runs(page) == 2
+        idle = _click_as_user(page, *home, expect_circles=1)
         assert page.evaluate("window.scrollY") == 0
         (place,) = _circles(page)
         assert place["name"] == "Home"
@@ -110,6 +111,10 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         expected = int(landmark_mask(alice, [(place["lat"], place["lon"], place["radius"])]).sum())
         assert expected > 1000  # alice's home, not a street 280 m south of it
         assert _landmark_caption(page) == expected
+        # one run for the click: the map sends each click once (dashboard/map_element.py); a
+        # second report of the same click would have come by 0.6 s after its run
+        elapse(page, idle, 0.6)
+        assert runs(page) == 2
 
         if os.environ.get("LMDK_SCREENSHOTS"):  # to look at the layout (never committed)
             page.screenshot(path=f"{os.environ['LMDK_SCREENSHOTS']}/map_{width}x{height}.png")
@@ -121,12 +126,12 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         clinic = alice[alice.place == "clinic"][["lat", "lon"]].median()
         _click_as_user(page, float(clinic.lat), float(clinic.lon), expect_circles=2)
         assert {c["name"]: c["colour"] for c in _circles(page)}["Clinic"] == maps.SELECTED_COLOUR
-        _click_as_user(page, place["lat"], place["lon"], expect_circles=2)
-        page.wait_for_timeout(600)
-        assert runs(page) == 4  # one run per click, the circle's included
+        idle = _click_as_user(page, place["lat"], place["lon"], expect_circles=2)
         circles = {c["name"]: c["colour"] for c in _circles(page)}
         assert sorted(circles) == ["Clinic", "Home"]
         assert circles["Home"] == maps.SELECTED_COLOUR != circles["Clinic"]
+        elapse(page, idle, 0.6)
+        assert runs(page) == 4  # one run per click, the circle's included
         assert sorted({u for u in requests if not u.startswith(LOCAL)}) == []
     finally:
         page.close()

@@ -1,6 +1,6 @@
 """The chart element's WebGL fallback in a real headless Chromium without WebGL: the dense
 marker traces that dashboard.charts sends as ``scattergl`` are drawn as SVG markers, where
-plotly.js alone draws none of them. Skipped only when /usr/bin/chromium is missing."""
+plotly.js alone draws none of them. Skipped only when no Chromium is installed."""
 
 from __future__ import annotations
 
@@ -42,25 +42,22 @@ def _figure() -> str:
                                     max_points=400))
 
 
-def test_without_webgl_the_dense_markers_are_drawn_in_svg():
-    from playwright.sync_api import sync_playwright
-
+def test_without_webgl_the_dense_markers_are_drawn_in_svg(pw):
     figure = _figure()
     markers = sum(len(t["y"]["bdata"]) > 0 for t in json.loads(figure)["data"]
                   if t["type"] == "scattergl")
     assert markers == 2  # fresh and approximated points go to WebGL
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM,
-                                    args=[*CHROMIUM_ARGS, "--disable-webgl"])
-        try:
-            page = browser.new_page()
-            page.set_content("<html><body></body></html>")
-            page.add_script_tag(path=str(PLOTLY_JS))
-            page.add_script_tag(content=_WEBGL_JS)
-            with_fallback = page.evaluate(DRAW, [figure, True])
-            without = page.evaluate(DRAW, [figure, False])
-        finally:
-            browser.close()
+    browser = pw.chromium.launch(executable_path=CHROMIUM,
+                                 args=[*CHROMIUM_ARGS, "--disable-webgl"])
+    try:
+        page = browser.new_page()
+        page.set_content("<html><body></body></html>")
+        page.add_script_tag(path=str(PLOTLY_JS))
+        page.add_script_tag(content=_WEBGL_JS)
+        with_fallback = page.evaluate(DRAW, [figure, True])
+        without = page.evaluate(DRAW, [figure, False])
+    finally:
+        browser.close()
     assert with_fallback["webgl"] is False
     assert with_fallback["svgMarkers"] >= 300  # the thinned points, each a marker
     assert without["svgMarkers"] == 0  # plotly.js alone: the WebGL traces are simply missing
@@ -81,10 +78,9 @@ DRAW_EACH = """async (figures) => {
 }"""
 
 
-def test_the_small_bundle_draws_every_trace_type_the_dashboard_uses():
+def test_the_small_bundle_draws_every_trace_type_the_dashboard_uses(browser):
     """dashboard/assets/plotly-lmdk.min.js has exactly LITE_TRACES and draws each of them."""
     import plotly.graph_objects as go
-    from playwright.sync_api import sync_playwright
 
     from dashboard.charts import LITE_BUNDLE, LITE_DIR, LITE_TRACES
 
@@ -94,15 +90,13 @@ def test_the_small_bundle_draws_every_trace_type_the_dashboard_uses():
         "bar": go.Figure(go.Bar(x=["a", "b"], y=[1, 2])),
         "heatmap": go.Figure(go.Heatmap(z=[[1, 2], [3, 4]])),
     }
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.set_content("<html><body></body></html>")
-            page.add_script_tag(path=str(LITE_DIR / LITE_BUNDLE))
-            out = page.evaluate(DRAW_EACH, {k: json.loads(f.to_json()) for k, f in figs.items()})
-        finally:
-            browser.close()
+    page = browser.new_page()
+    try:
+        page.set_content("<html><body></body></html>")
+        page.add_script_tag(path=str(LITE_DIR / LITE_BUNDLE))
+        out = page.evaluate(DRAW_EACH, {k: json.loads(f.to_json()) for k, f in figs.items()})
+    finally:
+        page.close()
     assert set(out["traces"]) == LITE_TRACES
     assert out["scatter"]["lines"] == 1
     assert out["scattergl"]["gl"] >= 1

@@ -1,6 +1,6 @@
 """The guide in a real headless Chromium at three laptop/desktop sizes: the table sits inside
 the page, the recommendation shows, and 'Use ε = …' changes the sidebar's ε.
-Skipped only when /usr/bin/chromium is missing (`make chromium`)."""
+Skipped only when no Chromium is installed (`make chromium`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from browser_driver import (
     CHROMIUM,
     VIEWPORTS,
     click_map,
+    goto_app,
     home_of_first_user,
+    runs,
     wait_idle,
 )
 
@@ -33,10 +35,10 @@ def test_guide_layout_and_use_epsilon(server, browser):
     layout at each size (resizing the same page) and one click on 'Use ε = …'."""
     page = browser.new_page(viewport={"width": VIEWPORTS[0][0], "height": VIEWPORTS[0][1]})
     try:
-        page.goto(f"{server}/?tiles=none")
-        wait_idle(page)
+        goto_app(page, f"{server}/?tiles=none")
+        n = runs(page)
         click_map(page, *home_of_first_user())
-        wait_idle(page)
+        wait_idle(page, since=n)
         guide = page.locator("[data-testid='stExpander']").filter(has_text="Before you release")
         table = guide.locator("[data-testid='stDataFrame']")
         for width, height in VIEWPORTS:
@@ -53,8 +55,9 @@ def test_guide_layout_and_use_epsilon(server, browser):
         before = eps_box.input_value()
         button = guide.get_by_role("button", name=re.compile("^Use ε = "))
         wanted = button.inner_text().removeprefix("Use ε = ").replace(",", "")
+        n = runs(page)
         button.click()
-        wait_idle(page)
+        wait_idle(page, since=n)
         after = eps_box.input_value()
         assert after != before and float(after) == pytest.approx(float(wanted), abs=5e-4)
     finally:

@@ -26,7 +26,6 @@ from jupyter_driver import (
     EXPLORER_NOTEBOOK_CELLS,
     HOME,
     TRACE_NAMES_JS,
-    launch,
     map_pixel,
     open_and_run,
     start_lab,
@@ -41,7 +40,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if not shutil.which(CHROMIUM):
-        pytest.skip("needs /usr/bin/chromium")
+        pytest.skip(f"needs {CHROMIUM}")
     root = tmp_path_factory.mktemp("lab-root")
     home = tmp_path_factory.mktemp("lab-home")
     write_notebook(root / "explorer.ipynb", EXPLORER_NOTEBOOK_CELLS)
@@ -54,46 +53,43 @@ def lab(tmp_path_factory):
         stop_lab(proc)
 
 
-def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab):
-    from playwright.sync_api import sync_playwright
-
+def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab, browser):
     requests: list[str] = []
-    with sync_playwright() as pw:
-        browser, context = launch(pw, viewport={"width": 1400, "height": 1000})
-        try:
-            page = context.new_page()
-            page.on("request", lambda r: requests.append(r.url))
-            t0 = time.perf_counter()
-            open_and_run(page, lab, "explorer.ipynb")
-            page.wait_for_selector(".lmdk-map.leaflet-container", timeout=300_000)
-            page.wait_for_function(f"() => ({TRACE_NAMES_JS})().includes('landmark (0)')",
-                                   timeout=300_000)
-            t1 = time.perf_counter()
-            page.locator(".lmdk-map").scroll_into_view_if_needed()
-            assert page.locator(".lmdk-map").get_attribute("data-places") == "0"
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.on("request", lambda r: requests.append(r.url))
+        t0 = time.perf_counter()
+        open_and_run(page, lab, "explorer.ipynb")
+        page.wait_for_selector(".lmdk-map.leaflet-container", timeout=300_000)
+        page.wait_for_function(f"() => ({TRACE_NAMES_JS})().includes('landmark (0)')",
+                               timeout=300_000)
+        t1 = time.perf_counter()
+        page.locator(".lmdk-map").scroll_into_view_if_needed()
+        assert page.locator(".lmdk-map").get_attribute("data-places") == "0"
 
-            pt = map_pixel(page, *HOME)
-            page.locator(".lmdk-map").click(position=pt)
-            # both charts updated (they redraw one after the other): the allocation chart's
-            # "landmark (k)" and the error chart's "landmark timestamp (k)" with one k > 0
-            page.wait_for_function(
-                f"""() => {{ const names = ({TRACE_NAMES_JS})();
-                  return names.some(n => /^landmark \\([1-9][0-9]*\\)$/.test(n)
-                    && names.includes(n.replace('landmark', 'landmark timestamp'))); }}""",
-                timeout=120_000)
-            t2 = time.perf_counter()
-            names = trace_names(page)
-            counts = [int(m.group(1)) for t in names
-                      if (m := re.fullmatch(r"landmark \((\d+)\)", t or ""))]
-            assert counts and all(c > 0 for c in counts), names
-            # the error chart counts the same landmark timestamps
-            assert f"landmark timestamp ({counts[0]})" in names, names
-            assert page.locator(".lmdk-map").get_attribute("data-places") == "1"
-            assert page.locator(".lmdk-map path.lmdk-place").count() == 1
-            print(f"notebook open + run to first chart {t1 - t0:.1f} s, "
-                  f"map click to updated chart {t2 - t1:.2f} s")
-        finally:
-            browser.close()
+        pt = map_pixel(page, *HOME)
+        page.locator(".lmdk-map").click(position=pt)
+        # both charts updated (they redraw one after the other): the allocation chart's
+        # "landmark (k)" and the error chart's "landmark timestamp (k)" with one k > 0
+        page.wait_for_function(
+            f"""() => {{ const names = ({TRACE_NAMES_JS})();
+              return names.some(n => /^landmark \\([1-9][0-9]*\\)$/.test(n)
+                && names.includes(n.replace('landmark', 'landmark timestamp'))); }}""",
+            timeout=120_000)
+        t2 = time.perf_counter()
+        names = trace_names(page)
+        counts = [int(m.group(1)) for t in names
+                  if (m := re.fullmatch(r"landmark \((\d+)\)", t or ""))]
+        assert counts and all(c > 0 for c in counts), names
+        # the error chart counts the same landmark timestamps
+        assert f"landmark timestamp ({counts[0]})" in names, names
+        assert page.locator(".lmdk-map").get_attribute("data-places") == "1"
+        assert page.locator(".lmdk-map path.lmdk-place").count() == 1
+        print(f"notebook open + run to first chart {t1 - t0:.1f} s, "
+              f"map click to updated chart {t2 - t1:.2f} s")
+    finally:
+        context.close()
     outside = sorted({urlparse(u).netloc for u in requests
                       if urlparse(u).scheme in ("http", "https", "ws", "wss")
                       and urlparse(u).hostname != "127.0.0.1"})

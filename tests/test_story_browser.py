@@ -80,29 +80,35 @@ def test_offline_check_fails_for_a_cdn_page(browser, tmp_path):
 def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser):
     """Issue 13: switching the release to the TPL-bounded allocation collapsed the section
     holding the switch (main: closed after the switch), and the CSV kept the sidebar's name."""
-    from browser_driver import wait_idle
+    from browser_driver import goto_app, runs, wait_idle
+    from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1440, "height": 900}, accept_downloads=True)
-    page.goto(f"{server}/?tiles=none")
-    wait_idle(page)
+    goto_app(page, f"{server}/?tiles=none")
     summary = page.locator("summary", has_text="Bound the temporal loss")
     summary.scroll_into_view_if_needed()
     summary.click()
-    wait_idle(page)
+    wait_idle(page)  # (an expander: may start no run)
+    n = runs(page)
     page.get_by_text("Show the TPL-bounded allocation").click()
-    wait_idle(page)
+    # fails within 10 s if the click did not turn the switch on (rather than waiting a minute
+    # for a run that will not come)
+    expect(page.get_by_role("switch", name="Show the TPL-bounded allocation")).to_be_checked(
+        timeout=10_000)
+    wait_idle(page, since=n)
     switch = page.get_by_text("Release with this allocation")
     switch.scroll_into_view_if_needed()
+    n = runs(page)
     switch.click()
-    wait_idle(page, settle_ms=800)
+    wait_idle(page, settle_ms=800, since=n)
     details = page.locator("details", has=summary)
     assert details.evaluate("d => d.open") is True
     button = page.get_by_role("button", name="Public release (CSV)")
     button.scroll_into_view_if_needed()
-    wait_idle(page)
+    n = runs(page)
     with page.expect_download(timeout=60_000) as info:
         button.click()
     assert info.value.suggested_filename == "lmdk_public_release_tpl_bounded.csv"
-    wait_idle(page)
+    wait_idle(page, since=n)  # the download enters the ledger: the export fragment reruns
     assert details.evaluate("d => d.open") is True
     page.close()
