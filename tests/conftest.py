@@ -35,6 +35,19 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") 
 settings.load_profile(PROFILE)
 
 
+def pytest_collection_modifyitems(config, items):
+    """The longest modules first: those with browser tests, then those with slow tests, then
+    the rest (a stable sort: files and the tests within a file keep their order). `make test`
+    hands whole files to its workers in this order (--dist loadfile --no-loadscope-reorder), so
+    the short files even out the workers' loads at the end; xdist's own order (most tests
+    first) left the few-test browser and notebook files for last and one worker idle ~7 s."""
+    by_module: dict[object, int] = {}
+    for item in items:
+        w = 0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("slow") else 2
+        by_module[item.module] = min(by_module.get(item.module, 2), w)
+    items.sort(key=lambda item: by_module[item.module])
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _component_manifests_scanned_once():
     """Every AppTest builds a Streamlit runtime, and each runtime scans the metadata of every
