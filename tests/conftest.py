@@ -16,6 +16,11 @@ their own number in every profile.
 
 import functools
 import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -33,6 +38,37 @@ settings.register_profile("dev", max_examples=20, **_DETERMINISTIC)
 settings.register_profile("explore", deadline=None, max_examples=1000)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 settings.load_profile(PROFILE)
+
+
+_WARMUP = "LMDK_TEST_NUMBA_WARMUP"
+"""Environment variable naming the files tests/numba_warmup.py writes when it has finished."""
+
+
+def pytest_configure(config):
+    """In a distributed run (``-n``), compile the numba kernels once, in two subprocesses
+    started now, while the test processes start and collect (tests/numba_warmup.py says why);
+    they wait for them before their first test (:func:`_numba_kernels_compiled`)."""
+    if hasattr(config, "workerinput") or config.getoption("dist", "no") == "no" or (
+            os.environ.get(_WARMUP)):
+        return
+    folder = Path(tempfile.mkdtemp(prefix="lmdk-numba-warmup-"))
+    script = Path(__file__).with_name("numba_warmup.py")
+    done = []
+    for part in ("schemes", "rest"):
+        done.append(str(folder / part))
+        subprocess.Popen([sys.executable, str(script), part, done[-1]],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.environ[_WARMUP] = os.pathsep.join(done)  # inherited by the test processes xdist starts
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _numba_kernels_compiled():
+    """Wait (at most 3 min) for the warm-up :func:`pytest_configure` started, if any."""
+    deadline = time.monotonic() + 180
+    for done in filter(None, os.environ.get(_WARMUP, "").split(os.pathsep)):
+        while not os.path.exists(done) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    yield
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,66 @@
+"""Compile lmdk_core's numba kernels once, before the test processes use them.
+
+``tests/conftest.py`` runs the two parts below in two subprocesses as a distributed suite
+starts, and the test processes wait for them before their first test. On a fresh clone numba's
+on-disk cache (``cache=True``) is empty: every process that met a kernel first compiled it
+itself (the workers, the dashboard servers, the notebook kernels), 21 CPU-s more than a warm
+run on 2 cores. With the cache filled here they load it (~0.3 s). With a warm cache this is a
+~1.2 s run, overlapped with the test processes' start.
+
+Each call below is a small instance of what the suite runs, with the same argument types, so
+the signatures compiled are the ones the tests load.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import lmdk_core as lk
+from lmdk_core import correlation
+from lmdk_core.noise.apply import noisy_bits
+from lmdk_core.noise.source import as_source
+from lmdk_core.patterns import taxi
+from lmdk_core.patterns.match import _select_non_overlapping
+from lmdk_core.population.noise import bernoulli_exp, discrete_laplace
+from lmdk_core.schemes import SCHEMES
+
+
+def _schemes() -> None:
+    traj = lk.select_user(lk.load_sample(), "alice").iloc[:400].reset_index(drop=True)
+    mask = np.zeros(len(traj), dtype=bool)
+    mask[100:140] = True
+    values = np.linspace(0.0, 1.0, len(traj))
+    for scheme in SCHEMES:
+        lk.release_locations(traj, mask, epsilon=1.0, scheme=scheme, radius_m=200)
+        lk.release_values(values, mask, epsilon=1.0, scheme=scheme)
+
+
+def _rest() -> None:
+    mask = np.zeros(400, dtype=bool)
+    mask[100:140] = True
+    eps = lk.allocate(400, mask, epsilon=1.0, scheme="skip")
+    for n in (8, 80):  # the hull's single- and multi-threaded paths
+        P = correlation.synthetic_transition_matrix(n, 0.1)
+        lk.landmark_temporal_loss(eps, mask, P, P)
+    assert len(taxi.taxi_trajectories(3, days=0.05))
+    noisy_bits(mask, np.full(mask.size, 0.5), source=as_source(None))
+    bernoulli_exp(np.arange(1, 5), 8)
+    discrete_laplace(10, 2.0)
+    _select_non_overlapping(np.arange(5, dtype=np.int64), np.arange(5, dtype=np.int64) + 2)
+
+
+PARTS = {"schemes": _schemes, "rest": _rest}
+"""Two halves of about equal compile time (~6 s each on the 2-core machine), run side by side."""
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    part, done = sys.argv[1], Path(sys.argv[2])  # done: written however it ends; tests wait
+    try:
+        PARTS[part]()
+        done.write_text("compiled\n", encoding="utf-8")
+    except BaseException as err:  # the tests then compile what they meet, as without this
+        done.write_text(f"failed: {err!r}\n", encoding="utf-8")
+        raise
