@@ -6,9 +6,11 @@
 # worker (--dist loadfile): some modules share one AppTest page between their tests, in file
 # order. tests/conftest.py puts the browser and slow files first and --no-loadscope-reorder
 # keeps that order (xdist's own puts the files with most tests first, which left the few-test
-# browser and notebook files for last and one worker idle at the end). On a 2-core machine the
-# warm suite took 107-110 s with xdist's order and 97-101 s with this one, both workers ending
-# within 0.2 s of each other. `make test-serial` runs it in one process.
+# browser and notebook files for last and one worker idle at the end); it also compiles the numba
+# kernels once before the workers' first test (tests/numba_warmup.py). On a 2-core machine the
+# suite (pytest's figure) took 119-127 s warm at the start of the session that wrote this
+# (124-138 s from fresh clones the session before), and 95-97 s warm and 107-109 s from a fresh
+# clone at its end, both workers ending within 1 s of each other. `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
 VENV := .venv

@@ -16,6 +16,7 @@ their own number in every profile.
 
 import functools
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ settings.load_profile(PROFILE)
 
 _WARMUP = "LMDK_TEST_NUMBA_WARMUP"
 """Environment variable naming the files tests/numba_warmup.py writes when it has finished."""
+_WARMUP_DIR = pytest.StashKey[Path]()
 
 
 def pytest_configure(config):
@@ -52,6 +54,7 @@ def pytest_configure(config):
             os.environ.get(_WARMUP)):
         return
     folder = Path(tempfile.mkdtemp(prefix="lmdk-numba-warmup-"))
+    config.stash[_WARMUP_DIR] = folder
     script = Path(__file__).with_name("numba_warmup.py")
     done = []
     for part in ("schemes", "rest"):
@@ -59,6 +62,11 @@ def pytest_configure(config):
         subprocess.Popen([sys.executable, str(script), part, done[-1]],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.environ[_WARMUP] = os.pathsep.join(done)  # inherited by the test processes xdist starts
+
+
+def pytest_unconfigure(config):
+    if (folder := config.stash.get(_WARMUP_DIR, None)) is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
