@@ -56,9 +56,13 @@ def _sections(traj):
     ]
 
 
-def _without_libraries(doc: str) -> str:
-    """The story without its inlined scripts of over 100 kB (plotly.js, Leaflet)."""
-    return re.sub(r"<script[^>]*>(?:(?!</script>).){100000,}</script>", "", doc, flags=re.S)
+def _without_plotlyjs(doc: str) -> str:
+    """The story without the plotly.js library it inlines (exactly get_plotlyjs())."""
+    from plotly.offline import get_plotlyjs
+
+    library = get_plotlyjs()
+    assert library in doc
+    return doc.replace(library, "")
 
 
 def test_story_is_self_contained_and_public_by_default(traj):
@@ -68,9 +72,9 @@ def test_story_is_self_contained_and_public_by_default(traj):
     external = [r for r in _all_refs(doc) if not r.startswith(("data:", "#", "about:"))]
     assert external == []
     assert "leaflet" in doc.lower()  # the map carries its own Leaflet
-    # the private figure is not in the public story (checked outside the inlined libraries:
+    # the private figure is not in the public story (checked outside the inlined library:
     # plotly.js 2.x mentions "Plotly.newPlot" in one of its own error messages)
-    assert "Plotly.newPlot" not in _without_libraries(doc)
+    assert "Plotly.newPlot" not in _without_plotlyjs(doc)
     assert "33.125" not in doc
     assert html.escape(PRIVATE_BANNER) not in doc
     assert "1 section(s) showing your true data" in doc
