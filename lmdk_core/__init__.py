@@ -72,7 +72,7 @@ from .export import (
 from .geo import EARTH_RADIUS_M, degrees_to_metres, haversine_m, metres_to_degrees, offset_points
 from .interval import IntervalResult, release_interval
 from .landmarks import landmark_mask, landmarks_from_indices
-from .ledger import LedgerEntry, ReleaseLedger
+from .ledger import Cost, LedgerEntry, ReleaseLedger, distance_factor
 from .mechanisms import (
     Laplace,
     PlanarLaplace,
@@ -104,6 +104,13 @@ from .release import (
     release_with_budget,
 )
 from .sample import load_sample, load_sample_context, sample_path
+from .session import (
+    BudgetExceededError,
+    Drawn,
+    Preview,
+    ReleaseSettings,
+    Session,
+)
 from .stays import detect_stays, suggest_places
 from .trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
 
@@ -128,7 +135,9 @@ __all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
     "planar_laplace", "randomized_response", "unit_laplace",
     # releases, composition across releases, utility
     "Release", "release_locations", "release_values", "release_with_budget",
-    "LedgerEntry", "ReleaseLedger",
+    "Cost", "LedgerEntry", "ReleaseLedger", "distance_factor",
+    # the accounted session shared by the dashboard and the Jupyter explorer
+    "BudgetExceededError", "Drawn", "Preview", "ReleaseSettings", "Session",
     "abs_error", "compare_schemes", "error_metres", "mae", "mae_metres", "mre",
     # hiding the landmarks (dummy landmarks) and the release interval
     "HiddenLandmarks", "HiddenRelease", "IntervalResult", "compare_with_dummies",

@@ -287,6 +287,10 @@ def release_with_budget(
     (it is what the release is judged against; the budget itself may exceed it). Without it,
     ``Release.epsilon`` is the landmark guarantee the budget achieves, max_t G_t over
     ``landmarks`` (none: max_t ε_t). ``eps`` is a deprecated alias of ``budget``.
+    ``budget`` may be an allocation object with ``eps`` and ``epsilon_model`` (a
+    :class:`lmdk_core.correlation.BoundedAllocation`): the release then carries the model's cost
+    in ``params`` (``epsilon_model``, ``model_key``, ``model_protects``), which a
+    :class:`lmdk_core.ReleaseLedger` adds to the total.
     """
     if eps is not None:
         if budget is not None:
@@ -294,6 +298,13 @@ def release_with_budget(
         budget = eps
     if budget is None:
         raise ParameterError("release_with_budget needs budget= (ε_t per timestamp)")
+    model_cost: dict[str, Any] = {}
+    if hasattr(budget, "eps") and hasattr(budget, "epsilon_model"):  # an allocation object
+        if float(budget.epsilon_model) > 0:
+            model_cost = {"epsilon_model": float(budget.epsilon_model),
+                          "model_key": str(getattr(budget, "model_key", "") or ""),
+                          "model_protects": getattr(budget, "model_protects", None)}
+        budget = budget.eps
     if radius_m is not None and sensitivity is not None:
         raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
     if sensitivity is not None:
@@ -319,5 +330,6 @@ def release_with_budget(
                                     out.columns, strict=True))
     return Release(scheme="budget", epsilon=achieved if target is None else target,
                    budget=out.eps, published=out.published, landmarks=mask,
-                   params={**extra, "achieved_guarantee": achieved, **out.derived}, time=time,
+                   params={**extra, "achieved_guarantee": achieved, **model_cost, **out.derived},
+                   time=time,
                    seeded=seeded, budget_source="custom", **cols)

@@ -109,7 +109,9 @@ class BoundedAllocation:
     neighbour relation) is ``alpha`` at every t, and where the model came from.
 
     ``epsilon_model`` is what the model cost (``"dp"`` source); the release's total budget is
-    Σ-composition of ``eps`` plus that.
+    Σ-composition of ``eps`` plus that. ``model_key`` / ``model_protects`` identify the model
+    draw and how many changed points its ε_model covers: a release built on this allocation
+    (``release_with_budget(budget=allocation)``) carries them, so a ledger charges the model.
     """
 
     eps: np.ndarray
@@ -119,6 +121,8 @@ class BoundedAllocation:
     description: str
     epsilon_model: float
     scale: float
+    model_key: str = ""
+    model_protects: int | None = None
 
 
 def allocate_for_model(alpha: float, model: Any, *, T: int) -> BoundedAllocation:
@@ -146,4 +150,5 @@ def allocate_for_model(alpha: float, model: Any, *, T: int) -> BoundedAllocation
     eps.setflags(write=False)
     return BoundedAllocation(eps=eps, alpha=alpha, source=model.source,
                              source_text=model.source_text, description=model.description,
-                             epsilon_model=model.epsilon_model, scale=scale)
+                             epsilon_model=model.epsilon_model, scale=scale,
+                             model_key=model.key, model_protects=model.protects)

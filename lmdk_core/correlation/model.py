@@ -19,6 +19,7 @@ precomputed envelopes, so losses and allocations are cheap to recompute.
 from __future__ import annotations
 
 import math
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +64,9 @@ class CorrelationModel:
     """A Markov model of the states, the release's neighbour relation and where they come from.
 
     ``epsilon_model`` is the budget spent on the model itself (0 except for ``"dp"``): a release
-    whose budgets are chosen from this model has total budget ε + epsilon_model.
+    whose budgets are chosen from this model has total budget ε + epsilon_model. ``protects``:
+    how many changed points that ε_model covers (``"dp"``); ``key``: a random identifier of this
+    draw, so a ledger charges the same model once however many releases use it.
     """
 
     P_backward: np.ndarray
@@ -74,6 +77,8 @@ class CorrelationModel:
     epsilon_model: float = 0.0
     env_backward: EnvelopeLoss | None = None
     env_forward: EnvelopeLoss | None = None
+    protects: int | None = None
+    key: str = ""
 
     @property
     def n_states(self) -> int:
@@ -94,6 +99,7 @@ class CorrelationModel:
         source: str,
         description: str = "",
         epsilon_model: float = 0.0,
+        protects: int | None = None,
     ) -> CorrelationModel:
         """Wrap matrices whose provenance the caller states (``source`` from MODEL_SOURCES)."""
         if source not in MODEL_SOURCES:
@@ -117,7 +123,7 @@ class CorrelationModel:
         env_b = EnvelopeLoss(P_b, name="P_backward")
         env_f = env_b if np.array_equal(P_b, P_f) else EnvelopeLoss(P_f, name="P_forward")
         return cls(P_b, P_f, steps, source, description or MODEL_SOURCES[source], eps_m,
-                   env_b, env_f)
+                   env_b, env_f, protects, secrets.token_hex(8))
 
 
 def _grid_centres(rows: int, cols: int, cell_m: float, lat0: float, lon0: float) -> np.ndarray:
@@ -261,7 +267,7 @@ def dp_grid_model(
     desc = (f"DP estimate (ε_model = {eps_m:g}, up to {k_events} changed points) of the "
             f"transitions on a public {side}×{side} grid of {cell:g} m cells")
     return CorrelationModel.from_matrices(P_b, P_f, steps, source="dp", description=desc,
-                                          epsilon_model=eps_m)
+                                          epsilon_model=eps_m, protects=k_events)
 
 
 def model_loss(

@@ -1,0 +1,481 @@
+"""One accounted session: previews that cost nothing, real releases counted when drawn.
+
+The dashboard (``dashboard/``), the Jupyter explorer (:mod:`lmdk_core.jupyter`) and scripts share
+this pure-Python model of what a person does: explore settings, draw a release, look at it, take
+it away. The rule it enforces (proof: docs/composition.md, "The interaction"):
+
+* **Previews are free.** :meth:`Session.preview` draws a *simulation* — seeded noise, labelled
+  "simulation, not private", never stored as a release and refused by every export of this
+  session. Exploring K settings costs nothing, however good or bad the previews look.
+* **Every real draw counts from the moment it exists.** :meth:`Session.draw` draws with fresh OS
+  randomness and records the release in the person's ledger *before* returning it, whether or
+  not it is ever downloaded: looking at a real draw's error and then downloading the best of K
+  draws costs K·ε, and the ledger says so. Downloading the same draw again costs nothing more.
+* **A real draw is never redrawn.** Releases are kept for the whole session, one per setting;
+  asking again for the same setting returns the same draw.
+* **The ledger counts everything**: the release's budgets over the real landmarks, the dummy
+  selection's ε_sel, the DP correlation model's ε_model (once per model), and releases with
+  different protection radii composed for two points ``reference_m`` metres apart
+  (:func:`lmdk_core.ledger.distance_factor`).
+* **The budget is set once.** Each person has a total budget (the loss they accept across
+  everything drawn), fixed when the session starts and changed only by
+  :meth:`Session.set_total_budget`; the ε of the next release is a separate setting. A draw
+  that would pass the total is refused before any noise is drawn.
+
+Hosts identify a setting by a hashable ``key`` of their choosing (data, person, time range,
+places, settings); the session never looks inside it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .dummies import HiddenLandmarks, hide_landmarks, split_budget
+from .errors import LmdkError, ParameterError
+from .ledger import Cost, ReleaseLedger
+from .release import SCHEMES, Release, release_locations, release_with_budget
+from .validation import check_epsilon, check_positive
+
+__all__ = [
+    "GENERATORS",
+    "PREVIEW_LABEL",
+    "BudgetExceededError",
+    "Drawn",
+    "Plan",
+    "Preview",
+    "ReleaseSettings",
+    "Session",
+]
+
+PREVIEW_LABEL = "preview: a simulated draw, never released and never downloadable"
+GENERATORS = ("bernoulli", "greedy", "exhaustive")
+"""Dummy-landmark generators (:func:`lmdk_core.dummies.hide_landmarks`)."""
+KEPT_PREVIEWS = 16
+"""Previews kept per session (a rerun shows the same preview; previews are free to redraw)."""
+
+
+class BudgetExceededError(LmdkError):
+    """A real draw would take the person's total loss past their total budget."""
+
+
+@dataclass(frozen=True)
+class ReleaseSettings:
+    """The settings of the next release (validated; immutable, hashable).
+
+    ``epsilon``: ε of this release (scheme + dummy selection), > 0; ``scheme``: one of
+    :data:`lmdk_core.SCHEMES`; ``params``: the scheme's parameters as sorted (name, value) pairs;
+    ``radius_m``: protection radius r (metres); ``hide``: add dummy landmarks chosen with
+    ``epsilon_select`` (taken from ``epsilon``) by ``generator``, at most ``max_dummies``.
+    """
+
+    epsilon: float = 1.0
+    scheme: str = "skip"
+    params: tuple[tuple[str, Any], ...] = ()
+    radius_m: float = 200.0
+    hide: bool = False
+    epsilon_select: float = 0.1
+    generator: str = "bernoulli"
+    max_dummies: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        if self.scheme not in SCHEMES:
+            raise ParameterError(f"unknown scheme {self.scheme!r}; valid: {', '.join(SCHEMES)}")
+        params = self.params.items() if isinstance(self.params, Mapping) else self.params
+        object.__setattr__(self, "params", tuple(sorted((str(k), v) for k, v in params)))
+        object.__setattr__(self, "radius_m", check_positive(self.radius_m, "radius_m"))
+        if self.generator not in GENERATORS:
+            raise ParameterError(f"generator must be one of {', '.join(GENERATORS)}")
+        if self.hide:
+            split_budget(self.epsilon, self.epsilon_select)  # raises if ε_sel ∉ (0, ε)
+
+    @property
+    def epsilon_scheme(self) -> float:
+        """ε left for the scheme: ε − ε_sel with dummies, ε without."""
+        return split_budget(self.epsilon, self.epsilon_select) if self.hide else self.epsilon
+
+    def but(self, **changes: Any) -> ReleaseSettings:
+        """A copy with ``changes`` (validated)."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, eq=False)
+class Preview:
+    """A simulated release for exploring (seeded: every export labels it a simulation, and a
+    :class:`Session` never lets it be downloaded). ``hidden``: its simulated dummy choice."""
+
+    release: Release
+    landmarks: np.ndarray
+    hidden: HiddenLandmarks | None
+    settings: ReleaseSettings
+    label: str = PREVIEW_LABEL
+
+    @property
+    def is_real(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True, eq=False)
+class Drawn:
+    """A real release: fresh OS randomness, recorded in ``person``'s ledger when drawn.
+
+    ``token`` identifies it in the ledger (every download of it counts once); ``landmarks`` is
+    the real landmark mask L (``release.landmarks`` is L' when dummies were added);
+    ``allocation`` a short slug for file names (``"skip"``, ``"tpl_bounded"``, …)."""
+
+    token: str
+    person: Hashable
+    key: Hashable
+    release: Release
+    landmarks: np.ndarray
+    hidden: HiddenLandmarks | None
+    settings: ReleaseSettings
+    allocation: str
+    costs: tuple[Cost, ...] = ()
+    label: str = "private release (fresh OS randomness, counted in the ledger when drawn)"
+
+    @property
+    def is_real(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What drawing now would cost: the ledger's total before and after, against the budget
+    (all at the person's reference distance)."""
+
+    spent: float
+    after: float
+    total_budget: float
+    existing: bool
+
+    @property
+    def fits(self) -> bool:
+        return self.existing or self.after <= self.total_budget + 1e-9
+
+    @property
+    def cost(self) -> float:
+        return 0.0 if self.existing else max(self.after - self.spent, 0.0)
+
+
+@dataclass
+class _Book:
+    total_budget: float
+    reference_m: float
+    ledger: ReleaseLedger = field(default_factory=ReleaseLedger)
+    downloaded: tuple[str, ...] = ()
+
+
+def _allocation_slug(settings: ReleaseSettings, allocation: Any) -> str:
+    slug = "tpl_bounded" if allocation is not None else settings.scheme
+    return slug + ("_with_dummies" if settings.hide else "")
+
+
+class Session:
+    """The accounted state of one person at the keyboard (see the module docstring).
+
+    ``total_budget``: the loss each person's data may take in total across every real draw of
+    this session (default 1); ``reference_m``: the distance (metres) at which releases with
+    different radii are composed (default: the first release's radius). Both are per person and
+    change only through :meth:`set_total_budget`.
+    """
+
+    def __init__(self, *, total_budget: float = 1.0, reference_m: float | None = None) -> None:
+        self._default_budget = check_epsilon(total_budget, "total_budget")
+        self._default_reference = (None if reference_m is None
+                                   else check_positive(reference_m, "reference_m"))
+        self._books: dict[Hashable, _Book] = {}
+        self._drawn: dict[Hashable, Drawn] = {}
+        self._previews: dict[Hashable, Preview] = {}
+        self._models: dict[Hashable, Any] = {}
+
+    # ------------------------------------------------------------------ budgets and ledger
+
+    def _book(self, person: Hashable, radius_m: float | None = None) -> _Book:
+        book = self._books.get(person)
+        if book is None:
+            ref = self._default_reference or (radius_m if radius_m is not None else 200.0)
+            book = self._books[person] = _Book(self._default_budget, float(ref))
+        return book
+
+    def total_budget(self, person: Hashable) -> float:
+        """The total loss ``person`` accepts across this session's real draws."""
+        return self._book(person).total_budget
+
+    def reference_m(self, person: Hashable) -> float:
+        """The distance (metres) at which the person's ledger composes different radii."""
+        return self._book(person).reference_m
+
+    def set_total_budget(self, person: Hashable, *, total_budget: float,
+                         reference_m: float | None = None) -> None:
+        """Change ``person``'s total budget (a deliberate act, never a side effect of the ε of
+        the next release); lowering it below what is spent refuses every further draw."""
+        book = self._book(person)
+        book.total_budget = check_epsilon(total_budget, "total_budget")
+        if reference_m is not None:
+            book.reference_m = check_positive(reference_m, "reference_m")
+
+    def ledger(self, person: Hashable) -> ReleaseLedger:
+        """Every real draw of ``person``'s data in this session (immutable)."""
+        return self._book(person).ledger
+
+    def spent(self, person: Hashable, *, distance_m: float | None = None) -> float:
+        """The total loss of everything drawn for ``person`` at ``distance_m`` (default: their
+        reference distance)."""
+        book = self._book(person)
+        return book.ledger.total_loss(
+            distance_m=book.reference_m if distance_m is None else distance_m)
+
+    def loss_at(self, person: Hashable, distances_m: Any) -> np.ndarray:
+        """The total loss for two true points at each of ``distances_m`` (metres) apart."""
+        ledger = self.ledger(person)
+        return np.array([ledger.total_loss(distance_m=float(d)) for d in np.ravel(distances_m)])
+
+    def downloaded(self, person: Hashable) -> tuple[str, ...]:
+        """Tokens of the draws whose files left the session (informational: every draw is
+        already counted)."""
+        return self._book(person).downloaded
+
+    def record_download(self, drawn: Drawn | Preview | None) -> None:
+        """A file of ``drawn`` was downloaded. Refuses previews (they cannot leave)."""
+        if not isinstance(drawn, Drawn):
+            raise ParameterError("only a real draw can be downloaded; a preview never leaves")
+        book = self._book(drawn.person)
+        if drawn.token not in book.downloaded:
+            book.downloaded = (*book.downloaded, drawn.token)
+
+    # ------------------------------------------------------------------ previews and draws
+
+    def preview(self, traj: Any, landmarks: Any, settings: ReleaseSettings, *,
+                key: Hashable = None, allocation: Any = None) -> Preview:
+        """A simulated release for ``settings`` (kept per ``key``, so reruns show the same one;
+        free: it is never recorded and cannot be downloaded)."""
+        if key is not None and key in self._previews:
+            return self._previews[key]
+        seed = secrets.randbits(63)
+        rel, mask, hidden = _draw(traj, landmarks, settings, allocation, rng=seed)
+        out = Preview(rel, mask, hidden, settings)
+        if key is not None:
+            self._previews[key] = out
+            while len(self._previews) > KEPT_PREVIEWS:
+                self._previews.pop(next(iter(self._previews)))
+        return out
+
+    def drawn(self, key: Hashable) -> Drawn | None:
+        """The real draw made for ``key`` in this session, if any (never redrawn)."""
+        return self._drawn.get(key)
+
+    def draws(self, person: Hashable | None = None) -> tuple[Drawn, ...]:
+        """Every real draw (of ``person``), oldest first."""
+        return tuple(d for d in self._drawn.values() if person is None or d.person == person)
+
+    def plan(self, person: Hashable, traj: Any, landmarks: Any, settings: ReleaseSettings, *,
+             key: Hashable = None, allocation: Any = None) -> Plan:
+        """What :meth:`draw` would cost now, computed before any noise is drawn.
+
+        The budgets ε_t of every scheme except Adaptive, BD and BA are a function of the
+        landmarks alone, so the plan is exact for them; for those three (whose budgets follow
+        their own noisy decisions) it uses their largest possible per-moment budget, and with
+        dummy landmarks (drawn with the release) the real landmarks, which the guarantee is
+        about. The plan never undercounts: see docs/composition.md."""
+        book = self._book(person, settings.radius_m)
+        spent = book.ledger.total_loss(distance_m=book.reference_m)
+        if key is not None and key in self._drawn:
+            return Plan(spent, spent, book.total_budget, True)
+        mask = _mask(traj, landmarks)
+        after = _plan_after(book.ledger, traj, mask, settings, allocation,
+                            _costs("plan", settings, allocation), book.reference_m)
+        return Plan(spent, after, book.total_budget, False)
+
+    def draw(self, person: Hashable, traj: Any, landmarks: Any, settings: ReleaseSettings, *,
+             key: Hashable, allocation: Any = None) -> Drawn:
+        """The real release for ``key``: drawn once with fresh OS randomness and recorded in
+        ``person``'s ledger at once; the same ``key`` returns the same draw.
+
+        Raises :class:`BudgetExceededError` (before drawing) when the plan passes the person's
+        total budget. ``allocation``: a TPL-bounded allocation (budgets ε_t and the model they
+        came from) to release with instead of the scheme."""
+        if key in self._drawn:
+            return self._drawn[key]
+        plan = self.plan(person, traj, landmarks, settings, key=key, allocation=allocation)
+        if not plan.fits:
+            raise BudgetExceededError(
+                f"drawing this release would bring the total privacy loss to {plan.after:.3g}, "
+                f"above the total budget {plan.total_budget:.3g} (spent so far "
+                f"{plan.spent:.3g}); nothing was drawn. Lower ε, reuse a release you already "
+                "drew, or raise the total budget deliberately."
+            )
+        rel, mask, hidden = _draw(traj, landmarks, settings, allocation, rng=None)
+        token = secrets.token_hex(8)
+        costs = _costs(token, settings, allocation)
+        drawn = Drawn(token, person, key, rel, mask, hidden, settings,
+                      _allocation_slug(settings, allocation), costs)
+        book = self._book(person, settings.radius_m)
+        # recorded before anyone sees it: every real draw counts from the moment it exists
+        book.ledger = book.ledger.add(rel, key=token, label=drawn.allocation, landmarks=mask,
+                                      costs=costs)
+        self._drawn[key] = drawn
+        return drawn
+
+    # ------------------------------------------------------------------ correlation models
+
+    def dp_model(self, person: Hashable, traj: pd.DataFrame, *, key: Hashable,
+                 **params: Any) -> Any:
+        """A DP correlation model (:func:`lmdk_core.correlation.dp_grid_model`), drawn once per
+        ``key`` with fresh OS randomness and charged to ``person``'s ledger at once (its bounds
+        are shown, so it is a release of the data)."""
+        if key in self._models:
+            return self._models[key]
+        from .correlation import dp_grid_model
+
+        eps_m = check_epsilon(params.get("epsilon_model"), "epsilon_model")
+        book = self._book(person, params.get("radius_m"))
+        cost = Cost(f"model:pending:{secrets.token_hex(4)}", eps_m, "DP correlation model ε_model",
+                    int(params["protected_events"]) if "protected_events" in params else None)
+        after = _with_cost(book.ledger, cost).total_loss(distance_m=book.reference_m)
+        if after > book.total_budget + 1e-9:
+            raise BudgetExceededError(
+                f"estimating this model (ε_model = {eps_m:.3g}) would bring the total privacy "
+                f"loss to {after:.3g}, above the total budget {book.total_budget:.3g}; nothing "
+                "was drawn."
+            )
+        params = {k: v for k, v in params.items() if k != "rng"}
+        model = dp_grid_model(traj, **params)
+        cost = Cost(f"model:{model.key}", model.epsilon_model, "DP correlation model ε_model",
+                    model.protects)
+        book.ledger = _with_cost(book.ledger, cost, label=f"model {model.key}")
+        self._models[key] = model
+        return model
+
+
+def _with_cost(ledger: ReleaseLedger, cost: Cost, label: str = "") -> ReleaseLedger:
+    """``ledger`` with a cost that has no per-moment budgets (an empty entry)."""
+    empty = _EmptyRelease()
+    kind = ledger.entries[0].times.dtype.kind if ledger.entries else "M"
+    if kind == "M":
+        empty = _EmptyRelease(time=np.zeros(0, dtype="datetime64[ns]"))
+    return ledger.add(empty, key=cost.key, label=label or cost.label, costs=(cost,))
+
+
+@dataclass(frozen=True)
+class _EmptyRelease:
+    """A zero-length release: the ledger entry of a cost drawn on its own (a DP model)."""
+
+    time: np.ndarray | None = None
+    budget: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    landmarks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _mask(traj: Any, landmarks: Any) -> np.ndarray:
+    n = len(traj)
+    mask = np.zeros(n, dtype=bool) if landmarks is None else np.asarray(landmarks, dtype=bool)
+    if mask.shape != (n,):
+        raise ParameterError(f"landmarks have length {mask.size}, the trajectory {n}")
+    return mask
+
+
+def _costs(token: str, settings: ReleaseSettings, allocation: Any) -> tuple[Cost, ...]:
+    out = []
+    if settings.hide:
+        out.append(Cost(f"{token}:select", settings.epsilon_select,
+                        "dummy landmark selection ε_sel"))
+    if allocation is not None and float(getattr(allocation, "epsilon_model", 0.0)) > 0:
+        out.append(Cost(f"model:{allocation.model_key}", float(allocation.epsilon_model),
+                        "DP correlation model ε_model", allocation.model_protects))
+    return tuple(out)
+
+
+def _draw(traj: Any, landmarks: Any, settings: ReleaseSettings, allocation: Any, *,
+          rng: Any) -> tuple[Release, np.ndarray, HiddenLandmarks | None]:
+    """(release, real landmark mask, dummy choice) — real when ``rng`` is None, else seeded."""
+    mask = _mask(traj, landmarks)
+    gen = None if rng is None else np.random.default_rng(rng)
+    hidden = None
+    protect = mask
+    if settings.hide and mask.any():
+        hidden = hide_landmarks(mask, epsilon_select=settings.epsilon_select,
+                                generator=settings.generator, max_dummies=settings.max_dummies,
+                                rng=gen)
+        protect = hidden.mask
+    noise = "safe" if rng is None else "fast"
+    if allocation is not None:
+        rel = release_with_budget(traj, protect, budget=allocation, radius_m=settings.radius_m,
+                                  epsilon=settings.epsilon, rng=gen, noise=noise)
+    else:
+        eps = settings.epsilon_scheme if hidden is not None else settings.epsilon
+        rel = release_locations(traj, protect, epsilon=eps, scheme=settings.scheme,
+                                radius_m=settings.radius_m, rng=gen, noise=noise,
+                                **dict(settings.params))
+    return rel, mask, hidden
+
+
+DETERMINISTIC = ("event", "user", "uniform", "skip")
+"""Schemes whose budgets ε_t are a function of the landmarks alone (lmdk_core.allocate)."""
+
+
+def _plan_after(ledger: ReleaseLedger, traj: Any, mask: np.ndarray, settings: ReleaseSettings,
+                allocation: Any, costs: tuple[Cost, ...], reference_m: float) -> float:
+    """An upper bound on the ledger's total once the draw is recorded (docs/composition.md).
+
+    Exact when the budgets are known before the noise (a given allocation; event, user, uniform
+    and skip without dummies). Otherwise the scheme is landmark-private for a landmark set
+    L' ⊇ L (dummies only add moments), so at its own landmarks plus one moment it spends at
+    most ε_scheme, and at each real landmark of earlier draws that is not in L it spends at most
+    ε_scheme (G_t ≥ ε_t): its share of total(t) is at most ε_scheme·(1 + that count), times
+    the distance factor of its radius."""
+    from .allocation import allocate
+    from .ledger import distance_factor
+
+    time = _times(traj)
+    params = {"radius_m": settings.radius_m}
+    if allocation is not None or (not settings.hide and settings.scheme in DETERMINISTIC):
+        budget = (np.asarray(allocation.eps, dtype=float) if allocation is not None else
+                  np.asarray(allocate(mask.size, mask, epsilon=settings.epsilon,
+                                      scheme=settings.scheme), dtype=float))
+        planned = _Planned(budget, mask, time, params)
+        return ledger.total_if_added(planned, key="__plan__", landmarks=mask, costs=costs,
+                                     distance_m=reference_m)
+    base = ledger.add(_Planned(np.zeros(mask.size), mask, time, params), key="__plan__",
+                      landmarks=mask, costs=costs)
+    extra = 0
+    if ledger.entries:
+        tt = time if time is not None else np.arange(mask.size, dtype=np.int64)
+        union, _ = ledger.loss_per_time()
+        earlier = np.zeros(union.size, dtype=bool)
+        for e in ledger.entries:
+            earlier[np.searchsorted(union, e.times[e.landmarks])] = True
+        pos = np.searchsorted(union, tt)
+        inside = pos < union.size
+        hit = np.zeros(mask.size, dtype=bool)
+        hit[inside] = (union[pos[inside]] == tt[inside]) & earlier[pos[inside]]
+        extra = int((hit & ~mask).sum())
+    share = settings.epsilon_scheme * (1 + extra)
+    if settings.scheme == "user":
+        share = settings.epsilon_scheme  # ε/T at every moment: at most ε over any set
+    return base.total_loss(distance_m=reference_m) + share * distance_factor(
+        reference_m, settings.radius_m)
+
+
+def _times(traj: Any) -> np.ndarray | None:
+    if isinstance(traj, pd.DataFrame) and "time" in traj.columns:
+        from .release import utc_times
+
+        return utc_times(traj["time"])
+    return None
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """Budgets a draw will spend, before any noise (for :meth:`Session.plan`)."""
+
+    budget: np.ndarray
+    landmarks: np.ndarray
+    time: np.ndarray | None
+    params: Mapping[str, Any]
