@@ -60,20 +60,29 @@ lost.
 - **Not protected:** *when* you were at your places. Landmark privacy treats those times as public,
   and a scheme may show them (Skip repeats the last released point at every landmark moment);
   hiding them is what the dummy landmarks of section 2b are for.
-- **Fresh randomness:** each setting draws new random noise once and keeps it while you look
-  around; no seed, so nobody can subtract the noise.
-- **Downloads add up:** two noisy copies reveal more than one; section 6 counts what you have
-  taken away and warns before it passes ε.
+- **Previews are free, releases count:** what you see while you explore is a simulated preview
+  that can never be downloaded. Section 6 draws the real release — fresh random noise, no seed —
+  and counts it against your total budget the moment it is drawn, whether you download it or
+  not: looking at several real releases and keeping the best is itself a use of your data.
+- **Releases add up:** two noisy copies reveal more than one; section 6 adds up every real
+  release (including the budget of dummy landmarks and of a DP correlation model) and refuses a
+  draw that would pass your total budget.
 - **Files:** the public release files hold only times and released locations; the analysis and
   places files contain your places — never share them.
 """
 
 
 def trace_page() -> None:
-    """My trace: places on the map, budget, release, loss, export (sections 1-6)."""
+    """My trace: places on the map, budget, release, loss, export (sections 1-6).
+
+    Its settings survive a visit to another page (state.restore_widgets / save_widgets)."""
     timing.new_run()
-    with timing.section("total"), timing.profiled():
-        _trace_page()
+    state.restore_widgets()
+    try:
+        with timing.section("total"), timing.profiled():
+            _trace_page()
+    finally:  # also after st.stop(): the values shown are the ones kept
+        state.save_widgets()
 
 
 def _trace_page() -> None:
@@ -122,24 +131,30 @@ def _trace_page() -> None:
         else:  # every fix released: the mask of the whole selection (not computed twice)
             key, mask = full_key, full_mask
     map_box = st.container()  # drawn after the release it overlays, above the dummy section
-    with timing.section("hide"), st.expander(
-        "2b · Hide when you were at your places (dummy landmarks)", expanded=False
-    ):
-        hide = hide_section.render_hide(mask, epsilon=settings.epsilon)
+    with timing.section("hide"):
+        hide_box = st.expander("2b · Hide when you were at your places (dummy landmarks)",
+                               expanded=False)
+        with hide_box:
+            hide = hide_section.render_hide(mask, epsilon=settings.epsilon)
     with timing.section("release"), st.spinner(
-        f"Drawing fresh noise for {len(traj):,} moments…", show_time=True
-    ):  # shown only when it takes a while: a kept release comes back at once
-        release = privacy_section.compute_release(traj, key, settings, hide=hide)
+        f"Simulating a preview for {len(traj):,} moments…", show_time=True
+    ):  # shown only when it takes a while: a kept preview or draw comes back at once
+        rsettings = privacy_section.release_settings(settings, hide)
+        shown = privacy_section.shown_release(traj, key, rsettings, mask)
+        release = None if shown is None else shown.release
+    with timing.section("hide"), hide_box:
+        hide_section.render_details(shown, epsilon=settings.epsilon)
     with timing.section("map"), map_box:
         map_section.render(traj, key, tiles, release if show_release else None, mask)
     with timing.section("guide"):
         guide_section.render(traj, key, settings, mask, release)
     with timing.section("privacy"):
-        privacy_section.render(traj, key, settings, release, mask)
+        privacy_section.render(traj, key, settings, shown, mask)
     with timing.section("loss"):
         temporal, landmark_loss = _loss_section(traj, key, settings, release, mask)
     with timing.section("export"):
-        export_section.render(traj, settings, release, mask, temporal, landmark_loss)
+        export_section.render(traj, settings, shown, mask, temporal, landmark_loss,
+                              rsettings=rsettings, key=key)
 
 
 # From this many moments on, section 5 (Markov bounds: seconds per million moments on every

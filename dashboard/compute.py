@@ -3,7 +3,7 @@
 Only the bundled sample is cached globally (it is public). Everything computed from a session's
 trajectory is cached with ``st.cache_resource(scope="session")`` — one user's uploaded data or
 anything derived from it is never visible to another session. Releases are not cached here at
-all: each is drawn once with fresh randomness and kept in ``st.session_state`` (state.py).
+all: previews and real draws live in the session's lmdk_core.session.Session (state.py).
 Results are immutable library objects (Release arrays are read-only) and are never mutated here,
 so they are not copied. Trajectories are passed unhashed (``_traj``) next to a
 cheap ``key`` (data token, uid, time range) that identifies them.
@@ -20,7 +20,6 @@ import pandas as pd
 import streamlit as st
 
 from lmdk_core import landmarks as lm
-from lmdk_core import release as rl
 from lmdk_core import sample, stays
 
 CHART_POINTS = 400
@@ -47,24 +46,6 @@ def landmarks(key: Any, _traj: pd.DataFrame, places: Places) -> tuple[np.ndarray
         return np.zeros(n, bool), []
     masks = lm.place_masks(_traj, [p[:3] for p in places])  # one pass: mask and counts
     return masks.any(axis=0), [int(c) for c in masks.sum(axis=1)]
-
-
-def release(
-    _traj: pd.DataFrame, mask: np.ndarray, epsilon: float, scheme: str,
-    params: tuple[tuple[str, Any], ...], radius_m: float,
-) -> Any:
-    """A NEW release for the settings, drawn from fresh OS randomness (never cached here: the
-    page keeps each drawn release in its own session, see state.kept_release)."""
-    return rl.release_locations(
-        _traj, mask, epsilon=epsilon, scheme=scheme, radius_m=radius_m, **dict(params)
-    )
-
-
-def budget_release(_traj: pd.DataFrame, mask: np.ndarray, budget: np.ndarray, radius_m: float,
-                   epsilon: float) -> Any:
-    """A NEW release with a given budget vector (the TPL-bounded allocation), fresh randomness;
-    ``epsilon`` is the user's total budget it is judged against."""
-    return rl.release_with_budget(_traj, mask, budget=budget, radius_m=radius_m, epsilon=epsilon)
 
 
 @st.cache_resource(**SESSION)
@@ -138,13 +119,5 @@ def error_and_mean(traj: pd.DataFrame, release: Any) -> tuple[np.ndarray, float]
 @st.cache_resource(**SESSION)
 def release_error(key: Any, token: str, _traj: pd.DataFrame, _release: Any
                   ) -> tuple[np.ndarray, float]:
-    """:func:`error_and_mean` of the kept release ``token``, computed once per session."""
+    """:func:`error_and_mean` of the preview or real draw ``token``, computed once per session."""
     return error_and_mean(_traj, _release)
-
-
-@st.cache_resource(**SESSION)
-def ledger_losses(person: Any, entries: tuple[Any, ...], token: str | None, _ledger: Any,
-                  _release: Any) -> tuple[float, float]:
-    """Loss of the releases taken away so far and the loss if the kept release ``token`` were
-    taken away too (a ledger is immutable: ``entries`` is the keys of its releases)."""
-    return _ledger.total_loss(), _ledger.total_if_added(_release, key=token)

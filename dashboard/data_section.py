@@ -21,8 +21,8 @@ UPLOAD_KEY = "upload"
 
 
 def _load_sample() -> None:
-    state.set_data(compute.sample_frame(), f"bundled sample ({sample.sample_path().name})")
-    st.session_state.data_files = []
+    state.set_data(compute.sample_frame(), f"bundled sample ({sample.sample_path().name})",
+                   files=[])
 
 
 def uploader_key() -> str:
@@ -75,7 +75,7 @@ def _on_upload() -> None:
     with st.spinner(f"Reading {len(files):,} file{'s' * (len(files) > 1)}…"):
         frames, loaded, failed, repairs = _read(files)
     if failed:
-        st.session_state.upload_version = st.session_state.get("upload_version", 0) + 1
+        state.empty_uploader()
     first = next(iter(failed.values()), "")
     if not frames:
         state.report_error(first if len(failed) == 1 else
@@ -84,20 +84,18 @@ def _on_upload() -> None:
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if len(frames) > 1:  # the package's one (uid, time) sort, stable
         df = df.take(tr.time_order(df)[0]).reset_index(drop=True)
-    state.set_data(df, describe_files(loaded))
-    st.session_state.data_files = loaded
-    st.session_state.last_error = None
     # repairs that dropped or skipped data (duplicate timestamps, unreadable files in a zip) are
     # shown on the page, not only in the server log
     skipped = [f"Skipped {len(failed)} of {len(files)} files that could not be read; "
                f"first: {first}"] if failed else []
-    st.session_state.load_warnings = skipped + repairs
+    state.set_data(df, describe_files(loaded), files=loaded, warnings=skipped + repairs)
+    state.dismiss_error()
 
 
 def _on_source_change() -> None:
     if st.session_state.source == "Bundled sample":
         _load_sample()
-        st.session_state.last_error = None
+        state.dismiss_error()
 
 
 def render() -> pd.DataFrame | None:

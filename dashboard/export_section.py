@@ -28,8 +28,8 @@ from lmdk_core import accounting, export, metrics
 from lmdk_core import places as pl
 from lmdk_core.errors import LmdkError
 
-from . import compute, state
-from .formatting import fmt_duration, fmt_epsilon, fmt_number
+from . import state
+from .formatting import fmt_distance, fmt_duration, fmt_epsilon, fmt_number
 from .privacy_section import SCHEME_LABELS, Settings
 
 PLACES_UPLOAD_KEY = "places_upload"
@@ -48,7 +48,7 @@ def allocation(release: Any, mask: np.ndarray) -> tuple[str, str, dict[str, Any]
     A ``budget`` release is the TPL-bounded allocation switched on in section 5 (the only
     custom budget the page releases); dummy landmarks (section 2b) add ``_with_dummies``.
     """
-    bounded = st.session_state.get("bounded_budget")
+    bounded = state.get("bounded_budget")
     if release.scheme == "budget" and bounded is not None:
         alpha = bounded.get("alpha")
         label = "TPL-bounded allocation" + (f" (α = {fmt_number(alpha)})" if alpha else "")
@@ -63,7 +63,7 @@ def allocation(release: Any, mask: np.ndarray) -> tuple[str, str, dict[str, Any]
 def correlation_record(bounded: dict[str, Any] | None) -> dict[str, Any] | None:
     """The correlation model behind the loss section (source, parameters) and, when the release
     uses it, the TPL-bounded allocation's α — what the private analysis records."""
-    info = st.session_state.get("loss_model_info")
+    info = state.get("loss_model_info")
     if info is None and bounded is None:
         return None
     out: dict[str, Any] = dict(info or {})
@@ -79,7 +79,7 @@ def correlation_record(bounded: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def interval_seconds() -> float:
     """The sidebar's release interval (section "Release interval"), in seconds; 0 = every fix."""
-    return float(st.session_state.get("interval_min") or 0.0) * 60.0
+    return float(state.get("interval_min") or 0.0) * 60.0
 
 
 def _on_places_upload() -> None:
@@ -96,7 +96,7 @@ def _on_places_upload() -> None:
         [{"name": p.name, "lat": p.lat, "lon": p.lon, "place_radius_m": p.place_radius_m}
          for p in new]
     )
-    st.session_state.last_error = None
+    state.dismiss_error()
 
 
 def places_geojson(places: list[dict[str, Any]]) -> str:
@@ -115,7 +115,7 @@ def analysis_json(
     places: list[dict[str, Any]],
     data_name: str | None,
     correlation: dict[str, Any] | None,
-    ledger_total: float,
+    ledger: dict[str, Any],
     alloc: str | None = None,
     alloc_label: str | None = None,
     interval_s: float = 0.0,
@@ -131,7 +131,7 @@ def analysis_json(
         "sidebar": {"epsilon": s.epsilon, "scheme": s.scheme, "scheme_params": dict(s.params),
                     "radius_m": s.radius_m},
         "release_interval_s": interval_s,
-        "downloads_total_loss": ledger_total,
+        "ledger": ledger,
     }
     report = export.privacy_report(
         release=release,
@@ -203,16 +203,35 @@ def _deferred(build: Callable[..., str], *args: Any) -> Callable[[], str]:
     return lambda: build(*args)
 
 
+def ledger_record(who: Any) -> dict[str, Any]:
+    """The person's ledger for the private analysis: what every real draw cost together."""
+    session = state.session()
+    ref = session.reference_m(who)
+    return {"total_loss": session.spent(who), "total_budget": session.total_budget(who),
+            "judged_for_places_apart_m": ref, "real_draws": len(session.ledger(who)),
+            "counted": "every real draw from the moment it was drawn, downloaded or not; "
+                       "dummy selection ε_sel and DP model ε_model included"}
+
+
 def render(
     traj: pd.DataFrame,
     s: Settings,
-    release: Any | None,
+    shown: Any | None,
     mask: np.ndarray,
     temporal: Any = None,
     landmark_loss: Any = None,
+    *,
+    rsettings: Any = None,
+    key: Any = None,
 ) -> None:
-    st.header("6 · Export")
-    _downloads(traj, s, release, mask, temporal, landmark_loss)
+    """Section 6: the ledger, the total budget, the real draw, and the files of a real draw."""
+    st.header("6 · Release and export")
+    who = state.person(traj)
+    _ledger(who)
+    if shown is not None and not shown.is_real:
+        _draw_button(who, traj, mask, rsettings, key)
+    _downloads(traj, s, shown if shown is not None and shown.is_real else None, mask, temporal,
+               landmark_loss)
     # Outside the fragment: importing places changes the map and every chart (a full rerun).
     st.file_uploader(
         "Import landmark places (GeoJSON exported here)",
@@ -224,86 +243,120 @@ def render(
     )
 
 
+LEDGER_HELP = (
+    "Every real release drawn for this person in this session, downloaded or not, adds up "
+    "(sequential composition): the loss at each moment is summed over the releases, with the "
+    "budget spent on choosing dummy landmarks and on a DP correlation model, and this is its "
+    "largest value. Previews cost nothing. The same release downloaded again (CSV, GeoJSON, "
+    "report) costs nothing more."
+)
+
+
+def _ledger(who: Any) -> None:
+    """What this person's real draws cost together, and their total budget (set deliberately)."""
+    session = state.session()
+    spent, budget = session.spent(who), session.total_budget(who)
+    ref = session.reference_m(who)
+    n = len(session.ledger(who))
+    c = st.columns([1, 1, 1])
+    over = spent > budget + 1e-9
+    c[0].metric(
+        "Spent so far (all real releases)", f"{fmt_number(spent)} / {fmt_number(budget)}",
+        delta=f"{n} real release(s) drawn" + (", over your total budget" if over else ""),
+        delta_color="inverse" if over else "off", delta_arrow="off", help=LEDGER_HELP)
+    c[1].number_input(
+        "Your total privacy budget (all releases together)", min_value=0.001,
+        max_value=1000.0, value=float(budget), step=0.1, format="%.3f",
+        key="total_budget_input",
+        help="The most this person's data may lose across every real release of this session. "
+        "It is set once and changes only when you press the button beside it — the ε of the "
+        "next release (sidebar) is a different number and never raises it.")
+    c[2].button("Set total budget", key="total_budget_set", on_click=state.set_total_budget,
+                args=(who, "total_budget_input"),
+                help="Make the number beside this button your total budget for this person.")
+    if n:
+        far = session.loss_at(who, [1000.0, 5000.0])
+        st.caption(
+            f"Judged for two places {fmt_distance(ref)} apart (your protection distance). "
+            "Releases with different protection radii add up by distance: for two places "
+            f"1 km apart the total is {fmt_number(float(far[0]))}, 5 km apart "
+            f"{fmt_number(float(far[1]))} — the loss grows with the distance between the "
+            "places, in proportion beyond each release's radius.")
+
+
+def _draw_button(who: Any, traj: pd.DataFrame, mask: np.ndarray, rsettings: Any,
+                 key: Any) -> None:
+    """The one way to make a real release: its cost before any noise is drawn, then the draw."""
+    from .privacy_section import bounded_allocation, release_key
+
+    if rsettings is None:
+        return
+    allocation = bounded_allocation(key)
+    rkey = release_key(key, rsettings, allocation)
+    try:
+        plan = state.session().plan(who, traj, mask, rsettings, key=rkey,
+                                    allocation=allocation)
+    except LmdkError as err:
+        st.error(str(err))
+        return
+    st.markdown(
+        "**You are looking at a preview.** Drawing the real release adds fresh random noise "
+        f"once and counts it against your total budget at once: this one costs up to "
+        f"{fmt_number(plan.cost)}, bringing the total to {fmt_number(plan.after)} of "
+        f"{fmt_number(plan.total_budget)}. Only a real release can be downloaded.")
+    if not plan.fits:
+        st.warning(
+            f"Drawing it would bring the total to {fmt_number(plan.after)}, above your total "
+            f"budget {fmt_number(plan.total_budget)}: lower ε in the sidebar, go back to "
+            "settings whose release you already drew (it costs nothing more), or raise the "
+            "total budget deliberately above.", icon="⚠️")
+    st.button(
+        "Draw the real release", key="draw_release", type="primary",
+        disabled=not plan.fits, on_click=state.draw_release,
+        args=(who, traj, mask, rsettings, rkey, allocation),
+        help="Fresh random noise from the operating system, drawn once for these settings and "
+        "kept for the session: coming back to these settings shows the same release.")
+
+
 @st.fragment
 def _downloads(
     traj: pd.DataFrame,
     s: Settings,
-    release: Any | None,
+    drawn: Any | None,
     mask: np.ndarray,
     temporal: Any,
     landmark_loss: Any,
 ) -> None:
-    """The ledger and the download buttons, as a fragment.
+    """The download buttons of the real release on the page, as a fragment.
 
-    A click on a download button reruns only this fragment, which updates the ledger above the
-    buttons at once. It must not rerun the whole page: Streamlit answers the button's deferred
-    file request over the websocket, and a full rerun that starts before that answer is sent
-    clears the outgoing queue of everything but lifecycle messages, so the answer is lost and the
-    button spins, disabled, for the browser's 180 s timeout (seen in CI under load). A fragment
-    rerun keeps every message that is not a delta (tests/test_story_app.py checks both).
+    A click on a download button reruns only this fragment. It must not rerun the whole page:
+    Streamlit answers the button's deferred file request over the websocket, and a full rerun
+    that starts before that answer is sent clears the outgoing queue of everything but
+    lifecycle messages, so the answer is lost and the button spins, disabled, for the browser's
+    180 s timeout (seen in CI under load). A fragment rerun keeps every message that is not a
+    delta (tests/test_story_app.py checks both).
     """
-    uid = str(traj["uid"].iloc[0])
     places = [dict(p) for p in state.places()]  # a copy: the download thread has no session
-    person = (st.session_state.data_name, uid)
-    ledger = state.ledger(person)
-    taken = ledger.total_loss()
-    if release is not None:
-        token = state.release_token(release)
+    who = state.person(traj)
+    correlation: dict[str, Any] | None = None
+    alloc = alloc_label = None
+    interval_s = interval_seconds()
+    if drawn is not None:
+        release = drawn.release
         alloc, alloc_label, bounded = allocation(release, mask)
         correlation = correlation_record(bounded)
-        interval_s = interval_seconds()
         st.markdown(
-            f"**Exports of the release on the page:** {alloc_label}"
+            f"**Files of your real release:** {alloc_label}"
             + (" — switched on in section 5; the sidebar's scheme is not what is released."
                if bounded is not None else ".")
         )
         alone = float(accounting.landmark_guarantee(release.budget, mask).max()) if len(
             release) else 0.0
-        # cached per ledger and release (an immutable ledger's loss takes ~0.2 s per 10⁶ points)
-        entries = tuple(e.key if e.key is not None else id(e) for e in ledger.entries)
-        taken, after = compute.ledger_losses(person, entries, token, ledger, release)
-        c = st.columns(3)
-        c[0].metric(
-            "This release: max G_t",
-            fmt_number(alone),
-            help="G_t, the landmark guarantee: the budget spent at all your landmark moments plus "
-            "one more moment t. Its maximum is what this release, on its own, can reveal about "
-            "where you were at your places (judged against ε).",
-        )
-        over = taken > s.epsilon + 1e-9
-        c[1].metric(
-            "Taken away so far",
-            f"{fmt_number(taken)} / {fmt_number(s.epsilon)}",
-            delta=f"{len(ledger)} release(s) downloaded" + (", exceeds ε" if over else ""),
-            delta_color="inverse" if over else "off",
-            delta_arrow="off",
-            help="Every independently drawn release you download spends privacy again "
-            "(sequential composition): the loss per timestamp adds up over the releases, and "
-            "this is its maximum over time. The same release downloaded twice (CSV, GeoJSON, "
-            "HTML report) counts once.",
-        )
-        c[2].metric(
-            "After downloading this one",
-            f"{fmt_number(after)} / {fmt_number(s.epsilon)}",
-            delta="within ε" if after <= s.epsilon + 1e-9 else "exceeds ε",
-            delta_color="normal" if after <= s.epsilon + 1e-9 else "inverse",
-            help="Total loss across your downloads if you download the release shown now.",
-        )
         st.caption(
-            "**G_t** (landmark guarantee): the budget spent at all your landmark moments plus one "
-            "more moment t — what the release can reveal about your places; it must stay ≤ ε. "
-            "Downloads add up: each different release you take away adds its G_t to the total."
+            f"**G_t** (landmark guarantee) of this release alone: {fmt_number(alone)} — the "
+            "budget spent at all your landmark moments plus one more moment t, what it can "
+            "reveal about your places. It is already in the total above."
         )
-        if after > s.epsilon + 1e-9:
-            st.warning(
-                f"Downloading this release would bring the total privacy loss across what you "
-                f"have taken away to {fmt_number(after)}, above your budget "
-                f"{fmt_epsilon(s.epsilon)}. "
-                "Each new setting draws new noise, and two different noisy copies together reveal "
-                "more than either alone. Going back to a setting whose release you downloaded "
-                "shows that same release again, which costs nothing more.",
-                icon="⚠️",
-            )
         st.caption(
             "**Public files** (safe to share): only the time and the released location of each "
             "timestamp — no landmark flag, no ε_t, no place names. Rows that repeat the last "
@@ -311,7 +364,6 @@ def _downloads(
             "places as public input, and a scheme's repeats (Skip repeats the last point at every "
             "landmark timestamp) show those times. Hiding them is the job of dummy landmarks."
         )
-        args = (person, token, release)
         pub = st.columns(2)
         pub[0].download_button(
             "Public release (CSV)",
@@ -319,10 +371,10 @@ def _downloads(
             file_name=export.export_file_name("public", alloc, "csv"),
             mime="text/csv",
             on_click=state.record_download,
-            args=(*args, "CSV"),
+            args=(drawn,),
             key="dl_csv",
             help="One row per timestamp: time (UTC) and released lat/lon, nothing else. "
-            "Downloading it adds this release to the ledger above.",
+            "It was counted in the ledger when it was drawn.",
         )
         pub[1].download_button(
             "Public release (GeoJSON)",
@@ -330,13 +382,16 @@ def _downloads(
             file_name=export.export_file_name("public", alloc, "geojson"),
             mime="application/geo+json",
             on_click=state.record_download,
-            args=(*args, "GeoJSON"),
+            args=(drawn,),
             key="dl_geojson",
-            help="The released locations as GeoJSON points with their time only. Downloading it "
-            "adds this release to the ledger above (once, with the CSV).",
+            help="The released locations as GeoJSON points with their time only. The same "
+            "release as the CSV: it costs nothing more.",
         )
         _story(traj, s, release, mask, temporal, landmark_loss, places,
-               (alloc, alloc_label, correlation, interval_s), args)
+               (alloc, alloc_label, correlation, interval_s), (drawn,))
+    else:
+        st.caption("Downloads appear once you draw the real release: a preview never leaves "
+                   "this page.")
     st.caption(
         "**Private files — contain your places, never share them**: the analysis file holds your "
         "places, ε_t, the landmark guarantee G_t, which timestamps are landmarks, the privacy "
@@ -344,19 +399,19 @@ def _downloads(
         "measured against your true locations; the places file restores your places here."
     )
     priv = st.columns(2)
-    if release is not None:
+    if drawn is not None:
         priv[0].download_button(
             "PRIVATE analysis (JSON) — do not share",
-            data=_deferred(analysis_json, traj, s, release, mask, temporal, landmark_loss, places,
-                           st.session_state.data_name, correlation, taken, alloc, alloc_label,
-                           interval_s),
+            data=_deferred(analysis_json, traj, s, drawn.release, mask, temporal, landmark_loss,
+                           places, state.get("data_name"), correlation, ledger_record(who),
+                           alloc, alloc_label, interval_s),
             file_name=export.export_file_name("analysis", alloc, "json"),
             mime="application/json",
             on_click="ignore",
             key="dl_report",
             help="Everything behind the charts, for your own checking: places, ε_t, G_t, "
-            "BPL/FPL/TPL, landmark loss, settings, correlation model, error. It reveals your "
-            "places and when you were there: keep it to yourself.",
+            "BPL/FPL/TPL, landmark loss, settings, correlation model, error, the ledger. It "
+            "reveals your places and when you were there: keep it to yourself.",
         )
     priv[1].download_button(
         "PRIVATE places (GeoJSON) — do not share",
@@ -398,9 +453,9 @@ def _story(traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temp
                                           "html"),
         mime="text/html",
         on_click=state.record_download,
-        args=(*args, "HTML report"),
+        args=args,
         key="dl_story",
         help="Self-contained (plotly.js and Leaflet inside, no map tiles, nothing loaded from "
-        "the internet). It shows the released trace, so downloading it adds this release to the "
-        "ledger above, like the CSV (the same release counts once).",
+        "the internet). It shows the released trace, the same real release as the CSV: it "
+        "costs nothing more.",
     )

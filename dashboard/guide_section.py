@@ -18,7 +18,7 @@ import streamlit as st
 from lmdk_core import advice
 from lmdk_core.errors import LmdkError
 
-from . import compute
+from . import compute, state
 from .formatting import fmt_distance, fmt_duration, fmt_number
 from .privacy_section import EPSILON_MAX, SCHEME_LABELS, Settings, use_epsilon, use_scheme
 
@@ -80,7 +80,7 @@ def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
     simulate = len(traj) < LAZY_TRIAL_POINTS or bool(st.session_state.get("guide_trials"))
     ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None,
           simulate)
-    kept: dict = st.session_state.setdefault(CACHE_KEY, {})
+    kept: dict = state.kept_dict(CACHE_KEY)
     if ck not in kept:
         params = {s.scheme: dict(s.params)} if s.params else None
         kept[ck] = advice.estimate_errors(traj, mask, epsilon=s.epsilon, radius_m=s.radius_m,

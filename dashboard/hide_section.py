@@ -1,15 +1,14 @@
 """Page pieces for hiding the landmarks (dummy landmarks) and for the release interval.
 
 Self-contained: each ``render_*`` takes what it needs and returns the choice; the numbers come
-from :mod:`lmdk_core.dummies` and :mod:`lmdk_core.interval`. The dummy selection is drawn once per
-setting and kept in this session (a rerun never redraws; a new setting draws afresh from OS
-entropy). Everything shown here is PRIVATE (it tells real landmarks from dummies); only the
-returned mask L' goes to the release, and the public export must show neither.
+from :mod:`lmdk_core.dummies` and :mod:`lmdk_core.interval`. The dummy selection is drawn with
+each release (lmdk_core.session): simulated for a preview; with fresh OS randomness, and ε_sel
+counted, for the real draw. Everything shown here is PRIVATE (it tells real landmarks from
+dummies); only L' goes to the release, and the public export must show neither.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,17 +17,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from lmdk_core.dummies import (
-    EXHAUSTIVE_MAX_REGULAR,
-    HiddenLandmarks,
-    hide_landmarks,
-    split_budget,
-)
+from lmdk_core.dummies import EXHAUSTIVE_MAX_REGULAR, HiddenLandmarks, split_budget
 from lmdk_core.errors import LmdkError
 from lmdk_core.interval import IntervalResult, release_interval
 from lmdk_core.palette import OKABE_ITO
 
-from . import charts, compute
+from . import charts
 
 GENERATOR_LABELS = {
     "greedy": "Fast (fill the longest gaps first)",
@@ -48,28 +42,23 @@ EXPLAIN = (
 
 @dataclass(frozen=True)
 class HideChoice:
-    """What the page releases with: ``mask`` (L', or L when hiding is off), ``epsilon_select``
-    (0 when off) and ``epsilon_scheme`` for the scheme; ``hidden`` has the private details."""
+    """The dummy-landmark settings of the next release: ``enabled``, ``epsilon_select`` (ε_sel,
+    taken from ε), ``generator`` and ``max_dummies`` (None: no limit). The dummies themselves
+    are drawn with the release (lmdk_core.session): simulated for a preview, with fresh OS
+    randomness — and ε_sel counted — for the real draw."""
 
     enabled: bool
-    mask: np.ndarray
-    epsilon_select: float
-    epsilon_scheme: float
-    hidden: HiddenLandmarks | None
-
-
-def _signature(mask: np.ndarray, *parts: Any) -> str:
-    return hashlib.sha256(repr((compute.mask_digest(mask), *parts)).encode()).hexdigest()
+    epsilon_select: float = 0.0
+    generator: str = "bernoulli"
+    max_dummies: int | None = None
 
 
 def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> HideChoice:
     """The "Hide when I was at my places" switch, ε_sel and the option generator.
 
-    ``landmarks``: the real landmark mask L; ``epsilon``: the user's total ε. Returns the mask to
-    release with and the budget split ε = ε_scheme + ε_sel.
-    """
+    ``landmarks``: the real landmark mask L; ``epsilon``: the release's ε (the scheme gets
+    ε − ε_sel). Returns the choice; :func:`render_details` shows what a release drew."""
     mask = np.asarray(landmarks, dtype=bool)
-    off = HideChoice(False, mask, 0.0, float(epsilon), None)
     st.subheader("Dummy landmarks")
     enabled = st.toggle(
         "Hide when I was at my places", value=False, key=f"{key}_on",
@@ -78,13 +67,14 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
     )
     if not enabled:
         st.caption(EXPLAIN)
-        return off
+        return HideChoice(False)
     c1, c2, c3 = st.columns(3)
     eps_sel = c1.number_input(
         "Budget for choosing the dummies ε_sel", min_value=0.0, max_value=100.0,
         value=min(0.1, float(epsilon) / 2), step=0.05, format="%.3f", key=f"{key}_eps",
-        help="Taken from your total ε: the scheme gets ε - ε_sel. More ε_sel makes the choice "
-             "follow your real landmark pattern more closely (less random).",
+        help="Taken from the release's ε: the scheme gets ε - ε_sel, and the ledger (section 6) "
+             "counts ε_sel with every real draw. More ε_sel makes the choice follow your real "
+             "landmark pattern more closely (less random).",
     )
     n_regular = int((~mask).sum())
     # the provable method first: the thesis's candidates depend on the real landmarks, which
@@ -110,35 +100,38 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
                  "data: a limit derived from your landmarks would itself reveal them.",
         )
     try:
-        e_scheme = split_budget(epsilon, eps_sel)
-        sig = _signature(mask, eps_sel, generator, cap)
-        cached = st.session_state.get(f"{key}_draw")
-        if cached is None or cached[0] != sig:
-            hidden = hide_landmarks(mask, epsilon_select=eps_sel, generator=generator,
-                                    max_dummies=int(cap) or None)
-            st.session_state[f"{key}_draw"] = (sig, hidden)
-        hidden = st.session_state[f"{key}_draw"][1]
+        split_budget(epsilon, eps_sel)
     except LmdkError as exc:
         st.error(str(exc), icon="⚠️")
-        return off
+        return HideChoice(False)
+    return HideChoice(True, float(eps_sel), str(generator), int(cap) or None)
+
+
+def render_details(shown: Any, *, epsilon: float, key: str = "hide") -> None:
+    """What the release on the page drew: real and dummy landmarks (PRIVATE: only you see the
+    split), the budget split and the strip chart. ``shown``: a session Preview or Drawn."""
+    hidden: HiddenLandmarks | None = getattr(shown, "hidden", None)
+    if hidden is None:
+        return
+    e_scheme = shown.settings.epsilon_scheme
+    kind = "this preview (simulated)" if not shown.is_real else "your real release"
     m1, m2, m3 = st.columns(3)
     m1.metric("Real landmarks", f"{hidden.n_real:,}", help="Private: only you see this split.")
     how = (f"Each ordinary moment with probability {hidden.params['dummy_probability']:.3g}."
-           if generator == "bernoulli" else
+           if hidden.params.get("generator") == "bernoulli" else
            f"Chosen at random among {len(hidden.option_sizes):,} candidate sets.")
-    m2.metric("Dummy landmarks", f"{hidden.n_dummies:,}", help=how)
+    m2.metric("Dummy landmarks", f"{hidden.n_dummies:,}", help=f"In {kind}. {how}")
     m3.metric("Budget ε_scheme + ε_sel", f"{e_scheme:.3g} + {hidden.epsilon_select:.3g}",
               help="ε_scheme for the release + ε_sel for choosing the dummies; together ≤ ε = "
-                   f"{float(epsilon):.3g}.")
+                   f"{float(epsilon):.3g}, and both count in the ledger with every real draw.")
     n_l, n_lp = hidden.n_real, int(hidden.mask.sum())
     st.caption(
-        f"Every landmark-aware scheme now protects {n_lp:,} landmarks instead of {n_l:,}: "
-        f"Uniform and Adaptive spend ε_scheme/(|L'|+1) = {e_scheme / (n_lp + 1):.3g} per "
-        f"release instead of ε/(|L|+1) = {float(epsilon) / (n_l + 1):.3g}."
+        f"In {kind}, every landmark-aware scheme protects {n_lp:,} landmarks instead of "
+        f"{n_l:,}: Uniform and Adaptive spend ε_scheme/(|L'|+1) = {e_scheme / (n_lp + 1):.3g} "
+        f"per release instead of ε/(|L|+1) = {float(epsilon) / (n_l + 1):.3g}."
     )
     st.caption(EXPLAIN)
     charts.show(landmark_strip(hidden), key=f"{key}_strip")
-    return HideChoice(True, hidden.mask, hidden.epsilon_select, e_scheme, hidden)
 
 
 def landmark_strip(hidden: HiddenLandmarks) -> go.Figure:

@@ -18,19 +18,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk_core import accounting, figures
+from lmdk_core import accounting, figures, loss_models
 from lmdk_core.errors import LmdkError, LmdkWarning
 
-from . import charts
+from . import charts, state
 from .compute import CHART_POINTS
 from .formatting import fmt_distance, fmt_number
 from .privacy_section import Settings
 
-SOURCES = (
-    "Public preset (uses no data)",
-    "Estimated from the released points",
-    "DP estimate from your trajectory (costs ε_model)",
-)
+SOURCES = tuple(loss_models.LOSS_SOURCES.values())
 SOURCE_HELP = (
     "A synthetic Markov chain of chosen strength on a public grid: no data is used, so the "
     "TPL-bounded budgets chosen from it leak nothing.",
@@ -38,7 +34,8 @@ SOURCE_HELP = (
     "public, free of charge. It describes this release, so it cannot choose this release's "
     "budgets.",
     "Transition counts of your true trajectory on a public grid, with discrete Laplace noise: "
-    "ε_model-DP, and ε_model is added to the total budget you spend.",
+    "ε_model-DP. It is a release of your data: drawn once per setting and counted in the "
+    "ledger (section 6) the moment it is drawn.",
 )
 DEFAULT_CENTRE = (39.99, 116.33)  # the bundled sample's area (public, synthetic data)
 MODEL_INFO_KEY = "loss_model_info"
@@ -126,10 +123,10 @@ def render(
         "them apart. Default: the protection radius r.")
     chosen = _model(source, c2, traj, key, s, release, mask)
     if chosen is None:
-        st.session_state[MODEL_INFO_KEY] = None
+        state.put(MODEL_INFO_KEY, None)
         return None, None
     model, token = chosen
-    st.session_state[MODEL_INFO_KEY] = model_info(model, token)
+    state.put(MODEL_INFO_KEY, model_info(model, token))
     st.caption(f"Model: {model.description}. Source: {model.source_text}. "
                f"Neighbour relation: {model.steps.relation}.")
     try:
@@ -188,7 +185,7 @@ def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, rel
                                          value=500, key="preset_cell_m",
                                          help="Side of the preset's 6×5 public cells.")
                 token = ("preset", strength, float(cell), float(s.radius_m))
-                model = _preset(*token[1:])
+                model = _preset(*token[1:])  # loss_models.preset_model, shared by sessions
             elif source == SOURCES[1]:
                 cell = col.select_slider(
                     "Grid cell (m)", options=[200, 300, 500, 750, 1000, 2000, 5000], value=500,
@@ -202,7 +199,10 @@ def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, rel
                     st.caption(f"Grid cell used: {fmt_number(used)} m, not the {cell:,} m you "
                                f"chose — {' '.join(notes)}")
             else:
-                model, token = _dp_controls(col, traj, key, s, mask)
+                chosen = _dp_controls(col, traj, key, s, mask)
+                if chosen is None:
+                    return None
+                model, token = chosen
     except LmdkError as err:
         st.error(str(err))
         return None
@@ -228,19 +228,30 @@ def _dp_controls(col: Any, traj: pd.DataFrame, key: Any, s: Settings, mask: np.n
     k = int(mask.sum()) + 1
     token = ("dp", key, float(eps_m), k, (float(lat), float(lon)), float(extent) * 1000,
              float(cell), float(s.radius_m))
-    model = _dp(key, traj, *token[2:])
-    st.caption(f"The DP model spends ε_model = {fmt_number(eps_m)} for changes of up to {k:,} "
-               f"points (the landmarks and one more): total budget {fmt_number(s.epsilon)} + "
-               f"{fmt_number(eps_m)} = {fmt_number(s.epsilon + eps_m)}.")
+    model = state.session().drawn_model(token)
+    if model is None:
+        st.info(f"The DP model is a release of your true trajectory: drawing it spends "
+                f"ε_model = {fmt_number(eps_m)} of your total budget (section 6) at once.",
+                icon=":material/lock:")
+        st.button("Draw the DP model", key="dp_model_draw", on_click=state.draw_model,
+                  args=(state.person(traj), traj, token, dict(
+                      epsilon_model=float(eps_m), protected_events=k,
+                      centre=(float(lat), float(lon)), extent_m=float(extent) * 1000,
+                      cell_m=float(cell), radius_m=float(s.radius_m))),
+                  help="Transition counts of your trajectory on the public grid above, with "
+                  "fresh discrete Laplace noise; drawn once for these settings and kept.")
+        return None
+    st.caption(f"The DP model spent ε_model = {fmt_number(eps_m)} for changes of up to {k:,} "
+               "points (the landmarks and one more). It was drawn once for these settings and "
+               "is counted in the ledger of section 6; a release whose budgets are chosen from "
+               "it does not pay for it again.")
     return model, token
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _preset(strength: str, cell_m: float, radius_m: float) -> Any:
     """Public preset: no data involved, so shared between sessions."""
-    from lmdk_core import correlation
-
-    return correlation.public_grid_model(strength, radius_m=radius_m, cell_m=cell_m)
+    return loss_models.preset_model(strength, radius_m=radius_m, cell_m=cell_m)
 
 
 def _release_token(release: Any) -> str:
@@ -255,17 +266,9 @@ def _release_token(release: Any) -> str:
 @st.cache_resource(scope="session", show_spinner=False, max_entries=4)
 def _released(token: str, _release: Any, cell_m: float, radius_m: float) -> tuple[Any, list]:
     """(model of the released points, the library's warnings as text): the warnings are kept
-    with the cached model, so a coarser grid is explained on every rerun, not only the first."""
-    from lmdk_core import correlation
-
-    lat, lon = np.asarray(_release.lat), np.asarray(_release.lon)
-    ok = np.isfinite(lat) & np.isfinite(lon)
-    pts = pd.DataFrame({"lat": lat[ok], "lon": lon[ok]})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LmdkWarning)
-        model = correlation.trajectory_model(pts, source="released", radius_m=radius_m,
-                                             cell_m=cell_m)
-    return model, [str(w.message) for w in caught if issubclass(w.category, LmdkWarning)]
+    with the cached model, so a coarser grid is explained on every rerun, not only the first.
+    ``radius_m`` is part of the cache key only: the release's own radius is used."""
+    return loss_models.released_model(_release, cell_m=cell_m)
 
 
 def cell_used(model: Any) -> float | None:
@@ -275,19 +278,9 @@ def cell_used(model: Any) -> float | None:
 
 
 @st.cache_resource(scope="session", show_spinner=False, max_entries=4)
-def _dp(key: Any, _traj: pd.DataFrame, eps_m: float, k: int, centre: tuple[float, float],
-        extent_m: float, cell_m: float, radius_m: float) -> Any:
-    """One DP draw per setting and session (fresh OS randomness; redrawing would spend again)."""
-    from lmdk_core import correlation
-
-    return correlation.dp_grid_model(_traj, epsilon_model=eps_m, protected_events=k,
-                                     centre=centre, extent_m=extent_m, cell_m=cell_m,
-                                     radius_m=radius_m)
-
-
-@st.cache_resource(scope="session", show_spinner=False, max_entries=4)
 def _loss(eps: np.ndarray, mask: np.ndarray, _model: Any, token: tuple, separation: float) -> Any:
-    """Bounds of budgets ``eps`` under the model identified by ``token``."""
+    """Bounds of budgets ``eps`` under the model identified by ``token``
+    (:func:`lmdk_core.loss_models.release_loss`'s computation)."""
     from lmdk_core import correlation
 
     return correlation.model_loss(eps, mask, _model, separation=separation)
@@ -319,7 +312,7 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             key="alpha",
             help="Choose per-timestamp budgets so that the upper bound on the loss of any one "
             "moment (worst pair of cells of the model) never exceeds α.")
-        info = st.session_state.get(MODEL_INFO_KEY)
+        info = state.get(MODEL_INFO_KEY)
         if info is not None:  # the α set here, recorded in the private analysis
             info["alpha"] = float(alpha)
         if not st.toggle("Show the TPL-bounded allocation", key="use_bounded",
@@ -355,8 +348,8 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             help="Switch the release, the map overlay, the allocation chart, the metrics and the "
             "exports to the TPL-bounded budgets (scheme 'budget'). Off: back to the sidebar "
             "scheme.")
-        _switch_release(key, eps_b if use else None, alpha=float(alpha),
-                        model=st.session_state.get(MODEL_INFO_KEY))
+        _switch_release(key, alloc if use else None, alpha=float(alpha),
+                        model=state.get(MODEL_INFO_KEY))
         st.caption(
             f"Budgets chosen from: {alloc.description} ({alloc.source_text}). They keep the "
             "one-moment bound ≤ α; they are not landmark-aware (section 3 shows their G_t once "
@@ -366,19 +359,20 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
         )
 
 
-def _switch_release(key: Any, eps: np.ndarray | None, *, alpha: float | None = None,
+def _switch_release(key: Any, allocation: Any | None, *, alpha: float | None = None,
                     model: dict[str, Any] | None = None) -> None:
-    """Make the whole page release with ``eps`` (None: the sidebar scheme); rerun if it changed.
-
-    ``alpha`` and ``model`` (:func:`model_info`) travel with the budgets so the exports can say
-    which allocation they hold."""
-    current = st.session_state.get("bounded_budget")
-    if eps is None:
+    """Make the whole page release with ``allocation`` (a BoundedAllocation; None: the sidebar
+    scheme); rerun if it changed. The allocation carries the model's ε_model into the release
+    (release_with_budget), and ``alpha`` and ``model`` (:func:`model_info`) travel with it so
+    the exports can say which allocation they hold."""
+    current = state.get("bounded_budget")
+    if allocation is None:
         if current is not None:
-            st.session_state.bounded_budget = None
+            state.put("bounded_budget", None)
             st.rerun(scope="app")
         return
+    eps = np.asarray(allocation.eps)
     if current is None or current["key"] != key or not np.array_equal(current["eps"], eps):
-        st.session_state.bounded_budget = {"key": key, "eps": eps, "alpha": alpha,
-                                           "model": model}
+        state.put("bounded_budget", {"key": key, "eps": eps, "alpha": alpha, "model": model,
+                                     "allocation": allocation})
         st.rerun(scope="app")

@@ -33,13 +33,11 @@ SUGGESTIONS_SHOWN = 6
 
 
 def _use_street_map() -> None:
-    st.session_state.base_map = "osm"
-    st.session_state.tiles_choice = CODE_TO_CHOICE["osm"]
+    state.set_base_map("osm", CODE_TO_CHOICE["osm"])
 
 
 def _use_offline_map() -> None:
-    st.session_state.base_map = "none"
-    st.session_state.tiles_choice = CODE_TO_CHOICE["none"]
+    state.set_base_map("none", CODE_TO_CHOICE["none"])
 
 
 def map_settings() -> str:
@@ -49,8 +47,8 @@ def map_settings() -> str:
     ``?tiles=osm``), so it survives reruns and page switches; the radio only mirrors it.
     """
     ss = st.session_state
-    if "tiles_choice" not in ss:  # first run, or the page was switched away and back
-        ss.tiles_choice = CODE_TO_CHOICE.get(ss.base_map, CODE_TO_CHOICE["none"])
+    # first run: the radio shows the session's base map (page switches: state.restore_widgets)
+    state.default_widget("tiles_choice", CODE_TO_CHOICE.get(ss.base_map, CODE_TO_CHOICE["none"]))
     choice = st.radio(
         "Base map",
         list(TILE_CHOICES),
@@ -60,17 +58,14 @@ def map_settings() -> str:
         "outside request at all; a custom URL lets you use a tile server you trust or host "
         "yourself.",
     )
-    ss.base_map = TILE_CHOICES[choice]
+    state.set_base_map(TILE_CHOICES[choice])
     if ss.base_map == "custom":
-        if "tile_url" not in ss:
-            ss.tile_url = ss.get("tile_url_kept", DEFAULT_TILE_URL)
-        url = st.text_input(
+        state.default_widget("tile_url", DEFAULT_TILE_URL)
+        return st.text_input(
             "Tile URL",
             key="tile_url",
             help="An XYZ tile URL containing {z}, {x} and {y}, e.g. a self-hosted tile server.",
         )
-        ss.tile_url_kept = url
-        return url
     if ss.base_map == "osm":
         st.caption("Tiles come from tile.openstreetmap.org, which sees the area you view.")
     return ss.base_map
@@ -214,7 +209,7 @@ def _on_select() -> None:
     """Select the chosen place. An empty value (the widget being re-created) keeps the selection."""
     chosen = st.session_state.get(f"select_{st.session_state.editor_version}")
     if chosen is not None:
-        st.session_state.selected = chosen
+        state.select_place(chosen)
 
 
 def suggestion_label(row: Any, context: dict[str, Any] | None) -> str:

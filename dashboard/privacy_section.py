@@ -3,7 +3,6 @@ scheme comparison. Numbers come from lmdk_core; this module only lays them out."
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ import streamlit as st
 from lmdk_core import accounting, advice, figures
 from lmdk_core import release as rl
 from lmdk_core.errors import LmdkError
+from lmdk_core.session import ReleaseSettings
 
 from . import charts, compute, state
 from .compute import CHART_POINTS
@@ -76,13 +76,13 @@ def _gloss(text: str) -> str:
 
 def use_epsilon(value: float) -> None:
     """Button callback: set the sidebar's ε before the widget is drawn (this section's key)."""
-    st.session_state["epsilon"] = float(value)
+    state.set_widget("epsilon", float(value))
 
 
 def use_scheme(scheme: str) -> None:
     """Button callback: set the sidebar's allocation scheme (this section's key)."""
     if scheme in rl.SCHEMES:
-        st.session_state["scheme"] = scheme
+        state.set_widget("scheme", scheme)
 
 
 @dataclass(frozen=True)
@@ -97,15 +97,17 @@ def controls() -> Settings:
     """Privacy controls (sidebar)."""
     st.header("Privacy settings")
     epsilon = st.number_input(
-        "Total privacy budget ε",
+        "Privacy budget ε of the next release",
         min_value=0.0,
         max_value=EPSILON_MAX,
         value=DEFAULT_EPSILON,
         step=0.1,
         format="%.3f",
         key="epsilon",
-        help="How much an observer may learn, at most, about your presence at the landmark places "
-        "and at any one other moment. Smaller ε = stronger protection and more noise. Must be > 0.",
+        help="How much an observer of this release may learn, at most, about your presence at the "
+        "landmark places and at any one other moment. Smaller ε = stronger protection and more "
+        "noise. Must be > 0. What all your real releases may lose together is your total "
+        "budget, set in section 6; this ε never raises it.",
     )
     scheme = st.selectbox(
         "Allocation scheme",
@@ -156,44 +158,83 @@ def controls() -> Settings:
     return Settings(float(epsilon), scheme, compute.params_key(params), float(radius))
 
 
-def compute_release(traj: pd.DataFrame, key: Any, s: Settings, hide: Any = None) -> Any | None:
-    """The release for the settings, or None after showing the library's error message.
-
-    Drawn once per setting with fresh OS randomness and kept in this session (state.py): reruns
-    show the same release, any new setting (ε, scheme, radius, places, data, budget, dummy
-    landmarks) draws new noise. ``hide``: the dummy-landmark choice (hide_section.HideChoice);
-    when enabled the scheme runs on L' (real + dummy landmarks) with ε_scheme = ε − ε_sel."""
-    bounded = st.session_state.get("bounded_budget")
-    places = state.place_tuples()
-    mask = compute.landmarks(key, traj, places)[0]
-    hidden_key: Any = None
-    if hide is not None and hide.enabled:
-        mask, s = hide.mask, dataclasses.replace(s, epsilon=hide.epsilon_scheme)
-        hidden_key = compute.mask_digest(mask)
+def release_settings(s: Settings, hide: Any = None) -> ReleaseSettings | None:
+    """The library's settings of the next release (sidebar + section 2b), or None after showing
+    why they are invalid."""
     try:
-        if bounded is not None and bounded["key"] == key:  # switched on in section 5
-            budget = np.asarray(bounded["eps"], dtype=float)
-            digest = hashlib.sha256(budget.tobytes()).hexdigest()
-            return state.kept_release(
-                ("budget", key, places, digest, s.radius_m, s.epsilon),
-                lambda: compute.budget_release(traj, mask, budget, s.radius_m, s.epsilon),
-            )
-        return state.kept_release(
-            ("scheme", key, places, s, hidden_key),
-            lambda: compute.release(traj, mask, s.epsilon, s.scheme, s.params, s.radius_m),
-        )
+        if hide is not None and hide.enabled:
+            return ReleaseSettings(epsilon=s.epsilon, scheme=s.scheme, params=s.params,
+                                   radius_m=s.radius_m, hide=True,
+                                   epsilon_select=hide.epsilon_select,
+                                   generator=hide.generator, max_dummies=hide.max_dummies)
+        return ReleaseSettings(epsilon=s.epsilon, scheme=s.scheme, params=s.params,
+                               radius_m=s.radius_m)
     except LmdkError as err:
         st.error(f"Cannot release with these settings: {err}")
         return None
 
 
+def bounded_allocation(key: Any) -> Any | None:
+    """The TPL-bounded allocation section 5 switched the release to, if it is for ``key``."""
+    bounded = state.get("bounded_budget")
+    if bounded is not None and bounded["key"] == key:
+        return bounded["allocation"]
+    return None
+
+
+def release_key(key: Any, rs: ReleaseSettings, allocation: Any) -> tuple:
+    """What identifies one release in the session: the selection (data, person, time range,
+    interval), the places, the settings and the allocation."""
+    alloc = None
+    if allocation is not None:
+        budget = np.asarray(allocation.eps, dtype=float)
+        alloc = (hashlib.sha256(budget.tobytes()).hexdigest(), allocation.model_key)
+    return (key, state.place_tuples(), rs, alloc)
+
+
+def shown_release(traj: pd.DataFrame, key: Any, rs: ReleaseSettings | None, mask: np.ndarray
+                  ) -> Any | None:
+    """What the page shows: the real draw for these settings if the user made one (it is never
+    redrawn), else a free preview (a simulation, kept for the setting, never downloadable).
+    None after showing the library's error message."""
+    if rs is None:
+        return None
+    allocation = bounded_allocation(key)
+    rkey = release_key(key, rs, allocation)
+    session = state.session()
+    drawn = session.drawn(rkey)
+    if drawn is not None:
+        return drawn
+    try:
+        return session.preview(traj, mask, rs, key=rkey, allocation=allocation)
+    except LmdkError as err:
+        st.error(f"Cannot release with these settings: {err}")
+        return None
+
+
+PREVIEW_NOTE = (
+    "**Preview** — a simulated release with the settings in the sidebar, for exploring: it is "
+    "never released and cannot be downloaded, so exploring costs nothing. Section 6 draws the "
+    "real release: fresh random noise, counted against your total budget the moment it is "
+    "drawn (whether you download it or not)."
+)
+REAL_NOTE = (
+    "**Your real release** for these settings — drawn once with fresh random noise and counted "
+    "against your total budget when it was drawn. Going back to these settings always shows "
+    "this same release; it is never redrawn."
+)
+
+
 def render(
-    traj: pd.DataFrame, key: Any, s: Settings, release: Any | None, mask: np.ndarray
+    traj: pd.DataFrame, key: Any, s: Settings, shown: Any | None, mask: np.ndarray
 ) -> None:
+    """Sections 3 and 4 for ``shown``, the page's preview or real draw (session.Preview or
+    session.Drawn)."""
     st.header("3 · Budget allocation")
-    if release is None:
+    if shown is None:
         st.info("Fix the privacy settings in the sidebar to see the allocation and the release.")
         return
+    release = shown.release
     if release.scheme == "budget":
         st.info(
             "The release uses the TPL-bounded allocation of section 5, not the sidebar scheme "
@@ -218,11 +259,11 @@ def render(
         key="allocation_chart",
     )
     st.header("4 · Released trajectory and its cost")
-    token = state.release_token(release)
-    if token is not None:  # a kept release: its error is computed once
-        err, mae = compute.release_error(key, token, traj, release)
+    if shown.is_real:
+        st.success(REAL_NOTE, icon=":material/lock:")
     else:
-        err, mae = compute.error_and_mean(traj, release)
+        st.info(PREVIEW_NOTE, icon=":material/visibility:")
+    err, mae = compute.release_error(key, shown.token, traj, release)  # once per draw
     c = st.columns(4)
     c[0].metric(
         "Mean error",
@@ -314,11 +355,11 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
                 return
             finally:
                 bar.empty()
-            st.session_state.comparison = pd.concat(rows, ignore_index=True)
-            st.session_state.comparison_for = (key, state.place_tuples(), s)
-        table = st.session_state.get("comparison")
+            state.put("comparison", pd.concat(rows, ignore_index=True))
+            state.put("comparison_for", (key, state.place_tuples(), s))
+        table = state.get("comparison")
         if table is not None:
-            if st.session_state.get("comparison_for") != (key, state.place_tuples(), s):
+            if state.get("comparison_for") != (key, state.place_tuples(), s):
                 st.warning(
                     "This table is for earlier settings or places; run the comparison again."
                 )
@@ -367,7 +408,7 @@ def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> N
         "and dummy) stayed protected at ε − ε_sel in every run (ε_sel: the part of ε spent on "
         "choosing the dummies)."
     )
-    st.session_state.dummy_comparison = table  # the numbers behind the formatted table
+    state.put("dummy_comparison", table)  # the numbers behind the formatted table
     st.dataframe(display_table(table), hide_index=True, width="stretch",
                  key="dummy_comparison_table")
 

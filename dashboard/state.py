@@ -9,8 +9,8 @@ so a map click is applied before the page is drawn (no lost clicks, no one-click
 from __future__ import annotations
 
 import itertools
-import secrets
-from collections.abc import Callable, Hashable
+import re
+from collections.abc import Hashable
 from typing import Any
 
 import pandas as pd
@@ -18,14 +18,12 @@ import streamlit as st
 
 from lmdk_core import map_view, maps
 from lmdk_core.errors import LmdkError
-from lmdk_core.ledger import ReleaseLedger
+from lmdk_core.session import ReleaseSettings, Session
 
 MAP_KEY = "map"
 BASE_MAP_FROM_QUERY = {"osm": "osm", "none": "none"}
 """``?tiles=`` values that set the session's first base map (tests and demos)."""
 DEFAULT_RADIUS_M = 100.0
-KEPT_RELEASES = 8
-"""Releases kept per session (one per setting; an evicted setting draws anew when revisited)."""
 
 _token = itertools.count(1)
 
@@ -42,19 +40,46 @@ def init() -> None:
     ss.setdefault("last_error", None)
     ss.setdefault("load_warnings", [])  # the library's DataWarnings from the last upload
     ss.setdefault("new_radius", DEFAULT_RADIUS_M)
-    ss.setdefault("releases", {})  # setting key -> (token, Release): drawn once, kept
-    ss.setdefault("ledgers", {})  # (data name, uid) -> ReleaseLedger of downloaded releases
     # base map chosen for this session: offline unless the user asks for street tiles (or the
     # page was opened with ?tiles=osm|none); kept outside any widget so page switches keep it
     ss.setdefault("base_map", BASE_MAP_FROM_QUERY.get(st.query_params.get("tiles", ""), "none"))
 
 
-def set_data(df: pd.DataFrame, name: str) -> None:
-    """Replace the loaded trajectories (places are kept: they are locations, not data)."""
+def set_data(df: pd.DataFrame, name: str, *, files: list[str] | None = None,
+             warnings: list[str] | None = None) -> None:
+    """Replace the loaded trajectories (places are kept: they are locations, not data).
+
+    ``files``: the names of the files read (shown in the sidebar); ``warnings``: the reader's
+    repairs to show (a new load reports its own)."""
     st.session_state.df = df
     st.session_state.data_name = name
-    st.session_state.load_warnings = []  # a new load reports its own repairs
+    st.session_state.data_files = list(files or [])
+    st.session_state.load_warnings = list(warnings or [])
     st.session_state.data_token = f"{next(_token)}:{name}:{len(df)}"
+
+
+def empty_uploader() -> None:
+    """Give the uploader a new key, which empties it (a bad file would be read again)."""
+    st.session_state.upload_version = st.session_state.get("upload_version", 0) + 1
+
+
+def set_base_map(code: str, choice: str | None = None) -> None:
+    """The session's base map (``"osm"``, ``"none"`` or ``"custom"``) and, from a callback, the
+    selector's ``choice`` showing it."""
+    st.session_state.base_map = code
+    if choice is not None:
+        set_widget("tiles_choice", choice)
+
+
+def default_widget(name: str, value: Any) -> None:
+    """Give a widget its first value (before it is drawn; an existing value stays)."""
+    if name not in st.session_state:
+        st.session_state[name] = value
+
+
+def kept_dict(name: str) -> dict:
+    """A per-session dict a section keeps its own results in (created on first use)."""
+    return st.session_state.setdefault(name, {})
 
 
 def places() -> list[dict[str, Any]]:
@@ -215,37 +240,221 @@ def dismiss_error() -> None:
     st.session_state.last_error = None
 
 
-# --------------------------------------------------------------------------- releases
+# --------------------------------------------------------------------------- the session
 
 
-def kept_release(key: Hashable, draw: Callable[[], Any]) -> Any:
-    """The release drawn for ``key`` (settings, places, data) in this session, drawing it with
-    ``draw()`` (fresh randomness) the first time. Reruns never redraw; a new setting draws new
-    noise. Only the last :data:`KEPT_RELEASES` settings are kept."""
-    kept: dict = st.session_state.releases
-    if key in kept:
-        kept[key] = kept.pop(key)  # most recently used last
-        return kept[key][1]
-    release = draw()
-    kept[key] = (secrets.token_hex(8), release)
-    while len(kept) > KEPT_RELEASES:
-        kept.pop(next(iter(kept)))
-    return release
+SESSION_KEY = "lmdk_session"
+"""Where the browser session's :class:`lmdk_core.session.Session` lives."""
 
 
-def release_token(release: Any) -> str | None:
-    """The session's identifier of a kept release (the same draw has the same token)."""
-    for token, rel in st.session_state.releases.values():
-        if rel is release:
-            return token
-    return None
+def session() -> Session:
+    """This browser session's accounted session (previews, real draws, ledgers, budgets): the
+    same model the Jupyter explorer uses. Created on first use; never shared."""
+    ss = st.session_state
+    if SESSION_KEY not in ss:
+        ss[SESSION_KEY] = Session(total_budget=DEFAULT_TOTAL_BUDGET)
+    return ss[SESSION_KEY]
 
 
-def ledger(person: Hashable) -> ReleaseLedger:
-    """The releases of ``person``'s data downloaded in this session."""
-    return st.session_state.ledgers.get(person, ReleaseLedger())
+DEFAULT_TOTAL_BUDGET = 1.0
+"""The total budget each person starts with (changed only with its own control, section 6)."""
 
 
-def record_download(person: Hashable, token: str, release: Any, label: str) -> None:
-    """download_button callback: the release left the page; compose it into the ledger."""
-    st.session_state.ledgers[person] = ledger(person).add(release, key=token, label=label)
+def person(traj: pd.DataFrame) -> tuple[str | None, str]:
+    """The ledger's identity of a selection: (what was loaded, the person's id)."""
+    return (st.session_state.get("data_name"), str(traj["uid"].iloc[0]))
+
+
+def draw_release(who: Hashable, traj: pd.DataFrame, mask: Any, settings: ReleaseSettings,
+                 key: Hashable, allocation: Any = None) -> None:
+    """Button callback: draw the real release for ``key`` (counted at once); a refusal or an
+    error is shown as the page's message and changes nothing."""
+    try:
+        session().draw(who, traj, mask, settings, key=key, allocation=allocation)
+    except LmdkError as err:
+        report_error(err)
+        return
+    st.session_state.last_error = None
+
+
+def draw_model(who: Hashable, traj: pd.DataFrame, key: Hashable, params: dict[str, Any]
+               ) -> None:
+    """Button callback: draw the DP correlation model for ``key`` (charged at once)."""
+    try:
+        session().dp_model(who, traj, key=key, **params)
+    except LmdkError as err:
+        report_error(err)
+
+
+def record_download(drawn: Any) -> None:
+    """download_button callback: a file of a real draw left the page (already counted)."""
+    session().record_download(drawn)
+
+
+def set_total_budget(who: Hashable, widget_key: str) -> None:
+    """Button callback: the person's total budget becomes the value of ``widget_key``."""
+    try:
+        session().set_total_budget(who, total_budget=st.session_state.get(widget_key))
+    except LmdkError as err:
+        report_error(err)
+
+
+# --------------------------------------------------------------------------- page switches
+
+PERSISTENT = re.compile(
+    r"^(source|uid_.*|range_.*|epsilon|scheme|radius_m|param_.*|interval_min|show_release|"
+    r"hide_(on|eps|gen|cap)|new_radius|tiles_choice|tile_url|loss_source|strength|"
+    r"preset_cell_m|cell_m|eps_model|dp_(lat|lon|km|cell_m)|loss_separation|alpha|"
+    r"use_bounded|release_bounded|compare_runs|story_private|loss_open|total_budget_input)$"
+)
+"""Widget keys of the My trace page whose values survive a visit to another page."""
+STORE_KEY = "widget_store"
+
+
+def restore_widgets() -> None:
+    """Before the page's widgets are drawn: give back the values Streamlit dropped while another
+    page was shown (it deletes the state of widgets that a run does not draw)."""
+    ss = st.session_state
+    for name, value in ss.get(STORE_KEY, {}).items():
+        if name not in ss:
+            ss[name] = value
+
+
+def save_widgets() -> None:
+    """After the page's run: remember the values of its persistent widgets."""
+    ss = st.session_state
+    store = ss.setdefault(STORE_KEY, {})
+    for name in list(ss.keys()):
+        if isinstance(name, str) and PERSISTENT.match(name):
+            store[name] = ss[name]
+
+
+def set_widget(name: str, value: Any) -> None:
+    """Set a widget's value from a callback (before the widget is drawn in the next run)."""
+    st.session_state[name] = value
+    st.session_state.setdefault(STORE_KEY, {})[name] = value
+
+
+def put(name: str, value: Any) -> None:
+    """Keep a non-widget value of the page (a record another section reads, a cached table)."""
+    st.session_state[name] = value
+
+
+def get(name: str, default: Any = None) -> Any:
+    """A value kept with :func:`put` (or a widget's value)."""
+    return st.session_state.get(name, default)
+
+
+# ---- Patterns and Population pages
+# Their settings live in one non-widget store, because Streamlit deletes a widget's state when a
+# run does not draw the widget (while another page is shown). Each widget has the key
+# "_w_<name>" and gets its value back from the store before it is drawn (page_widget); the
+# pages' other state (tables, messages, the real draws and their ledgers) is in the same store.
+# The pages write session state only through these functions.
+
+PAGES_STORE = "pages_store"
+"""The non-widget store of the Patterns and Population pages: {name: value}."""
+WIDGET_PREFIX = "_w_"
+"""Widget key of a stored setting: ``_w_<name>``."""
+
+
+def _pages() -> dict[str, Any]:
+    ss = st.session_state
+    if PAGES_STORE not in ss:
+        ss[PAGES_STORE] = {}
+    return ss[PAGES_STORE]
+
+
+def _offered(value: Any, options: Any) -> bool:
+    if options is None:
+        return True
+    opts = list(options)
+    if isinstance(value, (list, tuple)):
+        return all(v in opts for v in value)
+    return value in opts
+
+
+def page_value(name: str, default: Any = None) -> Any:
+    """A stored setting or object of the Patterns/Population pages (``default`` if none)."""
+    return _pages().get(name, default)
+
+
+def set_page_value(name: str, value: Any) -> None:
+    """Store a value of the Patterns/Population pages (not a widget's: see set_page_widget)."""
+    _pages()[name] = value
+
+
+def page_object(name: str, factory: Any) -> Any:
+    """The stored object ``name``, made with ``factory()`` on first use (the pages' sessions
+    of real draws and ledgers: never shared with another browser session)."""
+    store = _pages()
+    if name not in store:
+        store[name] = factory()
+    return store[name]
+
+
+def page_widget(name: str, default: Any, options: Any = None) -> str:
+    """The key ``_w_<name>`` of the widget that shows setting ``name``; call it just before the
+    widget is drawn, and give the widget no value/index/default of its own.
+
+    The value the widget holds is copied to the store; when Streamlit dropped the widget's
+    state (another page was shown), the stored value is given back. ``options``: the values the
+    widget offers now (a stored value no longer offered falls back to ``default``)."""
+    ss = st.session_state
+    key = WIDGET_PREFIX + name
+    store = _pages()
+    if key in ss and _offered(ss[key], options):
+        store[name] = ss[key]
+        return key
+    value = store.get(name, default)
+    ss[key] = value if _offered(value, options) else default
+    store[name] = ss[key]
+    return key
+
+
+def set_page_widget(name: str, value: Any) -> None:
+    """Set a stored setting and its widget (from a callback: before the widget is drawn)."""
+    _pages()[name] = value
+    st.session_state[WIDGET_PREFIX + name] = value
+
+
+def page_call(error_name: str, fn: Any, *args: Any, **kwargs: Any) -> None:
+    """Button callback: ``fn(*args, **kwargs)``; an LmdkError (a refusal) becomes the page's
+    message under ``error_name`` and changes nothing, success clears the message."""
+    try:
+        fn(*args, **kwargs)
+    except LmdkError as err:
+        _pages()[error_name] = str(err)
+        return
+    _pages()[error_name] = None
+
+
+def page_set_budget(error_name: str, book: Any, who: Any, name: str) -> None:
+    """Button callback: ``book.set_total_budget(who, <value of the widget of setting name>)``,
+    read when the button is clicked (a deliberate act, separate from the ε of a release)."""
+    value = st.session_state.get(WIDGET_PREFIX + name, _pages().get(name))
+    page_call(error_name, book.set_total_budget, who, value)
+
+
+def page_table_edited(name: str, editor_key: str, columns: list[str]) -> None:
+    """on_change of a data editor showing the rows stored under ``name``: apply its edits to
+    the stored rows (kept across page switches) and start a fresh editor on them."""
+    rows = [dict(r) for r in _pages().get(name, [])]
+    delta = st.session_state.get(editor_key) or {}
+    for i, change in (delta.get("edited_rows") or {}).items():
+        if 0 <= int(i) < len(rows):
+            rows[int(i)].update(change)
+    gone = {int(i) for i in delta.get("deleted_rows") or []}
+    rows = [r for i, r in enumerate(rows) if i not in gone]
+    for added in delta.get("added_rows") or []:
+        rows.append({c: added.get(c) for c in columns})
+    _pages()[name] = rows
+    version = name + "_version"
+    _pages()[version] = _pages().get(version, 0) + 1
+
+
+def page_upload_changed(name: str, uploader_key: str) -> None:
+    """on_change of a file uploader: a file removed by the user forgets the stored file (a
+    page switch empties the uploader without a change, and the stored file stays)."""
+    if st.session_state.get(uploader_key) is None:
+        _pages()[name] = None

@@ -206,12 +206,17 @@ class ReleaseLedger:
 
         ``distance_m``: judge location releases for two true points that far apart (each
         release's ε_t scaled by :func:`distance_factor`); None: each at its own radius."""
+        union, total, _ = self._totals(distance_m)
+        return union, total
+
+    def _totals(self, distance_m: float | None) -> tuple[np.ndarray, np.ndarray, float]:
+        """(union of timestamps, total(t) there, total(t) at a t no release covers)."""
         if not self.entries:
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
+            return np.zeros(0, dtype=np.int64), np.zeros(0), 0.0
         union = _sorted_unique(np.concatenate([e.times for e in self.entries]))
         is_landmark = np.zeros(union.size, dtype=bool)
-        fresh = np.zeros(union.size)  # Σ_r ε^r_t over the releases covering t
-        landmark_spent = 0.0  # Σ_r Σ_{i ∈ L ∩ T_r} ε^r_i, filled once L is known
+        fresh = np.zeros(union.size)  # Σ_r f_r·ε^r_t over the releases covering t
+        landmark_spent = 0.0  # Σ_r f_r·Σ_{i ∈ L ∩ T_r} ε^r_i, filled once L is known
         positions = []
         factors = [self._factor(e, distance_m) for e in self.entries]
         for e, f in zip(self.entries, factors, strict=True):
@@ -222,14 +227,14 @@ class ReleaseLedger:
         for e, pos, f in zip(self.entries, positions, factors, strict=True):
             landmark_spent += f * float(e.budget[is_landmark[pos]].sum())
         changed = int(is_landmark.sum()) + 1  # L ∪ {t}: what a neighbouring series changes
-        fixed = sum(c.charge(changed) for c in self.costs())
-        return union, landmark_spent + fixed + np.where(is_landmark, 0.0, fresh)
+        base = landmark_spent + sum(c.charge(changed) for c in self.costs())
+        return union, base + np.where(is_landmark, 0.0, fresh), base
 
     def total_loss(self, *, distance_m: float | None = None) -> float:
         """max_t total(t): the landmark-privacy loss of everything recorded (0 if nothing),
         fixed costs included; ``distance_m`` as in :meth:`loss_per_time`."""
-        _, total = self.loss_per_time(distance_m=distance_m)
-        return float(total.max()) if total.size else 0.0
+        _, total, outside = self._totals(distance_m)
+        return max(float(total.max()) if total.size else 0.0, outside)
 
     def total_if_added(self, release: Any, *, key: str | None = None,
                        landmarks: Any = None, costs: tuple[Cost, ...] = (),

@@ -114,6 +114,7 @@ class Preview:
     landmarks: np.ndarray
     hidden: HiddenLandmarks | None
     settings: ReleaseSettings
+    token: str = ""
     label: str = PREVIEW_LABEL
 
     @property
@@ -257,15 +258,20 @@ class Session:
         """A simulated release for ``settings`` (kept per ``key``, so reruns show the same one;
         free: it is never recorded and cannot be downloaded)."""
         if key is not None and key in self._previews:
+            self._previews[key] = self._previews.pop(key)  # most recently used last
             return self._previews[key]
         seed = secrets.randbits(63)
         rel, mask, hidden = _draw(traj, landmarks, settings, allocation, rng=seed)
-        out = Preview(rel, mask, hidden, settings)
+        out = Preview(rel, mask, hidden, settings, f"preview-{secrets.token_hex(8)}")
         if key is not None:
             self._previews[key] = out
             while len(self._previews) > KEPT_PREVIEWS:
                 self._previews.pop(next(iter(self._previews)))
         return out
+
+    def previews(self) -> tuple[Preview, ...]:
+        """The previews kept (most recently made last)."""
+        return tuple(self._previews.values())
 
     def drawn(self, key: Hashable) -> Drawn | None:
         """The real draw made for ``key`` in this session, if any (never redrawn)."""
@@ -324,6 +330,10 @@ class Session:
         return drawn
 
     # ------------------------------------------------------------------ correlation models
+
+    def drawn_model(self, key: Hashable) -> Any | None:
+        """The DP model drawn for ``key`` in this session, if any (never redrawn)."""
+        return self._models.get(key)
 
     def dp_model(self, person: Hashable, traj: pd.DataFrame, *, key: Hashable,
                  **params: Any) -> Any:

@@ -22,6 +22,7 @@ from page_charts import bundles, figure
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
+from lmdk_core import accounting
 from lmdk_core import places as pl
 from lmdk_core.geo import haversine_m
 from lmdk_core.release import SCHEMES, release_locations
@@ -119,7 +120,7 @@ def test_default_page_shows_every_section(app, fake_map):
     assert "What am I looking at?" in text
     headers = [h.value for h in app.header]
     for title in ("1 · Data", "2 · Landmark places", "3 · Budget allocation",
-                  "4 · Released trajectory and its cost", "6 · Export"):
+                  "4 · Released trajectory and its cost", "6 · Release and export"):
         assert title in headers
     labels = {m.label for m in app.metric}
     assert {"Mean error", "Fresh releases", "Budget spent Σε_t", "Max G_t vs ε"} <= labels
@@ -307,9 +308,32 @@ PRIVATE_LABELS = ("PRIVATE analysis (JSON) — do not share",
                   "PRIVATE places (GeoJSON) — do not share")
 
 
-def test_export_buttons_present(app):
+def session(at: AppTest):
+    """The page's accounted session (lmdk_core.session.Session)."""
+    return at.session_state["lmdk_session"]
+
+
+def draw(at: AppTest) -> AppTest:
+    """Press "Draw the real release" (section 6) and rerun."""
+    at.button(key="draw_release").click()
+    return run(at)
+
+
+def spent(at: AppTest) -> str:
+    return metric(at, "Spent so far (all real releases)").value
+
+
+def test_export_buttons_only_for_a_real_draw(app):
+    """Issue 23: a preview never leaves the page; the public files exist only once the user
+    drew the real release."""
+    labels = {b.label for b in app.get("download_button")}
+    assert not set(PUBLIC_LABELS) & labels and PRIVATE_LABELS[0] not in labels
+    assert PRIVATE_LABELS[1] in labels  # the places file is not a release
+    assert any("looking at a preview" in m.value for m in app.markdown)
+    draw(app)
     labels = {b.label for b in app.get("download_button")}
     assert set(PUBLIC_LABELS + PRIVATE_LABELS) <= labels
+    assert not [b for b in app.button if b.key == "draw_release"]
 
 
 @pytest.fixture
@@ -333,10 +357,12 @@ def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     hold only time and released coordinates, the private ones say so first."""
     at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
     add_place_by_click(at, fake_map, *home)
+    draw(at)
     assert set(PUBLIC_LABELS + PRIVATE_LABELS) <= set(downloads)
     files = {label: call_without_session(d["data"], timeout_s=60) for label, d in downloads.items()}
     names = {label: d["file_name"] for label, d in downloads.items()}
-    release = list(at.session_state["releases"].values())[-1][1]
+    release = session(at).draws()[-1].release
+    assert not release.seeded
     csv = pd.read_csv(io.StringIO(files["Public release (CSV)"]))
     assert list(csv.columns) == ["time", "lat", "lon"] and len(csv) == len(release)
     np.testing.assert_array_equal(csv["lat"].to_numpy(), release.lat)
@@ -369,25 +395,52 @@ def test_no_seed_in_the_controls(app):
 
 
 def _kept(at) -> list:
-    return [rel for _, rel in at.session_state["releases"].values()]
+    """The releases the page showed, most recent last (previews; the page shows a real draw
+    instead once one exists for the setting)."""
+    return [p.release for p in session(at).previews()]
 
 
-def test_release_is_kept_across_reruns_and_redrawn_on_a_new_setting(app):
-    """Issue 8 item 1 on the page: no fixed seed. A rerun shows the same draw; a new ε draws
-    new noise, so the two releases do not give the true points back by subtraction."""
+def test_previews_are_kept_and_a_real_draw_is_never_redrawn(app):
+    """Issue 23 finding 3 (a kept release was silently redrawn after 8 other settings) and
+    issue 8 item 1 (no fixed seed): previews are simulations, kept per setting; the real draw
+    is made once on request, and coming back to its setting after any number of others shows
+    that same draw."""
     first = _kept(app)[-1]
+    assert first.seeded and "simulation" in first.label  # a preview is labelled as one
     app.toggle(key="show_release").set_value(False)  # any rerun that changes no setting
     run(app)
     run(app)
-    assert _kept(app)[-1] is first and len(_kept(app)) == 1
-    app.number_input(key="epsilon").set_value(2.0)
+    assert _kept(app)[-1] is first and not session(app).draws()
+    draw(app)
+    real = session(app).draws()[-1]
+    assert not real.release.seeded and len(session(app).draws()) == 1
+    for eps in np.linspace(1.01, 1.12, 12):  # more settings than any cache keeps
+        app.number_input(key="epsilon").set_value(float(eps))
+        run(app)
+    assert len(session(app).draws()) == 1  # exploring drew nothing real
+    app.number_input(key="epsilon").set_value(1.0)
     run(app)
-    second = _kept(app)[-1]
-    assert second is not first and second.epsilon == 2.0 and not second.seeded
+    assert session(app).draws()[-1] is real and len(session(app).draws()) == 1
+    assert any("never redrawn" in s.value for s in app.success)
+    text = " ".join(m.value for m in app.markdown)
+    assert "looking at a preview" not in text
+
+
+def test_two_real_draws_share_no_noise(app):
+    """Fresh OS randomness for every real draw: two releases at ε = 1 and 2 do not give the
+    true points back by subtraction (they would with a shared seed)."""
+    app.number_input(key="epsilon").set_value(0.5)  # two draws fit the default budget of 1
+    run(app)
+    first = draw(app) and session(app).draws()[-1].release
+    app.number_input(key="epsilon").set_value(0.25)
+    run(app)
+    draw(app)
+    second = session(app).draws()[-1].release
+    assert second is not first and not second.seeded
     traj = app.session_state["df"]
     alice = traj[traj.uid == traj.uid.iloc[0]].reset_index(drop=True)
     # uniform with no landmarks: ε_t = ε, y_k = x + u·r/ε_k; shared unit draws u would give
-    # x = 2·y2 − y1 exactly. The attack works on a seeded pair (main's seed 7 for every setting):
+    # x = 2·y2 − y1 exactly. The attack works on a seeded pair:
     true = alice.lat.to_numpy(), alice.lon.to_numpy()
 
     def recovery_error(y1, y2):
@@ -395,44 +448,98 @@ def test_release_is_kept_across_reruns_and_redrawn_on_a_new_setting(app):
         return haversine_m(*est, *true)
 
     seeded = [release_locations(alice, epsilon=e, scheme="uniform", rng=7, noise="fast")
-              for e in (1.0, 2.0)]
-    # within metres (the lattice twin maps back to the sphere non-linearly), against ~570 m noise
-    assert np.max(recovery_error(*seeded)) < 10.0
-    assert np.median(recovery_error(first, second)) > 100.0  # fresh draws: nothing recovered
-    # back to ε = 1: the release drawn for that setting is still there, not a third draw
-    app.number_input(key="epsilon").set_value(1.0)
-    run(app)
-    assert _kept(app)[-1] is first
+              for e in (0.5, 1.0)]
+    assert np.max(recovery_error(*seeded)) < 10.0  # the attack works on shared noise
+    assert np.median(recovery_error(second, first)) > 100.0  # fresh draws: nothing recovered
 
 
-def test_ledger_counts_downloads_and_warns_before_passing_epsilon(app):
-    def total():
-        return metric(app, "Taken away so far").value
-
-    assert total().startswith("0 /")
-    assert not any("would bring the total" in w.value for w in app.warning)
-    csv = next(b for b in app.get("download_button") if b.label == PUBLIC_LABELS[0])
-    csv.click()
-    run(app)
-    assert total() == "1 / 1" and len(next(iter(app.session_state["ledgers"].values()))) == 1
-    # the same release as GeoJSON: same noise, counted once
-    next(b for b in app.get("download_button") if b.label == PUBLIC_LABELS[1]).click()
-    run(app)
-    assert total() == "1 / 1"
-    assert metric(app, "After downloading this one").delta == "within ε"
-    # a new setting draws a new release: taking it too would spend 1 + 0.5 > 0.5
+def test_exploring_is_free_and_every_real_draw_counts(app):
+    """Issue 23 findings 1 and 5: K previews cost nothing; each real draw counts from the moment
+    it is drawn (viewing it and keeping the best of K costs K·ε), downloads add nothing more,
+    and the total budget does not follow the ε slider."""
+    assert spent(app).startswith("0 /")
+    for eps in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):  # eight settings explored
+        app.number_input(key="epsilon").set_value(eps)
+        run(app)
+    assert spent(app) == "0 / 1" and not session(app).draws()
     app.number_input(key="epsilon").set_value(0.5)
     run(app)
-    assert metric(app, "After downloading this one").value == "1.5 / 0.5"
-    assert "exceeds ε" in metric(app, "Taken away so far").delta
-    assert any("would bring the total privacy loss" in w.value for w in app.warning)
-    next(b for b in app.get("download_button") if b.label == PUBLIC_LABELS[0]).click()
+    draw(app)
+    assert spent(app) == "0.5 / 1"
+    for label in PUBLIC_LABELS:  # the same draw downloaded twice: nothing more
+        next(b for b in app.get("download_button") if b.label == label).click()
+        run(app)
+    assert spent(app) == "0.5 / 1"
+    # a second real draw after seeing the first one's error: counted at once
+    app.number_input(key="epsilon").set_value(0.4)
     run(app)
-    assert total() == "1.5 / 0.5"
-    # the private files are not releases: downloading them does not touch the ledger
-    next(b for b in app.get("download_button") if b.label == PRIVATE_LABELS[0]).click()
+    draw(app)
+    assert spent(app) == "0.9 / 1"
+    # raising ε makes no room: the budget is its own setting
+    app.number_input(key="epsilon").set_value(1.5)
     run(app)
-    assert total() == "1.5 / 0.5"
+    assert spent(app) == "0.9 / 1"
+    assert app.button(key="draw_release").disabled
+    assert any("above your total budget" in w.value for w in app.warning)
+    # raising the total budget is a deliberate act of its own
+    app.number_input(key="total_budget_input").set_value(3.0)
+    run(app)
+    assert spent(app) == "0.9 / 1"
+    app.button(key="total_budget_set").click()
+    run(app)
+    assert spent(app) == "0.9 / 3" and not app.button(key="draw_release").disabled
+    draw(app)
+    assert spent(app) == "2.4 / 3" and len(session(app).draws()) == 3
+
+
+def test_k_real_draws_cost_k_epsilon_in_the_files(downloads, fake_map, home):
+    """Taking away K real draws after viewing their quality costs K·ε on the page and in the
+    private analysis file."""
+    at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
+    add_place_by_click(at, fake_map, *home)
+    at.number_input(key="total_budget_input").set_value(10.0)
+    run(at)
+    at.button(key="total_budget_set").click()
+    run(at)
+    for k, eps in enumerate((1.0, 1.1, 1.2), start=1):
+        at.number_input(key="epsilon").set_value(eps)
+        run(at)
+        draw(at)
+        expected = sum((1.0, 1.1, 1.2)[:k])
+        assert spent(at) == f"{expected:.3g} / 10"
+    analysis = json.loads(call_without_session(downloads[PRIVATE_LABELS[0]]["data"],
+                                               timeout_s=60))
+    ledger = analysis["settings"]["ledger"]
+    assert ledger["total_loss"] == pytest.approx(3.3) and ledger["real_draws"] == 3
+
+
+def test_dummy_draws_and_radii_are_counted(app, fake_map, home):
+    """Issue 23 finding 2: ε_sel is counted (two dummy draws showed "856 / 1"; the true total
+    is 2), and releases with different radii compose by distance."""
+    add_place_by_click(app, fake_map, *home)
+    app.number_input(key="total_budget_input").set_value(100.0)
+    run(app)
+    app.button(key="total_budget_set").click()
+    run(app)
+    app.toggle(key="hide_on").set_value(True)
+    run(app)
+    app.selectbox(key="hide_gen").set_value("bernoulli")
+    run(app)
+    draw(app)
+    assert spent(app) == "1 / 100"  # ε_scheme 0.9 + ε_sel 0.1
+    app.number_input(key="hide_eps").set_value(0.2)  # a second dummy draw
+    run(app)
+    draw(app)
+    assert spent(app) == "2 / 100"
+    app.toggle(key="hide_on").set_value(False)
+    run(app)
+    app.number_input(key="radius_m").set_value(2000.0)
+    run(app)
+    draw(app)
+    # at the protection distance 200 m the r = 2 km release adds about 200/2000 of its ε
+    assert float(spent(app).split(" /")[0]) == pytest.approx(2.1, abs=0.01)
+    caption = " ".join(c.value for c in app.caption)
+    assert "5 km apart" in caption
 
 
 def test_places_geojson_import_restores_places_exactly(app):
@@ -484,8 +591,29 @@ def test_loss_section_released_and_dp_models(app):
     assert not app.exception
     app.radio(key="loss_source").set_value("DP estimate from your trajectory (costs ε_model)")
     run(app)
+    # choosing the DP model draws nothing: it is a release of the data, made on request
+    assert spent(app) == "0 / 1" and not session(app)._models
+    assert any("spends ε_model = 0.5" in i.value for i in app.info)
+    app.number_input(key="total_budget_input").set_value(2.0)
+    run(app)
+    app.button(key="total_budget_set").click()
+    run(app)
+    app.button(key="dp_model_draw").click()
+    run(app)
     assert any("ε_model = 0.5" in c.value for c in app.caption)
+    assert spent(app) == "0.5 / 2"  # counted the moment it is drawn
     assert not app.exception
+    # a release built on the model's TPL-bounded allocation does not pay for it again
+    app.expander(key="bounded_open")  # the allocation lives in this expander
+    app.toggle(key="use_bounded").set_value(True)
+    run(app)
+    app.toggle(key="release_bounded").set_value(True)
+    run(app)
+    draw(app)
+    drawn = session(app).draws()[-1]
+    assert drawn.release.scheme == "budget" and drawn.release.params["epsilon_model"] == 0.5
+    g = float(np.max(accounting.landmark_guarantee(drawn.release.budget, drawn.landmarks)))
+    assert float(spent(app).split(" /")[0]) == pytest.approx(0.5 + g, abs=1e-3)
 
 
 def test_bounded_allocation_keeps_tpl_below_alpha(app):

@@ -123,3 +123,38 @@ def test_comparison_with_dummy_landmarks_shows_each_scheme(app, fake_map, home):
     assert list(table["scheme"]) == ["event", "user", "uniform", "skip", "adaptive", "bd", "ba"]
     assert "Mean error, with dummy places" in app.dataframe[-1].value.columns
     assert (table["dummies_mean"] > 0).all() and (table["mae_dummies"] > 0).all()
+
+
+def _to_my_trace(at: AppTest) -> AppTest:
+    """Back to the My trace page (a function page: AppTest.switch_page takes files only)."""
+    at._page_hash = next(h for h, info in at._registered_pages.items()
+                         if info.get("page_name") == "My trace")
+    return run(at)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", ["page_patterns.py", "page_population.py"])
+def test_settings_survive_a_visit_to_another_page(app, fake_map, home, page):  # noqa: F811
+    """Issue 23 finding 6: visiting Patterns or Population and coming back reset ε 3 → 1,
+    Uniform → Skip and bob → alice (the places stayed)."""
+    person = app.sidebar.selectbox[0]
+    person.set_value(person.options[1])
+    run(app)
+    add_place_by_click(app, fake_map, *home)
+    app.number_input(key="epsilon").set_value(3.0)
+    app.selectbox(key="scheme").set_value("uniform")
+    app.number_input(key="radius_m").set_value(350.0)
+    app.number_input(key="interval_min").set_value(5.0)
+    run(app)
+    before = {"person": app.sidebar.selectbox[0].value, "places": list(app.session_state["places"])}
+    app.switch_page(page)
+    run(app)
+    assert not app.exception
+    _to_my_trace(app)
+    assert not app.exception
+    assert app.number_input(key="epsilon").value == 3.0
+    assert app.selectbox(key="scheme").value == "uniform"
+    assert app.number_input(key="radius_m").value == 350.0
+    assert app.number_input(key="interval_min").value == 5.0
+    assert app.sidebar.selectbox[0].value == before["person"] != person.options[0]
+    assert list(app.session_state["places"]) == before["places"]

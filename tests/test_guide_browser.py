@@ -51,7 +51,7 @@ def test_guide_layout_and_use_epsilon(server, browser):
             assert box["x"] + box["width"] <= width, (width, height)
         assert guide.get_by_text("Recommended:").count() == 1
         sidebar = page.locator("[data-testid='stSidebar']")
-        eps_box = sidebar.locator("input[aria-label='Total privacy budget ε']")
+        eps_box = sidebar.locator("input[aria-label='Privacy budget ε of the next release']")
         before = eps_box.input_value()
         button = guide.get_by_role("button", name=re.compile("^Use ε = "))
         wanted = button.inner_text().removeprefix("Use ε = ").replace(",", "")

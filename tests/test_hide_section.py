@@ -10,19 +10,29 @@ TIMEOUT = 60
 
 def hide_page():
     import numpy as np
+    import pandas as pd
     import streamlit as st
 
     from dashboard import hide_section
+    from lmdk_core.session import ReleaseSettings, Session
 
     L = np.zeros(200, bool)
     L[20:60] = True
     L[150:170] = True
+    traj = pd.DataFrame({"lat": np.full(200, 40.0), "lon": np.linspace(116.0, 116.1, 200)})
     eps = st.session_state.get("test_eps", 1.0)
     choice = hide_section.render(L, epsilon=eps)
+    settings = ReleaseSettings(epsilon=eps, hide=choice.enabled,
+                               epsilon_select=choice.epsilon_select or 0.1,
+                               generator=choice.generator, max_dummies=choice.max_dummies)
+    session = st.session_state.setdefault("session", Session())
+    shown = session.preview(traj, L, settings, key=settings)  # what the page shows
+    hide_section.render_details(shown, epsilon=eps)
+    mask = shown.hidden.mask if shown.hidden is not None else L
     st.session_state["result"] = {
-        "enabled": choice.enabled, "mask": np.flatnonzero(choice.mask).tolist(),
-        "eps_sel": choice.epsilon_select, "eps_scheme": choice.epsilon_scheme,
-        "real": np.flatnonzero(L).tolist(),
+        "enabled": choice.enabled, "mask": np.flatnonzero(mask).tolist(),
+        "eps_sel": choice.epsilon_select, "eps_scheme": settings.epsilon_scheme,
+        "real": np.flatnonzero(L).tolist(), "spent": session.spent("p"),
     }
 
 
@@ -58,8 +68,9 @@ def test_off_by_default_then_hides_with_budget_split():
     assert "fake landmarks" in at.caption[1].value
     names = {t.get("name") for fig in figures(at).values() for t in fig["data"]}
     assert {"real landmark", "dummy landmark"} <= names
-    # a rerun keeps the same draw; a new setting draws again
+    # a rerun keeps the same (simulated) draw; a new setting draws again; nothing is spent
     first = r["mask"]
+    assert r["spent"] == 0.0
     at.run()
     assert at.session_state["result"]["mask"] == first
     at.number_input(key="hide_eps").set_value(0.2).run()

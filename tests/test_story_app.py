@@ -18,7 +18,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 from streamlit.testing.v1 import AppTest
-from test_app import FakeMap
+from test_app import FakeMap, draw
 
 import dashboard.map_section as map_section
 from dashboard.export_section import STORY_LABEL
@@ -74,6 +74,11 @@ def page(monkeypatch, home):
     run(at)
     run(at)
     assert at.session_state["places"], "the click added no place"
+    at.number_input(key="total_budget_input").set_value(100.0)
+    run(at)
+    at.button(key="total_budget_set").click()
+    run(at)
+    draw(at)  # the files exist only for a real draw
     return at, seen
 
 
@@ -113,6 +118,7 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     at, seen = page
     at.number_input(key="interval_min").set_value(5.0)  # one location per 5 minutes
     run(at)
+    draw(at)
     seen.clear()
     run(at)
     sidebar_scheme = at.selectbox(key="scheme").value
@@ -125,6 +131,8 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     at.toggle(key="use_bounded").set_value(True)
     run(at)
     at.toggle(key="release_bounded").set_value(True)
+    run(at)
+    draw(at)
     seen.clear()
     run(at)
     # the section holding the switch is still open after the whole page reran
@@ -180,16 +188,18 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
 @pytest.mark.slow
 def test_story_download_counts_like_the_csv_and_private_opt_in_says_private(page):
     at, seen = page
-    assert len(at.session_state["ledgers"]) == 0
+    session = at.session_state["lmdk_session"]
+    (drawn,) = session.draws()  # counted when drawn, before any download
+    assert len(session.ledger(drawn.person)) == 1 and not session.downloaded(drawn.person)
     button = next(b for b in at.get("download_button")
                   if b.label == "Download a report for stakeholders (HTML)")
     button.click()
     run(at)
-    ledger = next(iter(at.session_state["ledgers"].values()))
-    assert len(ledger) == 1  # the HTML shows the released trace: it is a release taken away
+    # the HTML shows the released trace: the same real release, already counted
+    assert session.downloaded(drawn.person) == (drawn.token,)
     next(b for b in at.get("download_button") if b.label == "Public release (CSV)").click()
     run(at)
-    assert len(next(iter(at.session_state["ledgers"].values()))) == 1  # same release: once
+    assert len(session.ledger(drawn.person)) == 1  # same release: once
 
     at.checkbox(key="story_private").check()
     seen.clear()
