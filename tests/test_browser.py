@@ -148,9 +148,20 @@ RECORDED = {"Public release (CSV)", "Public release (GeoJSON)"}
 """The buttons whose download enters the ledger: each reruns the export fragment."""
 
 
+def _set_epsilon(page, value: float) -> None:
+    box = page.locator("[data-testid='stSidebar'] "
+                       "input[aria-label='Privacy budget ε of the next release']")
+    n = runs(page)
+    box.fill(f"{value:.3f}")
+    box.press("Enter")
+    wait_idle(page, since=n)
+
+
 @pytest.mark.slow
 def test_every_download_button_gives_a_parseable_file(server, browser):
-    """Issue 8 item 5: on main two of the four buttons produced no file at all."""
+    """Issue 8 item 5: on main two of the four buttons produced no file at all. Issue 23: the
+    page explores with free previews and offers the files of a real draw only; that draw is
+    counted once, whatever is downloaded, and every file holds the same draw."""
     import csv
     import io
     import json
@@ -164,6 +175,16 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
     click_map(page, *home_of_first_user())  # a place, so the places file is enabled
     wait_chart_change(page, before_chart)
     wait_idle(page, since=n)
+    for eps in (0.5, 2.0, 1.0):  # exploring three settings: previews, free
+        _set_epsilon(page, eps)
+    assert page.get_by_role("button", name="Public release (CSV)").count() == 0
+    assert metrics_text(page)["Spent so far (all real releases)"].startswith("0 /")
+    draw = page.get_by_role("button", name="Draw the real release")
+    draw.scroll_into_view_if_needed()
+    n = runs(page)
+    draw.click()
+    wait_idle(page, since=n)
+    assert metrics_text(page)["Spent so far (all real releases)"].startswith("1 /")
     files: dict[str, str] = {}
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -199,6 +220,10 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
     assert [p["name"] for p in analysis["places"]] == ["Home"]
     places = places_from_geojson(files["PRIVATE places (GeoJSON) — do not share"])
     assert [p.name for p in places] == ["Home"]
-    # the two public files are one release: the ledger counts it once
-    assert metrics_text(page)["Taken away so far"].startswith("1 /")
+    # the two public files are the one real draw, counted once when it was drawn
+    assert metrics_text(page)["Spent so far (all real releases)"].startswith("1 /")
+    lat = [float(r[1]) for r in rows[1:] if r[1]]  # Skip has nothing before its first release
+    assert lat == pytest.approx([f["geometry"]["coordinates"][1] for f in gj["features"]
+                                 if f["geometry"]["coordinates"]][-len(lat):], abs=1e-6)
+    assert analysis["settings"]["ledger"]["total_loss"] == pytest.approx(1.0)
     page.close()

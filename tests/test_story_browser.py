@@ -103,12 +103,18 @@ def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser)
     wait_idle(page, settle_ms=800, since=n)
     details = page.locator("details", has=summary)
     assert details.evaluate("d => d.open") is True
+    draw = page.get_by_role("button", name="Draw the real release")  # files: real draws only
+    draw.scroll_into_view_if_needed()
+    n = runs(page)
+    draw.click()
+    wait_idle(page, settle_ms=800, since=n)
+    assert details.evaluate("d => d.open") is True
     button = page.get_by_role("button", name="Public release (CSV)")
     button.scroll_into_view_if_needed()
     n = runs(page)
     with page.expect_download(timeout=60_000) as info:
         button.click()
     assert info.value.suggested_filename == "lmdk_public_release_tpl_bounded.csv"
-    wait_idle(page, since=n)  # the download enters the ledger: the export fragment reruns
+    wait_idle(page, since=n)  # the download is recorded: the export fragment reruns
     assert details.evaluate("d => d.open") is True
     page.close()
