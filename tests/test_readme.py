@@ -23,3 +23,18 @@ def test_readme_quick_start_names_the_two_make_targets():
     makefile = (README.parent / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^run:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
     assert (README.parent / ".ci" / "run").read_text(encoding="utf-8").strip().endswith("make test")
+
+
+def test_readme_session_example_prints_what_its_comment_says(capsys):
+    """The accounted-session example (issue 23): a preview costs nothing, a real draw costs ε,
+    and the printed figures are the ones in the comment."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    ns: dict = {}
+    exec(compile(blocks[0], "README.md", "exec"), ns)
+    capsys.readouterr()
+    block = next(b for b in blocks if "lm.Session(" in b)
+    exec(compile(block, "README.md", "exec"), ns)
+    printed = capsys.readouterr().out.split()
+    claimed = re.search(r"print\(s\.spent.*#\s*(.+)$", block, re.M).group(1).split()
+    assert printed == claimed
+    assert ns["preview"].release.seeded and not ns["real"].release.seeded
