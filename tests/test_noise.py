@@ -10,6 +10,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -380,3 +381,39 @@ def test_the_exact_flip_check_catches_rounding_to_nearest():
            if Decimal(round(0.5 * (1.0 - math.tanh(e / 200)) * 2.0**53) * 2.0**-53)
            < _exact_rr_flip(e / 100)]
     assert len(bad) > 1000
+
+
+# Issue 24 finding 4: for ε ≲ 3e-16 the integer noise scale t overflowed to a negative int64,
+# passed "t <= 2^53", and the samplers returned 19 % of points within 1 m of the truth
+# (planar_laplace) or 59 % of values exactly (laplace); release paths failed later with
+# "eps must be >= 0". Every entry point now refuses ε outside the exact domain, naming it.
+TINY = (3e-16, 1e-16, 1e-18, 5e-324)
+
+
+@pytest.mark.parametrize("eps", TINY)
+def test_tiny_epsilon_is_refused_by_every_sampler(eps):
+    import lmdk_core as lm
+
+    lat, lon = np.full(50, 40.0), np.full(50, 116.0)
+    calls = {
+        "planar_laplace": lambda: lm.planar_laplace(lat, lon, eps, 200.0),
+        "laplace": lambda: lm.laplace(np.zeros(50), eps),
+        "release_locations": lambda: lm.release_locations(
+            pd.DataFrame({"lat": lat, "lon": lon}), epsilon=eps, scheme="uniform"),
+        "release_values": lambda: lm.release_values(np.zeros(50), epsilon=eps, scheme="uniform"),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ParameterError, match="outside the exact") as info:
+            call()
+        assert "epsilon" in str(info.value), name
+
+
+def test_the_domain_limit_is_where_the_scale_stops_being_exact():
+    """Just inside the stated limit the samplers work and are noisy; the check is not a blanket
+    refusal of small ε."""
+    from lmdk_core.noise.apply import check_lattice_domain, check_value_domain
+
+    check_value_domain(1.0, np.array([1e-12]))
+    check_lattice_domain(200.0, np.array([1e-12]))
+    out = laplace(np.zeros(1000), 1e-12)
+    assert np.mean(out == 0.0) < 0.01

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ParameterError
 from .discrete import new_state
 from .exact import (
+    MARGIN,
     T_MAX,
     lattice_draw,
     lattice_params,
@@ -48,14 +49,23 @@ the 2^-53 resolution of a float uniform (keep probability rounds to 1)."""
 _G_MIN = 2.0**-36  # coarsest-to-finest: |ECEF|/g < 2^59 fits int64 with room for the noise
 
 
+def _scale_fits(d: int, eps: float) -> bool:
+    """True when the integer scale t = ⌈D/ε·MARGIN⌉ is exact: computed in floating point before
+    any int64 conversion (for ε ≲ 3e-16 the cast overflowed to a negative t, which passed a
+    plain ``t <= T_MAX`` and made the samplers all but noiseless)."""
+    t = float(d) / eps * MARGIN
+    return math.isfinite(t) and 0.0 < t <= T_MAX
+
+
 def check_value_domain(delta: float, eps: np.ndarray) -> None:
-    """ParameterError unless every (Δ, ε_t > 0) gives an exact grid (g normal, t and D ≤ 2^53)."""
+    """ParameterError unless every (Δ, ε_t > 0) gives an exact grid (g normal, 0 < t ≤ 2^53,
+    D ≤ 2^53)."""
     pos = eps[eps > 0]
     if pos.size == 0:
         return
     for e in (float(pos.min()), float(pos.max())):  # t grows as ε falls, D as ε grows
         g, d, t = value_params(delta, e)
-        if not (g >= 2.0**-1000 and d <= T_MAX and t <= T_MAX):
+        if not (g >= 2.0**-1000 and d <= T_MAX and _scale_fits(int(d), e) and 0 < t <= T_MAX):
             raise ParameterError(
                 f"epsilon {e:g} with sensitivity {delta:g} is outside the exact noise grid "
                 f"(needs sensitivity/epsilon and sensitivity·epsilon within about 2^±40)")
@@ -68,7 +78,7 @@ def check_lattice_domain(radius_m: float, eps: np.ndarray) -> None:
         return
     for e in (float(pos.min()), float(pos.max())):
         g, d, t = lattice_params(radius_m, e)
-        if not (g >= _G_MIN and d <= T_MAX and t <= T_MAX):
+        if not (g >= _G_MIN and d <= T_MAX and _scale_fits(int(d), e) and 0 < t <= T_MAX):
             raise ParameterError(
                 f"epsilon {e:g} with radius_m {radius_m:g} is outside the exact lattice "
                 f"(needs radius_m/epsilon ≥ 1e-7 m and radius_m/epsilon ≤ 1e13·radius_m)")
