@@ -140,8 +140,9 @@ def _trace_page() -> None:
         f"Simulating a preview for {len(traj):,} moments…", show_time=True
     ):  # shown only when it takes a while: a kept preview or draw comes back at once
         rsettings = privacy_section.release_settings(settings, hide)
-        shown = privacy_section.shown_release(traj, key, rsettings, mask)
-        release = None if shown is None else shown.release
+        drawn, preview = privacy_section.shown_release(traj, key, rsettings, mask)
+        shown = drawn if drawn is not None else preview  # budgets and files: the real draw
+        release = None if preview is None else preview.release  # quality: the preview
     with timing.section("hide"), hide_box:
         hide_section.render_details(shown, epsilon=settings.epsilon)
     with timing.section("map"), map_box:
@@ -149,12 +150,13 @@ def _trace_page() -> None:
     with timing.section("guide"):
         guide_section.render(traj, key, settings, mask, release)
     with timing.section("privacy"):
-        privacy_section.render(traj, key, settings, shown, mask)
+        privacy_section.render(traj, key, settings, shown, mask, preview)
     with timing.section("loss"):
-        temporal, landmark_loss = _loss_section(traj, key, settings, release, mask)
+        temporal, landmark_loss = _loss_section(
+            traj, key, settings, None if shown is None else shown.release, mask)
     with timing.section("export"):
         export_section.render(traj, settings, shown, mask, temporal, landmark_loss,
-                              rsettings=rsettings, key=key)
+                              rsettings=rsettings, key=key, preview=preview)
 
 
 # From this many moments on, section 5 (Markov bounds: seconds per million moments on every

@@ -119,6 +119,7 @@ def analysis_json(
     alloc: str | None = None,
     alloc_label: str | None = None,
     interval_s: float = 0.0,
+    preview: Any = None,
 ) -> str:
     """The PRIVATE analysis file: places, ε_t, G_t, losses, settings, true-data metrics.
 
@@ -142,7 +143,12 @@ def analysis_json(
         correlation=correlation,
         temporal=temporal,
         landmark_loss=landmark_loss,
-        metrics={"mae_m": metrics.mae_metres(traj, release)},
+        metrics=({"mae_m_simulated": metrics.mae_metres(traj, preview),
+                  "about": "mean error of a simulated draw with the same settings; the real "
+                           "release's own error against the true trace is never computed, "
+                           "since picking among real releases by it would reveal more than "
+                           "their ε"}
+                 if preview is not None else {}),
         allocation=alloc,
         release_interval_s=interval_s,
     )
@@ -223,15 +229,17 @@ def render(
     *,
     rsettings: Any = None,
     key: Any = None,
+    preview: Any = None,
 ) -> None:
-    """Section 6: the ledger, the total budget, the real draw, and the files of a real draw."""
+    """Section 6: the ledger, the total budget, the real draw, and the files of a real draw
+    (``preview``: the simulated draw whose error the private analysis reports)."""
     st.header("6 · Release and export")
     who = state.person(traj)
     _ledger(who)
     if shown is not None and not shown.is_real:
         _draw_button(who, traj, mask, rsettings, key)
     _downloads(traj, s, shown if shown is not None and shown.is_real else None, mask, temporal,
-               landmark_loss)
+               landmark_loss, None if preview is None else preview.release)
     # Outside the fragment: importing places changes the map and every chart (a full rerun).
     st.file_uploader(
         "Import landmark places (GeoJSON exported here)",
@@ -274,7 +282,7 @@ def _ledger(who: Any) -> None:
     c[2].button("Set total budget", key="total_budget_set", on_click=state.set_total_budget,
                 args=(who, "total_budget_input"),
                 help="Make the number beside this button your total budget for this person.")
-    if n:
+    if n and ref is not None:
         far = session.loss_at(who, [1000.0, 5000.0])
         st.caption(
             f"Judged for two places {fmt_distance(ref)} apart (your protection distance). "
@@ -326,6 +334,7 @@ def _downloads(
     mask: np.ndarray,
     temporal: Any,
     landmark_loss: Any,
+    preview: Any = None,
 ) -> None:
     """The download buttons of the real release on the page, as a fragment.
 
@@ -404,7 +413,7 @@ def _downloads(
             "PRIVATE analysis (JSON) — do not share",
             data=_deferred(analysis_json, traj, s, drawn.release, mask, temporal, landmark_loss,
                            places, state.get("data_name"), correlation, ledger_record(who),
-                           alloc, alloc_label, interval_s),
+                           alloc, alloc_label, interval_s, preview),
             file_name=export.export_file_name("analysis", alloc, "json"),
             mime="application/json",
             on_click="ignore",

@@ -2,7 +2,15 @@
 
 Standalone: ``streamlit run dashboard/page_patterns.py``; also a page for ``st.navigation``.
 The page only arranges controls and views; the privacy logic is in ``lmdk_core.patterns``.
-Its releases are previews with a simulation seed: the page exports nothing.
+
+Exploring is free: the timeline, the counts and the quality chart are *previews*, releases with
+a simulation seed that can never be downloaded. Section 5 draws the *real* release (fresh OS
+randomness, ``lmdk_core.patterns.ledger.PatternSession``): it is counted in the ledger of the
+data's person set the moment it is drawn, never redrawn for the same settings, refused before it
+would pass the total budget, and is the only thing the page lets you download.
+
+Settings are kept in a store outside the widgets (``dashboard.state.page_widget``), so they
+survive a visit to another page; the page writes session state only through ``dashboard.state``.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `streamlit run dashboard/page_patterns.py` puts dashboard/ first
     sys.path.insert(0, str(ROOT))
 
-from dashboard import charts  # noqa: E402
+from dashboard import charts, state  # noqa: E402
 from lmdk_core.errors import LmdkError  # noqa: E402
 from lmdk_core.patterns import (  # noqa: E402
     NEIGHBOURS,
@@ -37,11 +45,18 @@ from lmdk_core.patterns.figures import (  # noqa: E402
     quality_figure,
     timeline_figure,
 )
+from lmdk_core.patterns.ledger import PatternSession  # noqa: E402
 from lmdk_core.patterns.taxi import hotspots, taxi_trajectories  # noqa: E402
+
+w = state.page_widget  # the key of a widget whose value survives page switches
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
 DEFAULT_MECHS = ["uniform", "uniform-event", "adaptive", "event-rr"]
-KEY = "pat_"  # prefix of this page's session-state keys
+KEY = "pat_"  # prefix of this page's stored settings (widget keys: "_w_pat_...")
+SOURCES = ("sample", "taxis")
+PATTERN_COLUMNS = ["name", "sequence", "window_min", "private"]
+PLACE_COLUMNS = ["name", "lat", "lon", "radius_m"]
+DEFAULT_TOTAL_BUDGET = 4.0  # the value the total-budget control offers first (set by a click)
 
 EXPLAINER = """
 **Pattern-level privacy.** Some *sequences* of events are sensitive — leaving home and reaching a
@@ -50,6 +65,21 @@ work. Mark the sensitive sequences **private** and the consumer's queries **publ
 mechanism randomises only the event types that private patterns use: a real event of such a type
 may be *suppressed* and synthetic ones are *injected*, so nobody can tell whether a private
 pattern happened, while events of other types pass unchanged and public patterns stay detectable.
+
+**Previews are free, real releases count.** Sections 3 and 4 are *previews*: simulations with a
+seed, which cost nothing and can never be downloaded. Section 5 draws the *real* release with
+fresh randomness; it counts against your total budget the moment it is drawn, whether you
+download it or not.
+"""
+
+REAL_EXPLAINER = """
+The real release randomises the same event types with **fresh OS randomness** (no seed) and is
+recorded in the ledger of this data's people the moment it is drawn — whether or not you
+download it. The same settings always give back the same draw (it is never redrawn); other
+settings draw again and **add up**: one occurrence of a private pattern loses ε (whole-occurrence
+reading; m·ε under the single-event reading) in every real draw. Your **total budget** is the loss
+per protected occurrence you accept across all real draws of this data; it has its own control,
+and a draw that would pass it is refused before anything is drawn.
 """
 
 
@@ -173,109 +203,122 @@ def guarantee_sentence(neighbour: str, eps: float, pats: list[Pattern]) -> str:
             "the default whole-occurrence reading.")
 
 
-def main() -> None:
-    ss = st.session_state
-    ss.setdefault(KEY + "error", None)
-    st.title("Patterns — hide private event sequences, keep public ones detectable")
-    st.markdown(EXPLAINER)
+def show_message(name: str) -> None:
+    """The stored message ``name`` (an error or a refusal), if any."""
+    message = state.page_value(name)
+    if message:
+        st.error(message, icon="⚠️")
 
+
+def sidebar() -> dict:
+    """The sidebar's controls (each kept across page switches); returns their values."""
     with st.sidebar:
         st.header("Patterns page")
         source = st.radio(
-            "Data", ["sample", "taxis"], key=KEY + "source",
+            "Data", SOURCES, key=w(KEY + "source", "sample", SOURCES),
             format_func=lambda s: {"sample": "bundled sample (4 people, 5 days)",
                                    "taxis": "synthetic taxis (T-Drive-shaped, 2 days)"}[s],
             help="Both data sets ship with lmdk. The first day is the history the Adaptive "
                  "PPM learns from; the page releases the remaining days.")
         n_taxis = 50
         if source == "taxis":
-            n_taxis = st.slider("Taxis", 10, 300, 50, step=10, key=KEY + "taxis",
+            n_taxis = st.slider("Taxis", 10, 300, step=10, key=w(KEY + "taxis", 50),
                                 help="Number of synthetic taxis (one data subject each).")
         df = load_data(source, n_taxis)
         user = None
         if source == "sample":
-            user = st.selectbox("Person", sorted(df["uid"].unique()), key=KEY + "user",
+            people = sorted(df["uid"].unique())
+            user = st.selectbox("Person", people, key=w(KEY + "user", people[0], people),
                                 help="Whose events to protect and show.")
         region_kind = st.radio(
-            "Regions", ["places", "grid"], key=KEY + "regions", horizontal=True,
+            "Regions", ["places", "grid"], key=w(KEY + "regions", "places", ("places", "grid")),
+            horizontal=True,
             help="Events happen when the person enters/leaves/dwells in a region: your named "
                  "places (table below) or the cells of a square grid.")
+        all_kinds = ["enter", "leave", "dwell"]
         kinds = tuple(st.multiselect(
-            "Event kinds", ["enter", "leave", "dwell"],
-            default=["enter", "leave"] if source == "sample" else ["enter"], key=KEY + "kinds",
+            "Event kinds", all_kinds,
+            key=w(f"{KEY}kinds_{source}",
+                  ["enter", "leave"] if source == "sample" else ["enter"], all_kinds),
             help="enter: first fix inside a region; leave: first fix after a visit; dwell: "
                  "the visit reached the dwell time."))
         dwell_min = st.number_input(
-            "Dwell time (minutes)", 1.0, 600.0, 10.0, key=KEY + "dwell",
+            "Dwell time (minutes)", 1.0, 600.0, key=w(KEY + "dwell", 10.0),
             help="Minutes in a region before a dwell event.")
         tick_min = st.number_input(
-            "Time resolution (minutes)", 1.0, 120.0, 5.0, key=KEY + "tick",
+            "Time resolution (minutes)", 1.0, 120.0, key=w(KEY + "tick", 5.0),
             help="Events are placed on a public grid of this many minutes; each (slot, type) is "
                  "one indicator for randomised response. Coarser: fewer synthetic events.")
         st.header("Privacy")
         eps = st.number_input(
-            "Privacy budget ε", min_value=0.01, max_value=20.0, value=2.0, step=0.5,
-            key=KEY + "eps", help="Total budget per private-pattern occurrence (see the "
-                                  "neighbour relation). Smaller ε: stronger privacy, more noise.")
+            "Privacy budget ε", min_value=0.01, max_value=20.0, step=0.5,
+            key=w(KEY + "eps", 2.0), help="Budget of the next release per private-pattern "
+                                          "occurrence (see the neighbour relation). Smaller ε: "
+                                          "stronger privacy, more noise. Your total budget "
+                                          "across real releases is set in section 5.")
         neighbour = st.radio(
-            "Neighbour relation", list(NEIGHBOURS), key=KEY + "neighbour",
+            "Neighbour relation", list(NEIGHBOURS),
+            key=w(KEY + "neighbour", "instance", NEIGHBOURS),
             format_func=lambda n: {"instance": "whole occurrence (ε/m per event)",
                                    "event": "single event (ε per event)"}[n],
             help="What is hidden: a whole occurrence of a private pattern (default, the "
                  "pattern-level guarantee) or any single event of one (weaker).")
         mechanism = st.selectbox(
-            "Mechanism shown in the timeline", ["uniform", "adaptive"], key=KEY + "mech",
+            "Mechanism", ["uniform", "adaptive"],
+            key=w(KEY + "mech", "uniform", ("uniform", "adaptive")),
             format_func=lambda k: MECHANISM_LABELS[k],
             help="Uniform: the same budget for every event of a private pattern. Adaptive: "
-                 "budgets chosen on the history day so the public patterns suffer least.")
+                 "budgets chosen on the history day so the public patterns suffer least. Used "
+                 "by the preview and by the real release.")
         seed = st.number_input(
-            "Simulation seed", 0, 2**31 - 1, 1, key=KEY + "seed",
-            help="The page previews releases with a seeded simulation; real releases use fresh "
-                 "OS randomness (rng=None in lmdk_core.patterns), and nothing is exported.")
+            "Simulation seed (previews)", 0, 2**31 - 1, key=w(KEY + "seed", 1),
+            help="The previews are seeded simulations (free, never downloadable); the real "
+                 "release of section 5 uses fresh OS randomness and no seed.")
+        ledger_box = st.container()
+    return {"source": source, "n_taxis": n_taxis, "df": df, "user": user,
+            "region_kind": region_kind, "kinds": kinds, "dwell_min": float(dwell_min),
+            "tick_min": float(tick_min), "eps": float(eps), "neighbour": neighbour,
+            "mechanism": mechanism, "seed": int(seed), "ledger_box": ledger_box}
 
-    if ss[KEY + "error"]:
-        st.error(ss[KEY + "error"], icon="⚠️")
 
-    # regions table
+def regions_section(source: str, df: pd.DataFrame, user: str | None, region_kind: str
+                    ) -> tuple:
+    """Section 1: the regions table (kept across page switches) or the grid's cell size."""
     st.subheader("1 · Regions")
-    if region_kind == "places":
-        base = default_places(source, df, user)
-        st.caption("Name, centre (degrees) and radius (metres) of each region; add or delete "
-                   "rows. Names become event types such as enter:Home.")
-        table = st.data_editor(
-            base, num_rows="dynamic", key=f"{KEY}places_{source}_{user}",
-            column_config={"radius_m": st.column_config.NumberColumn(
-                "radius (m)", min_value=1.0, help="Radius in metres.")})
-        try:
-            table = table.dropna()
-            regions_key = ("places", tuple(
-                (str(r.name), float(r.lat), float(r.lon), float(r.radius_m))
-                for r in table.itertuples(index=False)))
-            PlaceRegions.from_places(table)  # validates: unique names, ranges
-        except (LmdkError, ValueError, AttributeError) as exc:
-            st.error(f"Regions: {exc}", icon="⚠️")
-            st.stop()
-    else:
-        cell = st.number_input("Grid cell size (m)", 200.0, 10_000.0, 1000.0, step=100.0,
-                               key=KEY + "cell", help="Side of each square cell, metres.")
-        regions_key = ("grid", float(cell))
-    if not kinds:
-        st.error("Choose at least one event kind.", icon="⚠️")
-        st.stop()
+    if region_kind == "grid":
+        cell = st.number_input("Grid cell size (m)", 200.0, 10_000.0, step=100.0,
+                               key=w(KEY + "cell", 1000.0), help="Side of each square cell, "
+                                                                 "metres.")
+        return ("grid", float(cell))
+    name = f"{KEY}places_{source}_{user}"
+    if state.page_value(name) is None:
+        state.set_page_value(name, default_places(source, df, user).to_dict("records"))
+    st.caption("Name, centre (degrees) and radius (metres) of each region; add or delete "
+               "rows. Names become event types such as enter:Home.")
+    editor = f"{name}_editor_{state.page_value(name + '_version', 0)}"
+    table = st.data_editor(
+        pd.DataFrame(state.page_value(name), columns=PLACE_COLUMNS), num_rows="dynamic",
+        key=editor, on_change=state.page_table_edited, args=(name, editor, PLACE_COLUMNS),
+        column_config={"radius_m": st.column_config.NumberColumn(
+            "radius (m)", min_value=1.0, help="Radius in metres.")})
     try:
-        regions, history, stream = build_events(source, n_taxis, user, regions_key, kinds,
-                                                float(dwell_min), float(tick_min))
-    except LmdkError as exc:
-        st.error(f"Events: {exc}", icon="⚠️")
+        table = table.dropna()
+        regions_key = ("places", tuple(
+            (str(r.name), float(r.lat), float(r.lon), float(r.radius_m))
+            for r in table.itertuples(index=False)))
+        PlaceRegions.from_places(table)  # validates: unique names, ranges
+    except (LmdkError, ValueError, AttributeError) as exc:
+        st.error(f"Regions: {exc}", icon="⚠️")
         st.stop()
-    st.caption(f"{len(stream):,} events on {stream.n_ticks:,} ticks released "
-               f"({len(history):,} events in the history day); {len(stream.types)} event types.")
+    return regions_key
 
-    # pattern builder
+
+def patterns_section(source: str, stream) -> list[Pattern]:
+    """Section 2: the pattern builder and table (kept across page switches)."""
     st.subheader("2 · Patterns")
     pkey = f"{KEY}patterns_{source}"
-    if pkey not in ss:
-        ss[pkey] = default_patterns(source)
+    if state.page_value(pkey) is None:
+        state.set_page_value(pkey, default_patterns(source))
     with st.form(KEY + "builder", clear_on_submit=False):
         cols = st.columns([3, 1, 1, 1])
         seq = cols[0].multiselect(
@@ -289,18 +332,21 @@ def main() -> None:
         name = cols[3].text_input("Name", key=KEY + "new_name", help="Optional label.")
         if st.form_submit_button("Add pattern", help="Append this pattern to the table."):
             if not seq:
-                ss[KEY + "error"] = "Add pattern: pick at least one event type."
+                state.set_page_value(KEY + "error", "Add pattern: pick at least one event type.")
             else:
-                ss[pkey] = [*ss[pkey], {"name": name or " → ".join(seq),
-                                        "sequence": " → ".join(seq), "window_min": window,
-                                        "private": private}]
-                ss[KEY + "error"] = None
+                state.set_page_value(pkey, [
+                    *state.page_value(pkey), {"name": name or " → ".join(seq),
+                                              "sequence": " → ".join(seq),
+                                              "window_min": window, "private": private}])
+                state.set_page_value(KEY + "error", None)
             st.rerun()
     st.caption("Edit the table to change a pattern, tick *private* to hide it (unticked: a "
                "public query), or select rows and delete them.")
+    editor = f"{pkey}_editor_{state.page_value(pkey + '_version', 0)}"
     rows = st.data_editor(
-        pd.DataFrame(ss[pkey], columns=["name", "sequence", "window_min", "private"]),
-        num_rows="dynamic", key=f"{pkey}_editor",
+        pd.DataFrame(state.page_value(pkey), columns=PATTERN_COLUMNS),
+        num_rows="dynamic", key=editor, on_change=state.page_table_edited,
+        args=(pkey, editor, PATTERN_COLUMNS),
         column_config={
             "sequence": st.column_config.TextColumn(
                 "sequence", help="Event types separated by →"),
@@ -308,23 +354,20 @@ def main() -> None:
             "private": st.column_config.CheckboxColumn(
                 "private", help="Private patterns are hidden; others are public queries."),
         })
-    try:
-        pats = parse_patterns(rows.to_dict("records"), stream.types)
-        if not any(p.private for p in pats):
-            raise LmdkError("mark at least one pattern private: there is nothing to protect")
-        if all(p.private for p in pats):
-            raise LmdkError("add at least one public pattern: quality is measured on them")
-        alloc = (uniform_allocation(pats, epsilon=eps, neighbour=neighbour)
-                 if mechanism == "uniform" or neighbour == "event"
-                 else adaptive_allocation(history, pats, epsilon=eps))
-        release = release_with_allocation(stream, pats, alloc, epsilon=eps, neighbour=neighbour,
-                                          regions=regions, rng=int(seed), mechanism=mechanism)
-    except LmdkError as exc:
-        st.error(str(exc), icon="⚠️")
-        st.stop()
+    pats = parse_patterns(rows.to_dict("records"), stream.types)
+    if not any(p.private for p in pats):
+        raise LmdkError("mark at least one pattern private: there is nothing to protect")
+    if all(p.private for p in pats):
+        raise LmdkError("add at least one public pattern: quality is measured on them")
+    return pats
 
-    # guarantee and timeline
-    st.subheader("3 · What is released")
+
+def preview_section(stream, release, pats: list[Pattern], alloc: dict, eps: float,
+                    neighbour: str) -> None:
+    """Section 3: what the preview releases (a seeded simulation: nothing here is exported)."""
+    st.subheader("3 · What is released — preview (simulation)")
+    st.caption("A **preview**: this release is a seeded simulation, for exploring only. It "
+               "costs nothing and can never be downloaded; the real release is section 5.")
     st.markdown(guarantee_sentence(neighbour, eps, pats))
     budgets = type_budgets(pats, alloc)
     st.dataframe(pd.DataFrame({"event type": list(budgets),
@@ -334,18 +377,19 @@ def main() -> None:
                  hide_index=True)
     c1, c2, c3 = st.columns(3)
     c1.metric("real events suppressed", f"{int(release.suppressed.sum()):,}",
-              help="Real events of private-pattern types whose bit flipped to 0.")
+              help="Real events of private-pattern types whose bit flipped to 0 (preview).")
     c2.metric("synthetic events injected", f"{int(release.injected.sum()):,}",
-              help="Ticks whose bit flipped to 1 got a synthetic event.")
+              help="Ticks whose bit flipped to 1 got a synthetic event (preview).")
     protected = [stream.type_code(t) for t in budgets]
     c3.metric("events passed unchanged",
               f"{int((~np.isin(stream.etype, protected)).sum()):,}",
               help="Events of types in no private pattern: never touched.")
     users = list(stream.users)
     show_user = users[0] if len(users) == 1 else st.selectbox(
-        "Timeline of", users, key=KEY + "tl_user", help="Whose events to draw.")
+        "Timeline of", users, key=w(KEY + "tl_user", users[0], users),
+        help="Whose events to draw.")
     day0 = pd.Timestamp(int(stream.tick_time.min()), tz="UTC").floor("D")
-    days = st.slider("Days shown", 1, 4, 1, key=KEY + "tl_days",
+    days = st.slider("Days shown", 1, 4, key=w(KEY + "tl_days", 1),
                      help="Length of the timeline window from the first released day.")
     charts.show(timeline_figure(stream, release, user=show_user,
                                 start=day0.tz_localize(None).to_datetime64(),
@@ -355,32 +399,179 @@ def main() -> None:
     st.caption("Suppressed and injected marks are the data holder's private diagnostics: the "
                "consumer sees only the released stream (blue and orange, unlabelled).")
 
-    # quality
-    st.subheader("4 · Public-pattern quality against ε")
+
+def quality_section(history, stream, key: tuple, pats: list[Pattern], eps: float) -> None:
+    """Section 4: public-pattern quality against ε (seeded simulations, cached)."""
+    st.subheader("4 · Public-pattern quality against ε (simulations)")
     cols = st.columns([2, 1, 1])
     mechs = cols[0].multiselect(
-        "Mechanisms", list(ev.MECHANISMS), default=DEFAULT_MECHS, key=KEY + "mechs",
+        "Mechanisms", list(ev.MECHANISMS), key=w(KEY + "mechs", DEFAULT_MECHS, ev.MECHANISMS),
         format_func=lambda k: MECHANISM_LABELS[k],
         help="Baselines (event-level RR, w-event BD/BA, landmark schemes) run on the same "
              "events; the landmark ones run once per person (slower on many taxis).")
-    alpha = cols[1].slider("α (weight of precision)", 0.0, 1.0, 0.5, step=0.25, key=KEY + "alpha",
-                           help="Q = α·Prec + (1−α)·Rec.")
-    seeds = cols[2].number_input("Runs per ε", 1, 50, 4, key=KEY + "runs",
+    alpha = cols[1].slider("α (weight of precision)", 0.0, 1.0, step=0.25,
+                           key=w(KEY + "alpha", 0.5), help="Q = α·Prec + (1−α)·Rec.")
+    seeds = cols[2].number_input("Runs per ε", 1, 50, key=w(KEY + "runs", 4),
                                  help="Simulation runs averaged per point.")
-    if mechs:
-        key = (source, n_taxis, user, regions_key, kinds, float(dwell_min), float(tick_min))
-        ptuple = tuple((p.name, p.types, p.window_s, p.private) for p in pats)
-        table = quality_table(history, stream, key, ptuple, tuple(mechs), int(seeds),
-                              float(alpha))
-        metric = st.radio("Show", ["q", "prec", "rec", "mre"], horizontal=True,
-                          key=KEY + "metric", format_func=str.upper,
-                          help="Q, precision, recall, or MRE = (Q_ord − Q)/Q_ord with Q_ord = 1.")
-        charts.show(quality_figure(table, metric=metric), key=KEY + "quality")
-        show = table[table["epsilon"] == min(EPSILONS, key=lambda e: abs(e - eps))]
-        st.dataframe(show[["mechanism", "prec", "rec", "q", "mre", "seeds"]].round(3),
-                     hide_index=True)
-        st.caption("Prec/Rec over public-pattern matches against the unprotected stream; "
-                   "mean over runs. Table: the ε of the grid nearest to your ε.")
+    if not mechs:
+        return
+    ptuple = tuple((p.name, p.types, p.window_s, p.private) for p in pats)
+    table = quality_table(history, stream, key, ptuple, tuple(mechs), int(seeds), float(alpha))
+    metrics = ("q", "prec", "rec", "mre")
+    metric = st.radio("Show", metrics, horizontal=True, key=w(KEY + "metric", "q", metrics),
+                      format_func=str.upper,
+                      help="Q, precision, recall, or MRE = (Q_ord − Q)/Q_ord with Q_ord = 1.")
+    charts.show(quality_figure(table, metric=metric), key=KEY + "quality")
+    show = table[table["epsilon"] == min(EPSILONS, key=lambda e: abs(e - eps))]
+    st.dataframe(show[["mechanism", "prec", "rec", "q", "mre", "seeds"]].round(3),
+                 hide_index=True)
+    st.caption("Prec/Rec over public-pattern matches against the unprotected stream; "
+               "mean over runs. Table: the ε of the grid nearest to your ε.")
+
+
+def person_set(source: str, user: str | None) -> tuple:
+    """Whose ledger a release of this data goes to: one person of the sample, or the taxis
+    (one stream of many subjects: every taxi is in every release of it)."""
+    return ("sample", user) if source == "sample" else ("taxis",)
+
+
+def who_label(person: tuple) -> str:
+    return f"{person[1]} (sample)" if person[0] == "sample" else "the taxis"
+
+
+def book() -> PatternSession:
+    """This browser session's real pattern releases and ledgers (never shared)."""
+    return state.page_object(KEY + "book", PatternSession)
+
+
+def ledger_line(box, person: tuple) -> None:
+    """The ledger at a glance, in the sidebar: spent so far / total budget."""
+    total = book().total_budget(person)
+    box.metric(f"Real releases of {who_label(person)}: spent / total budget",
+               f"{book().spent(person):.3g} / " + ("not set" if total is None else
+                                                  f"{total:.3g}"),
+               help="Loss per protected pattern occurrence over every real release drawn "
+                    "(section 5). Previews cost nothing.")
+
+
+def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[Pattern],
+                 alloc: dict, eps: float, neighbour: str, mechanism: str) -> None:
+    """Section 5: the total budget, the real draw, its public download and the ledger."""
+    st.subheader("5 · The real release")
+    st.markdown(REAL_EXPLAINER)
+    sess = book()
+    ptuple = tuple((p.name, p.types, p.window_s, p.private) for p in pats)
+    key = (stream_key, eps, neighbour, mechanism, ptuple)
+    total = sess.total_budget(person)
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    c1.number_input(
+        f"Your total budget for {who_label(person)}", min_value=0.01, max_value=1000.0,
+        step=0.5, key=w(KEY + "budget_input", DEFAULT_TOTAL_BUDGET),
+        help="The loss per protected pattern occurrence you accept across EVERY real release "
+             "of this data. Separate from ε (the budget of one release): it changes only when "
+             "you click the button.")
+    c2.button("Set total budget", key=KEY + "set_budget", on_click=state.page_set_budget,
+              args=(KEY + "budget_error", sess, person, KEY + "budget_input"),
+              help="Make the value on the left your total budget (a deliberate act).")
+    plan = sess.plan(person, pats, alloc, key=key, stream_key=stream_key, neighbour=neighbour)
+    show_message(KEY + "budget_error")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Spent so far / your total budget",
+              f"{plan.spent:.3g} / " + ("not set" if total is None else f"{total:.3g}"),
+              help="Loss per protected pattern occurrence over every real release drawn.")
+    m2.metric("This release costs", "nothing more (already drawn)" if plan.existing else
+              f"{plan.cost:.3g} per occurrence",
+              help="ε per private-pattern occurrence (single-event reading: m·ε).")
+    m3.metric("After drawing it", "—" if np.isinf(plan.after) else f"{plan.after:.3g}",
+              help="Spent so far plus this release.")
+    if mechanism == "adaptive" and neighbour == "instance":
+        st.caption("Adaptive learns its budgets from the history day, which it uses "
+                   "unprotected: the ledger counts the released days only.")
+    drawn = sess.drawn(key)
+    refusal = f"{KEY}draw_error:{hash(key)}"  # a refusal is shown with its own settings only
+    if drawn is None:
+        if plan.problem:
+            st.warning(f"Drawing now would be refused: {plan.problem}", icon="✋")
+        st.button(
+            "Draw the real release", key=KEY + "draw", type="primary",
+            on_click=state.page_call,
+            args=(refusal, sess.draw, person, stream, pats, alloc),
+            kwargs={"key": key, "stream_key": stream_key, "epsilon": eps,
+                    "neighbour": neighbour, "regions": regions, "mechanism": mechanism},
+            help="Fresh OS randomness; counted in the ledger at once, downloaded or not.")
+        show_message(refusal)
+    else:
+        released = drawn.release.stream
+        st.success(f"Real release drawn for these settings: {len(released):,} events released "
+                   f"({mechanism}, ε = {eps:g}). It is kept for this session and never "
+                   "redrawn.", icon="✅")
+        st.download_button(
+            "Public release (CSV)", data=drawn.public_csv,
+            file_name=f"lmdk_public_pattern_release_{mechanism}.csv", mime="text/csv",
+            key=KEY + "download", on_click="ignore",
+            help="The released events only: uid, time, type, lat, lon. No suppressed or "
+                 "injected flag, no true event, no budget, no seed.")
+    ledger_tables(person)
+
+
+def ledger_tables(person: tuple) -> None:
+    ledger = book().ledger(person)
+    if not ledger.entries:
+        st.info(f"No real release of {who_label(person)} yet: the ledger is empty.")
+        return
+    st.markdown(f"**Ledger of {who_label(person)}** (every real release, drawn or downloaded)")
+    st.dataframe(pd.DataFrame([
+        {"draw": i, "mechanism": e.mechanism, "ε": e.epsilon,
+         "reading": "whole occurrence" if e.neighbour == "instance" else "single event",
+         "loss per occurrence": round(e.cost, 4)}
+        for i, e in enumerate(ledger.entries, start=1)]), hide_index=True)
+    st.dataframe(pd.DataFrame([
+        {"private pattern": p.name, "sequence": " → ".join(p.types),
+         "loss per occurrence (all draws)": None if not p.protected else round(p.loss, 4),
+         "status": "protected" if p.protected else
+         f"not protected: draw {p.exposed_by} published its events as they are"}
+        for p in ledger.losses()]), hide_index=True)
+
+
+def main() -> None:
+    st.title("Patterns — hide private event sequences, keep public ones detectable")
+    st.markdown(EXPLAINER)
+    cfg = sidebar()
+    source, n_taxis, df, user = cfg["source"], cfg["n_taxis"], cfg["df"], cfg["user"]
+    eps, neighbour, kinds = cfg["eps"], cfg["neighbour"], cfg["kinds"]
+    person = person_set(source, user)
+    ledger_line(cfg["ledger_box"], person)
+    show_message(KEY + "error")
+
+    regions_key = regions_section(source, df, user, cfg["region_kind"])
+    if not kinds:
+        st.error("Choose at least one event kind.", icon="⚠️")
+        st.stop()
+    try:
+        regions, history, stream = build_events(source, n_taxis, user, regions_key, kinds,
+                                                cfg["dwell_min"], cfg["tick_min"])
+    except LmdkError as exc:
+        st.error(f"Events: {exc}", icon="⚠️")
+        st.stop()
+    st.caption(f"{len(stream):,} events on {stream.n_ticks:,} ticks released "
+               f"({len(history):,} events in the history day); {len(stream.types)} event types.")
+
+    # the allocation is decided before any noise: the preview and the real draw share it
+    mechanism = "uniform" if neighbour == "event" else cfg["mechanism"]
+    try:
+        pats = patterns_section(source, stream)
+        alloc = (uniform_allocation(pats, epsilon=eps, neighbour=neighbour)
+                 if mechanism == "uniform" else adaptive_allocation(history, pats, epsilon=eps))
+        release = release_with_allocation(stream, pats, alloc, epsilon=eps, neighbour=neighbour,
+                                          regions=regions, rng=cfg["seed"], mechanism=mechanism)
+    except LmdkError as exc:
+        st.error(str(exc), icon="⚠️")
+        st.stop()
+
+    preview_section(stream, release, pats, alloc, eps, neighbour)
+    stream_key = (source, n_taxis, user, regions_key, kinds, cfg["dwell_min"], cfg["tick_min"])
+    quality_section(history, stream, stream_key, pats, eps)
+    real_section(person, stream_key, stream, regions, pats, alloc, eps, neighbour, mechanism)
 
 
 main()

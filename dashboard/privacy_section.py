@@ -193,23 +193,26 @@ def release_key(key: Any, rs: ReleaseSettings, allocation: Any) -> tuple:
 
 
 def shown_release(traj: pd.DataFrame, key: Any, rs: ReleaseSettings | None, mask: np.ndarray
-                  ) -> Any | None:
-    """What the page shows: the real draw for these settings if the user made one (it is never
-    redrawn), else a free preview (a simulation, kept for the setting, never downloadable).
-    None after showing the library's error message."""
+                  ) -> tuple[Any | None, Any | None]:
+    """(the real draw for these settings if the user made one — never redrawn — or None, and
+    the free preview: a simulation kept for the setting, never downloadable). (None, None)
+    after showing the library's error message.
+
+    Every error, map and quality figure of the page comes from the preview, also once a real
+    draw exists: choosing among real draws by their error against the true trace would reveal
+    more than their ε (docs/composition.md). The real draw's budgets (its allocation, G_t,
+    dummies) and its files are its own."""
     if rs is None:
-        return None
+        return None, None
     allocation = bounded_allocation(key)
     rkey = release_key(key, rs, allocation)
     session = state.session()
-    drawn = session.drawn(rkey)
-    if drawn is not None:
-        return drawn
     try:
-        return session.preview(traj, mask, rs, key=rkey, allocation=allocation)
+        preview = session.preview(traj, mask, rs, key=rkey, allocation=allocation)
     except LmdkError as err:
         st.error(f"Cannot release with these settings: {err}")
-        return None
+        return None, None
+    return session.drawn(rkey), preview
 
 
 PREVIEW_NOTE = (
@@ -219,21 +222,26 @@ PREVIEW_NOTE = (
     "drawn (whether you download it or not)."
 )
 REAL_NOTE = (
-    "**Your real release** for these settings — drawn once with fresh random noise and counted "
-    "against your total budget when it was drawn. Going back to these settings always shows "
-    "this same release; it is never redrawn."
+    "**Your real release** for these settings is drawn (section 6) — once, with fresh random "
+    "noise, counted against your total budget when it was drawn, and never redrawn. The "
+    "allocation above is its own; the error below and the map show the preview, a simulated "
+    "draw with the same settings: the page never shows a real release's error against your "
+    "true trace, because picking among real releases by their true error would reveal more "
+    "than their ε."
 )
 
 
 def render(
-    traj: pd.DataFrame, key: Any, s: Settings, shown: Any | None, mask: np.ndarray
+    traj: pd.DataFrame, key: Any, s: Settings, shown: Any | None, mask: np.ndarray,
+    preview: Any | None = None,
 ) -> None:
-    """Sections 3 and 4 for ``shown``, the page's preview or real draw (session.Preview or
-    session.Drawn)."""
+    """Section 3 for ``shown`` (the real draw, or the preview), section 4's errors for
+    ``preview`` (session.Preview; default ``shown``)."""
     st.header("3 · Budget allocation")
     if shown is None:
         st.info("Fix the privacy settings in the sidebar to see the allocation and the release.")
         return
+    preview = shown if preview is None else preview
     release = shown.release
     if release.scheme == "budget":
         st.info(
@@ -263,7 +271,8 @@ def render(
         st.success(REAL_NOTE, icon=":material/lock:")
     else:
         st.info(PREVIEW_NOTE, icon=":material/visibility:")
-    err, mae = compute.release_error(key, shown.token, traj, release)  # once per draw
+    release = preview.release  # quality: always a simulated draw (see shown_release)
+    err, mae = compute.release_error(key, preview.token, traj, release)  # once per preview
     c = st.columns(4)
     c[0].metric(
         "Mean error",

@@ -168,7 +168,7 @@ class Plan:
 @dataclass
 class _Book:
     total_budget: float
-    reference_m: float
+    reference_m: float | None  # fixed by the first real draw (or set_total_budget)
     ledger: ReleaseLedger = field(default_factory=ReleaseLedger)
     downloaded: tuple[str, ...] = ()
 
@@ -198,19 +198,24 @@ class Session:
 
     # ------------------------------------------------------------------ budgets and ledger
 
-    def _book(self, person: Hashable, radius_m: float | None = None) -> _Book:
+    def _book(self, person: Hashable) -> _Book:
         book = self._books.get(person)
         if book is None:
-            ref = self._default_reference or (radius_m if radius_m is not None else 200.0)
-            book = self._books[person] = _Book(self._default_budget, float(ref))
+            book = self._books[person] = _Book(self._default_budget, self._default_reference)
         return book
+
+    def _reference(self, person: Hashable, radius_m: float | None) -> float | None:
+        """The person's reference distance, or the one a draw at ``radius_m`` would fix."""
+        ref = self._book(person).reference_m
+        return ref if ref is not None else radius_m
 
     def total_budget(self, person: Hashable) -> float:
         """The total loss ``person`` accepts across this session's real draws."""
         return self._book(person).total_budget
 
-    def reference_m(self, person: Hashable) -> float:
-        """The distance (metres) at which the person's ledger composes different radii."""
+    def reference_m(self, person: Hashable) -> float | None:
+        """The distance (metres) at which the person's ledger composes different radii: the
+        radius of their first real draw unless set explicitly (None before either)."""
         return self._book(person).reference_m
 
     def set_total_budget(self, person: Hashable, *, total_budget: float,
@@ -290,13 +295,14 @@ class Session:
         their own noisy decisions) it uses their largest possible per-moment budget, and with
         dummy landmarks (drawn with the release) the real landmarks, which the guarantee is
         about. The plan never undercounts: see docs/composition.md."""
-        book = self._book(person, settings.radius_m)
-        spent = book.ledger.total_loss(distance_m=book.reference_m)
+        book = self._book(person)
+        ref = self._reference(person, settings.radius_m)
+        spent = book.ledger.total_loss(distance_m=ref)
         if key is not None and key in self._drawn:
             return Plan(spent, spent, book.total_budget, True)
         mask = _mask(traj, landmarks)
         after = _plan_after(book.ledger, traj, mask, settings, allocation,
-                            _costs("plan", settings, allocation), book.reference_m)
+                            _costs("plan", settings, allocation, mask), ref)
         return Plan(spent, after, book.total_budget, False)
 
     def draw(self, person: Hashable, traj: Any, landmarks: Any, settings: ReleaseSettings, *,
@@ -319,10 +325,12 @@ class Session:
             )
         rel, mask, hidden = _draw(traj, landmarks, settings, allocation, rng=None)
         token = secrets.token_hex(8)
-        costs = _costs(token, settings, allocation)
+        costs = _costs(token, settings, allocation, mask)
         drawn = Drawn(token, person, key, rel, mask, hidden, settings,
                       _allocation_slug(settings, allocation), costs)
-        book = self._book(person, settings.radius_m)
+        book = self._book(person)
+        if book.reference_m is None:  # the first real draw fixes the distance judged at
+            book.reference_m = settings.radius_m
         # recorded before anyone sees it: every real draw counts from the moment it exists
         book.ledger = book.ledger.add(rel, key=token, label=drawn.allocation, landmarks=mask,
                                       costs=costs)
@@ -345,10 +353,11 @@ class Session:
         from .correlation import dp_grid_model
 
         eps_m = check_epsilon(params.get("epsilon_model"), "epsilon_model")
-        book = self._book(person, params.get("radius_m"))
+        book = self._book(person)
+        ref = self._reference(person, params.get("radius_m"))
         cost = Cost(f"model:pending:{secrets.token_hex(4)}", eps_m, "DP correlation model ε_model",
                     int(params["protected_events"]) if "protected_events" in params else None)
-        after = _with_cost(book.ledger, cost).total_loss(distance_m=book.reference_m)
+        after = _with_cost(book.ledger, cost).total_loss(distance_m=ref)
         if after > book.total_budget + 1e-9:
             raise BudgetExceededError(
                 f"estimating this model (ε_model = {eps_m:.3g}) would bring the total privacy "
@@ -391,9 +400,15 @@ def _mask(traj: Any, landmarks: Any) -> np.ndarray:
     return mask
 
 
-def _costs(token: str, settings: ReleaseSettings, allocation: Any) -> tuple[Cost, ...]:
+def _hides(settings: ReleaseSettings, mask: np.ndarray) -> bool:
+    """Dummies are drawn (and ε_sel spent) only when there are real landmarks to hide."""
+    return settings.hide and bool(mask.any())
+
+
+def _costs(token: str, settings: ReleaseSettings, allocation: Any,
+           mask: np.ndarray) -> tuple[Cost, ...]:
     out = []
-    if settings.hide:
+    if _hides(settings, mask):
         out.append(Cost(f"{token}:select", settings.epsilon_select,
                         "dummy landmark selection ε_sel"))
     if allocation is not None and float(getattr(allocation, "epsilon_model", 0.0)) > 0:
@@ -409,7 +424,7 @@ def _draw(traj: Any, landmarks: Any, settings: ReleaseSettings, allocation: Any,
     gen = None if rng is None else np.random.default_rng(rng)
     hidden = None
     protect = mask
-    if settings.hide and mask.any():
+    if _hides(settings, mask):
         hidden = hide_landmarks(mask, epsilon_select=settings.epsilon_select,
                                 generator=settings.generator, max_dummies=settings.max_dummies,
                                 rng=gen)
@@ -431,24 +446,33 @@ DETERMINISTIC = ("event", "user", "uniform", "skip")
 
 
 def _plan_after(ledger: ReleaseLedger, traj: Any, mask: np.ndarray, settings: ReleaseSettings,
-                allocation: Any, costs: tuple[Cost, ...], reference_m: float) -> float:
+                allocation: Any, costs: tuple[Cost, ...], reference_m: float | None) -> float:
     """An upper bound on the ledger's total once the draw is recorded (docs/composition.md).
 
     Exact when the budgets are known before the noise (a given allocation; event, user, uniform
-    and skip without dummies). Otherwise the scheme is landmark-private for a landmark set
-    L' ⊇ L (dummies only add moments), so at its own landmarks plus one moment it spends at
-    most ε_scheme, and at each real landmark of earlier draws that is not in L it spends at most
-    ε_scheme (G_t ≥ ε_t): its share of total(t) is at most ε_scheme·(1 + that count), times
-    the distance factor of its radius."""
+    and skip without dummies), and an upper bound per moment for those four with dummies (see
+    the comment below). Adaptive, BD and BA are landmark-private for a landmark set L' ⊇ L
+    (dummies only add moments), so at their own landmarks plus one moment they spend at most
+    ε_scheme, and at each real landmark of earlier draws that is not in L at most ε_scheme
+    (G_t ≥ ε_t): their share of total(t) is at most ε_scheme·(1 + that count), times the
+    distance factor of their radius."""
     from .allocation import allocate
     from .ledger import distance_factor
 
     time = _times(traj)
     params = {"radius_m": settings.radius_m}
-    if allocation is not None or (not settings.hide and settings.scheme in DETERMINISTIC):
-        budget = (np.asarray(allocation.eps, dtype=float) if allocation is not None else
-                  np.asarray(allocate(mask.size, mask, epsilon=settings.epsilon,
-                                      scheme=settings.scheme), dtype=float))
+    hides = _hides(settings, mask)
+    eps = settings.epsilon_scheme if hides else settings.epsilon
+    budget: np.ndarray | None = None
+    if allocation is not None:
+        budget = np.asarray(allocation.eps, dtype=float)
+    elif settings.scheme in DETERMINISTIC:
+        # with dummies L' ⊇ L, the budgets per moment are at most those computed on L: Event
+        # and User ignore the landmarks, Uniform spends ε/(|L'|+1) ≤ ε/(|L|+1), and Skip spends
+        # 0 on L' and ε elsewhere ≤ 0 on L and ε elsewhere
+        budget = np.asarray(allocate(mask.size, mask, epsilon=eps, scheme=settings.scheme),
+                            dtype=float)
+    if budget is not None:
         planned = _Planned(budget, mask, time, params)
         return ledger.total_if_added(planned, key="__plan__", landmarks=mask, costs=costs,
                                      distance_m=reference_m)
@@ -466,11 +490,9 @@ def _plan_after(ledger: ReleaseLedger, traj: Any, mask: np.ndarray, settings: Re
         hit = np.zeros(mask.size, dtype=bool)
         hit[inside] = (union[pos[inside]] == tt[inside]) & earlier[pos[inside]]
         extra = int((hit & ~mask).sum())
-    share = settings.epsilon_scheme * (1 + extra)
-    if settings.scheme == "user":
-        share = settings.epsilon_scheme  # ε/T at every moment: at most ε over any set
-    return base.total_loss(distance_m=reference_m) + share * distance_factor(
-        reference_m, settings.radius_m)
+    share = eps * (1 + extra)
+    factor = 1.0 if reference_m is None else distance_factor(reference_m, settings.radius_m)
+    return base.total_loss(distance_m=reference_m) + share * factor
 
 
 def _times(traj: Any) -> np.ndarray | None:

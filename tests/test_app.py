@@ -380,6 +380,7 @@ def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     assert analysis["places"][0]["name"] == "Home"
     assert analysis["configuration"]["scheme"] == "skip"  # the default scheme
     assert analysis["summary"]["landmark_private"] is True
+    assert "mae_m_simulated" in analysis["metrics"] and "mae_m" not in analysis["metrics"]
     assert '"seed"' not in files[PRIVATE_LABELS[0]]
     places = pl.places_from_geojson(files[PRIVATE_LABELS[1]])
     assert [(p.name, p.lat, p.lon, p.place_radius_m) for p in places] == [
@@ -411,8 +412,12 @@ def test_previews_are_kept_and_a_real_draw_is_never_redrawn(app):
     run(app)
     run(app)
     assert _kept(app)[-1] is first and not session(app).draws()
+    error_before = metric(app, "Mean error").value, chart(app, "error_chart")
     draw(app)
     real = session(app).draws()[-1]
+    # the real draw's error against the true trace is never shown: picking among real draws by
+    # it would cost more than their ε (docs/composition.md); the page keeps the preview's
+    assert (metric(app, "Mean error").value, chart(app, "error_chart")) == error_before
     assert not real.release.seeded and len(session(app).draws()) == 1
     for eps in np.linspace(1.01, 1.12, 12):  # more settings than any cache keeps
         app.number_input(key="epsilon").set_value(float(eps))
