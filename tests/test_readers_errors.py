@@ -286,3 +286,46 @@ def test_errors_in_a_batched_tree_name_the_right_file_and_line(tmp_path):
     pattern = r"dropped 1 row .*first at Data/004/Trajectory/b.plt line 12"
     with pytest.warns(UserWarning, match=pattern):
         read_trajectories(tmp_path)
+
+
+def _gzip_bomb(decompressed_gib: float = 3.0) -> bytes:
+    """A valid multi-member gzip stream of zeros: ~1 KiB per 1 MiB, so 3 GiB from ~3 MiB."""
+    block = gzip.compress(b"0" * 8 * 1024**2, compresslevel=9)
+    return block * int(decompressed_gib * 1024 / 8)
+
+
+@pytest.mark.parametrize("wrap", ["upload", "zip", "zip_with_max_bytes"])
+def test_gzip_bomb_is_refused_in_seconds_without_reading_it_whole(wrap):
+    """Issue 24 finding 7: a 3 MiB .gz expanding to 3 GiB exhausted memory (6.4 GB peak,
+    14 s, then a misleading 'missing columns'), inside a zip even with max_bytes set."""
+    import time
+    import tracemalloc
+    import zipfile
+
+    bomb = _gzip_bomb()
+    assert len(bomb) < 4 * 1024**2
+    if wrap == "upload":
+        source, kwargs = io.BytesIO(bomb), {}
+    else:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+            zf.writestr("data/bob/trip.csv.gz", bomb)
+        source = io.BytesIO(buf.getvalue())
+        kwargs = {"max_bytes": 200 * 1024**2} if wrap == "zip_with_max_bytes" else {}
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(TrajectoryFormatError, match="gzip bomb|over the limit"):
+            read_trajectories(source, **kwargs)
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert time.perf_counter() - t0 < 10.0
+    assert peak < 0.6 * 1024**3  # at most the ratio cap (100 × 3 MiB) and one chunk
+
+
+def test_ordinary_gzip_still_reads():
+    text = "uid,time,lat,lon\n" + "\n".join(
+        f"a,2024-01-01T00:{m:02d}:00Z,40.0,116.{m:02d}" for m in range(60)) + "\n"
+    df = read_trajectories(io.BytesIO(gzip.compress(text.encode())))
+    assert len(df) == 60

@@ -36,6 +36,12 @@ ZIP_MAX_BYTES = 4 * 1024**3
 """Decompressed bytes read from one zip archive when no ``max_bytes`` is given (4 GiB)."""
 ZIP_MAX_RATIO = 250
 """Largest decompressed/compressed size ratio of a member over 1 MiB (GPS text: about 5–15)."""
+GZIP_MAX_BYTES = ZIP_MAX_BYTES
+"""Decompressed bytes read from one gzip stream when no ``max_bytes`` is given (4 GiB)."""
+GZIP_MAX_RATIO = 100
+"""Largest expansion of a gzip stream past 1 MiB (GPS text compresses 5–15-fold; a bomb, 1000+)."""
+GZIP_CHUNK = 1024**2
+"""gzip input is decompressed in chunks of this many bytes, each checked against the limits."""
 
 
 def _too_large(name: str, size: int | str, max_bytes: int) -> TrajectoryFormatError:
@@ -112,16 +118,30 @@ class Source:
         return self._data
 
     def _gunzip(self, raw: bytes) -> bytes:
-        limit = -1 if self.max_bytes is None else self.max_bytes + 1
+        """Decompress in :data:`GZIP_CHUNK` pieces, refusing as soon as the output passes
+        ``max_bytes`` (or :data:`GZIP_MAX_BYTES`), or passes 1 MiB while expanding more than
+        :data:`GZIP_MAX_RATIO`-fold: a 3 MiB gzip bomb is refused after at most 300 MiB, in
+        about a second, instead of being read whole."""
+        limit = GZIP_MAX_BYTES if self.max_bytes is None else self.max_bytes
+        ratio_cap = max(len(raw), 1) * GZIP_MAX_RATIO
+        chunks: list[bytes] = []
+        total = 0
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(raw)) as fh:
-                data = fh.read(limit)
+                while chunk := fh.read(GZIP_CHUNK):
+                    total += len(chunk)
+                    if total > limit:
+                        shown = f"more than {limit:,} (decompressed)"
+                        raise _too_large(self.name, shown, limit)
+                    if total > 1024**2 and total > ratio_cap:
+                        raise TrajectoryFormatError(
+                            f"gzip data would expand more than {GZIP_MAX_RATIO}-fold "
+                            f"({len(raw):,} bytes to over {total:,}): refused as a possible "
+                            "gzip bomb", source=self.name)
+                    chunks.append(chunk)
         except (OSError, EOFError, zlib.error) as exc:
             raise TrajectoryFormatError(f"corrupt gzip data ({exc})", source=self.name) from None
-        if self.max_bytes is not None and len(data) > self.max_bytes:
-            shown = f"more than {self.max_bytes:,} (decompressed)"
-            raise _too_large(self.name, shown, self.max_bytes)
-        return data
+        return b"".join(chunks)
 
 
 def _member_path(info: zipfile.ZipInfo) -> str:
@@ -170,7 +190,8 @@ def _zip_sources(name: str, archive: zipfile.ZipFile, max_bytes: int | None) -> 
         total += info.file_size
         if total > budget:
             raise _too_large(name, f"more than {budget:,} (decompressed)", budget)
-    return [Source(f"{name}/{_member_path(i)}", member=(archive, i))
+    # a gzip member is bounded like any upload: by the archive's budget
+    return [Source(f"{name}/{_member_path(i)}", max_bytes=budget, member=(archive, i))
             for i in sorted(infos, key=_member_path)]
 
 
