@@ -315,7 +315,7 @@ def test_gzip_bomb_is_refused_in_seconds_without_reading_it_whole(wrap):
     tracemalloc.start()
     t0 = time.perf_counter()
     try:
-        with pytest.raises(TrajectoryFormatError, match="gzip bomb|over the limit"):
+        with pytest.raises(TrajectoryFormatError, match=r"gzip bomb|over the limit"):
             read_trajectories(source, **kwargs)
     finally:
         peak = tracemalloc.get_traced_memory()[1]
