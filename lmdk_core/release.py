@@ -74,8 +74,9 @@ __all__ = [
     "release_with_budget",
 ]
 
-SIMULATION_LABEL = "simulation, not private (seeded noise: do not publish)"
-"""How everything produced from a seeded release is labelled."""
+SIMULATION_LABEL = "simulation, not private (seeded or floating-point noise: do not publish)"
+"""How everything produced from a simulation (a seeded or ``noise="fast"`` release) is
+labelled."""
 
 PUBLIC_COLUMNS = {"values": ("time", "value"), "locations": ("time", "lat", "lon")}
 """The only columns a public export may hold (``time`` when the release has times)."""
@@ -118,8 +119,8 @@ class Release:
     before the first release); ``landmarks``: the landmark mask used; ``params``: the scheme's
     parameters, ``sensitivity`` or ``radius_m``, derived budgets such as ``window_epsilon``;
     ``budget_source``: ``"scheme"`` or ``"custom"`` (release_with_budget); ``seeded``: True when
-    drawn from a seed or a caller's generator — a simulation, not a private release (the seed
-    itself is not kept). Exactly one of ``values`` or (``lat``, ``lon``) is set; ``time`` is the
+    drawn from a seed or a caller's generator, or with ``noise="fast"`` — a simulation, not a
+    private release (the seed itself is not kept). Exactly one of ``values`` or (``lat``, ``lon``) is set; ``time`` is the
     input's times as ``datetime64[ns]`` in UTC (None without times).
 
     ``budget``, ``published`` and ``landmarks`` are private: they describe the true landmarks.
@@ -138,6 +139,13 @@ class Release:
     time: np.ndarray | None = None
     seeded: bool = False
     budget_source: str = "scheme"
+
+    @property
+    def simulation(self) -> bool:
+        """True for a simulation — seeded, or drawn with ``noise="fast"`` (floating-point noise,
+        whose outputs can reveal the input): every export labels it "simulation, not private".
+        Same as :attr:`seeded`, which covers both."""
+        return self.seeded
 
     def __post_init__(self) -> None:
         if self.time is not None:
@@ -227,6 +235,7 @@ def _release(space: Space, landmarks: Any, epsilon: float, scheme: str, params: 
              noise: str = "safe") -> Release:
     mask = as_landmark_mask(landmarks, space.n)
     source, seeded = _random_source(rng, seed)
+    seeded = seeded or noise == "fast"  # float noise is for simulations only, seeded or not
     out = run_scheme(scheme, space, mask, epsilon, source, params, noise)
     cols: dict[str, Any] = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"),
                                     out.columns, strict=True))
@@ -324,6 +333,7 @@ def release_with_budget(
     target = None if epsilon is None else check_epsilon(epsilon)
     noise = check_noise(noise)
     source, seeded = _random_source(rng, seed)
+    seeded = seeded or noise == "fast"  # float noise is for simulations only, seeded or not
     out = with_achieved(run_budget(space, b, source, noise), mask, noise)
     achieved = float(landmark_guarantee(b, mask).max()) if space.n else 0.0
     cols: dict[str, Any] = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"),

@@ -325,7 +325,7 @@ def story_summary(
                      f"the stated model of movement, the loss of any one moment stays below "
                      f"α = {_fmt(alpha)} (the temporal privacy loss, TPL, an upper bound).")
     if simulation:
-        parts.insert(0, "SIMULATION: this release used seeded (reproducible) noise and is not "
+        parts.insert(0, "SIMULATION: this release used seeded or floating-point noise and is not "
                      "private. Do not publish it.")
     return "\n\n".join(parts)
 

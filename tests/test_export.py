@@ -317,3 +317,30 @@ def test_export_file_names_carry_the_allocation_and_say_private():
         export_file_name("secret", "skip", "csv")
     with pytest.raises(ParameterError, match="extension"):
         export_file_name("public", "skip", ".csv")
+
+
+def test_fast_noise_without_a_seed_is_a_simulation_in_every_file():
+    """Issue 24 finding 5: noise="fast" with rng=None was labelled a private release and its
+    files carried no simulation marker, although 81 % of its value outputs reveal the input.
+    Every fast release is a simulation: the label, the CSV, the GeoJSON, the frame, the report."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from lmdk_core.export import privacy_report, release_to_csv, release_to_geojson
+    from lmdk_core.release import SIMULATION_LABEL, release_locations, release_values
+
+    traj = pd.DataFrame({"time": pd.date_range("2024-01-01", periods=30, freq="min", tz="UTC"),
+                         "lat": np.linspace(40.0, 40.01, 30), "lon": np.full(30, 116.0)})
+    rel = release_locations(traj, epsilon=1.0, scheme="uniform", noise="fast")
+    assert rel.simulation and rel.label == SIMULATION_LABEL
+    assert release_to_csv(rel).startswith(f"# lmdk {SIMULATION_LABEL}")
+    assert release_to_geojson(rel)["lmdk"]["simulation"] is True
+    assert rel.to_frame().attrs["lmdk"]["seeded"] is True
+    report = privacy_report(release=rel, epsilon=1.0)
+    assert "simulation" in json.dumps(report).lower()
+    vals = release_values(np.arange(30.0), epsilon=1.0, scheme="uniform", noise="fast")
+    assert vals.simulation and release_to_csv(vals).startswith("# lmdk simulation")
+    safe = release_locations(traj, epsilon=1.0, scheme="uniform")  # the exact default
+    assert not safe.simulation and not release_to_csv(safe).startswith("#")
