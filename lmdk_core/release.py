@@ -120,8 +120,9 @@ class Release:
     parameters, ``sensitivity`` or ``radius_m``, derived budgets such as ``window_epsilon``;
     ``budget_source``: ``"scheme"`` or ``"custom"`` (release_with_budget); ``seeded``: True when
     drawn from a seed or a caller's generator, or with ``noise="fast"`` — a simulation, not a
-    private release (the seed itself is not kept). Exactly one of ``values`` or (``lat``, ``lon``) is set; ``time`` is the
-    input's times as ``datetime64[ns]`` in UTC (None without times).
+    private release (the seed itself is not kept). Exactly one of ``values`` or (``lat``,
+    ``lon``) is set; ``time`` is the input's times as ``datetime64[ns]`` in UTC (None without
+    times).
 
     ``budget``, ``published`` and ``landmarks`` are private: they describe the true landmarks.
     Only :meth:`to_frame` with its default ``public=True`` is meant to be published.
