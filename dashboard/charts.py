@@ -39,6 +39,7 @@ import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
+from lmdk_core import figures
 from lmdk_core.figures import TEMPLATE
 
 _PLOTLY_DIR = Path(plotly.__file__).parent / "package_data"
@@ -102,8 +103,9 @@ export default async function ({ parentElement, data }) {
 }
 """
 _CHART = st.components.v2.component("lmdk_chart", js=_JS, isolate_styles=False)
-CONFIG = {"responsive": True, "displaylogo": False}
-"""Plotly config of every chart: follows the page width; no Plotly logo link."""
+CONFIG = figures.PLOTLY_CONFIG
+"""Plotly config of every chart: follows the page width; no Plotly logo link; no button that
+sends the chart anywhere (lmdk_core.figures.PLOTLY_CONFIG)."""
 
 
 def plotly_url(*, lite: bool = True) -> str:

@@ -48,6 +48,7 @@ except ImportError as exc:  # the core does not depend on plotly
 from .validation import as_numeric_array, check_epsilon, check_same_length
 
 __all__ = [
+    "CLOUD_BUTTONS",
     "COLOUR_NAMES",
     "FIGURE_FORMATS",
     "LOG_AXIS_RATIO",
@@ -55,6 +56,7 @@ __all__ = [
     "MAX_POINTS",
     "OKABE_ITO",
     "PALETTE",
+    "PLOTLY_CONFIG",
     "RELEASE_COLOUR",
     "TEMPLATE",
     "TRUE_COLOUR",
@@ -63,6 +65,7 @@ __all__ = [
     "curve_style",
     "display_index",
     "error_figure",
+    "keep_charts_offline",
     "landmark_loss_array",
     "loss_figure",
     "plain_number",
@@ -71,6 +74,32 @@ __all__ = [
     "trajectory_figure",
 ]
 
+
+CLOUD_BUTTONS = ("sendChartToCloud", "sendDataToCloud", "editInChartStudio")
+"""Plotly modebar buttons that send a chart's data to a server (Plotly's "Share chart…" posts it
+to cloud.plotly.com/newchart, and this plotly.js shows it by default)."""
+PLOTLY_CONFIG: dict[str, Any] = {
+    "displaylogo": False,  # no link to plotly.com
+    "showSendToCloud": False,
+    "plotlyServerURL": "",
+    "modeBarButtonsToRemove": list(CLOUD_BUTTONS),
+    "responsive": True,
+}
+"""The Plotly config of every lmdk chart — dashboard, Jupyter explorer, notebooks, story: no
+button sends data off the machine (tests/test_charts_browser.py clicks every one that is left)."""
+
+
+def keep_charts_offline() -> None:
+    """Make :data:`PLOTLY_CONFIG` the default config of Plotly's notebook renderers (called when
+    this module is imported), so ``fig.show()`` in Jupyter offers no upload button either."""
+    for name in pio.renderers:
+        renderer = pio.renderers[name]
+        config = getattr(renderer, "config", None)
+        if isinstance(config, dict):
+            config.update(PLOTLY_CONFIG)
+
+
+keep_charts_offline()
 
 PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 """Okabe–Ito colours in their customary order (usable as a Plotly ``colorway``)."""

@@ -93,8 +93,10 @@ def _settings_table(settings: Mapping[str, Any]) -> str:
 
 
 def _figure_html(fig: Any, div_id: str) -> str:
+    from .figures import PLOTLY_CONFIG  # no button that uploads the chart
+
     return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
-                       config={"displaylogo": False, "responsive": True})
+                       config=PLOTLY_CONFIG)
 
 
 def _map_html(m: Any) -> str:
