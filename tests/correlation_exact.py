@@ -14,6 +14,11 @@ Two kinds of kernels, each enumerated exactly:
 * ``laplace``: the real Laplace mechanism on values v_a with sensitivity Δ. Between two
   consecutive values the ratio is monotone in e^{2ε o/Δ}, so per coordinate the supremum is at
   some o_t = v_a or at o_t → ±∞; those n + 2 likelihood vectors are enumerated.
+* ``grid``: the integer value mechanism (docs/fp-safe-noise.md §4): k_a = round(v_a/g) on a
+  grid of spacing g, output m = k_a + Z with Z discrete Laplace of integer scale t,
+  Pr[m | a] = tanh(1/(2t))·e^{−|m − k_a|/t}. The same argument on the integers puts the
+  supremum at m = k_a or m → ±∞; (g, t) per budget are given by the caller (the mechanism
+  under test), and :func:`grid_step_loss` enumerates every output m for one step.
 
 Given x_S the segments (before s₁, each bridge between pins, after s_k) are independent, so the
 maximum over outputs splits per segment; the outer maximum over (a_S, b_S) is a max-plus chain.
@@ -23,6 +28,8 @@ Nothing here uses lmdk_core.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from fractions import Fraction
 
 import numpy as np
 
@@ -64,6 +71,26 @@ def laplace_vectors(values: np.ndarray, eps: float, sens: float) -> np.ndarray:
     out.append(np.exp(eps * (v - v.max()) / sens))  # o → +∞
     out.append(np.exp(-eps * (v - v.min()) / sens))  # o → −∞
     return np.array(out)
+
+
+def grid_index(values: np.ndarray, g: float) -> np.ndarray:
+    """round(v/g) as integers (round half to even, like np.rint; g a power of two: v/g exact)."""
+    return np.rint(np.asarray(values, dtype=float) / g).astype(np.int64)
+
+
+def grid_step_loss(a: float, b: float, g: float, t: int) -> Fraction:
+    """Exact sup over outputs m of log Pr[m | a]/Pr[m | b] for the integer value mechanism.
+
+    Pr[m | x] = tanh(1/(2t))·e^{−|m − round(x/g)|/t}: the normalisers cancel, so the log-ratio
+    is (|m − k_b| − |m − k_a|)/t, an integer over t. Every m from min(k) − 2 to max(k) + 2 is
+    enumerated (outside that range the ratio is constant).
+    """
+    ka, kb = (int(k) for k in grid_index(np.array([a, b]), g))
+    lo, hi = min(ka, kb) - 2, max(ka, kb) + 2
+    if hi - lo > 50_000_000:
+        raise ValueError("values too far apart on this grid to enumerate")
+    m = np.arange(lo, hi + 1, dtype=np.int64)
+    return Fraction(int((np.abs(m - kb) - np.abs(m - ka)).max()), int(t))
 
 
 def _combos(vecs: list[np.ndarray]) -> np.ndarray:
@@ -171,36 +198,63 @@ def case_exact(
     S: list[int],
     P_b: np.ndarray,
     P_f: np.ndarray,
-    delta: np.ndarray,
+    delta: np.ndarray | None,
     *,
     laplace_values: np.ndarray | None = None,
     sensitivity: float = 1.0,
+    grid_values: np.ndarray | None = None,
+    grid: Callable[[float], tuple[float, int]] | None = None,
     allowed: np.ndarray | None = None,
 ) -> float:
-    """Exact loss of S for step losses ε_t·δ (worst kernel), or the real Laplace mechanism on
-    ``laplace_values`` (then δ must be |v_a − v_b|/Δ); ``allowed`` restricts pinned pairs."""
-    cache: dict[float, np.ndarray] = {}
+    """Exact loss of S for step losses ε_t·δ (worst kernel), the real Laplace mechanism on
+    ``laplace_values`` or the integer grid mechanism on ``grid_values`` with ``grid(ε) = (g, t)``
+    (for both, ``delta`` is not used); ``allowed`` restricts pinned pairs."""
+    cache: dict[float, tuple[np.ndarray, np.ndarray]] = {}
 
-    def vectors(t: int) -> np.ndarray:
+    def kernel(t: int) -> tuple[np.ndarray, np.ndarray]:
+        """(candidate likelihood vectors, pinned step-loss matrix) at budget ε_t."""
         e = float(eps[t])
         if e not in cache:
-            if laplace_values is not None:
-                cache[e] = laplace_vectors(laplace_values, e, sensitivity)
+            if e == 0 and (laplace_values is not None or grid_values is not None):
+                n = P_f.shape[0]
+                cache[e] = np.ones((1, n)), np.zeros((n, n))
+            elif laplace_values is not None:
+                v = np.asarray(laplace_values, dtype=float)
+                cache[e] = (laplace_vectors(v, e, sensitivity),
+                            e * np.abs(v[:, None] - v[None, :]) / sensitivity)
+            elif grid_values is not None:
+                assert grid is not None
+                g, scale = grid(e)
+                k = grid_index(grid_values, g)
+                cache[e] = (laplace_vectors(k.astype(float), 1.0 / scale, 1.0),
+                            np.abs(k[:, None] - k[None, :]) / scale)
             else:
-                cache[e] = polytope_vertices(e * delta)
+                assert delta is not None
+                cache[e] = polytope_vertices(e * delta), e * delta
         return cache[e]
 
-    return exact_loss(eps, S, P_b, P_f, vectors, lambda t: float(eps[t]) * delta, allowed)
+    return exact_loss(eps, S, P_b, P_f, lambda t: kernel(t)[0], lambda t: kernel(t)[1],
+                      allowed)
 
 
 def _statistics(n_cases: int, seed: int = 2026) -> None:  # pragma: no cover - a report, not a test
     """Print enumeration statistics: reported bound / exact loss over random small cases."""
-    from lmdk_core.correlation import landmark_temporal_loss, location_steps, value_steps
+    from lmdk_core.correlation import (
+        StepLosses,
+        landmark_temporal_loss,
+        location_steps,
+        value_steps,
+    )
+    from lmdk_core.noise.exact import value_params
+
+    def grid(e: float) -> tuple[float, int]:
+        g, _d, t = value_params(1.0, e)
+        return float(g), int(t)
 
     rng = np.random.default_rng(seed)
     rows = []
     for i in range(n_cases):
-        kind = ("any", "laplace", "values-worst", "locations")[i % 4]
+        kind = ("any", "laplace", "values-worst", "locations", "grid")[i % 5]
         n = int(rng.integers(2, 4 if kind != "any" else 5))
         T = int(rng.integers(1, 7 if n <= 3 else 5))
         W = rng.random((n, n)) ** rng.choice([1, 3, 8]) + 1e-9
@@ -210,13 +264,18 @@ def _statistics(n_cases: int, seed: int = 2026) -> None:  # pragma: no cover - a
         eps = rng.choice([0.0, 0.05, 0.2, 0.5, 1.5], size=T)
         L = sorted(set(rng.integers(0, T, size=int(rng.integers(0, 3))).tolist()))
         t = int(rng.integers(0, T))
-        lv = None
+        lv = gv = None
         if kind == "any":
             steps, delta = None, all_pairs(1.0, n)
         elif kind in ("laplace", "values-worst"):
             v = np.sort(rng.choice([0.0, 0.5, 1.0, 2.0, 4.0], size=n, replace=False))
             steps = value_steps(v, sensitivity=1.0)
             delta, lv = steps.delta, (v if kind == "laplace" else None)
+        elif kind == "grid":  # values a fraction of a grid step or about Δ = 1 apart
+            gv = np.sort(rng.choice([0.0, 0.6, 1.5, 700.0, 1024.3, 2048.6], size=n,
+                                    replace=False)) * 2.0**-10
+            steps = value_steps(gv, sensitivity=1.0)
+            delta = steps.delta
         else:
             c = np.column_stack([39.9 + rng.random(n) * 0.01, 116.3 + rng.random(n) * 0.01])
             steps = location_steps(c, radius_m=float(rng.choice([200.0, 500.0])), cell_m=100.0)
@@ -224,11 +283,18 @@ def _statistics(n_cases: int, seed: int = 2026) -> None:  # pragma: no cover - a
             eps = eps * 0.1
         lm = landmark_temporal_loss(eps, L, P_b, P_f, steps=steps)
         S = sorted(set(L) | {t})
-        exact = case_exact(eps, S, P_b, P_f, delta, laplace_values=lv)
-        single = case_exact(eps, [t], P_b, P_f, delta, laplace_values=lv)
+        exact = case_exact(eps, S, P_b, P_f, delta, laplace_values=lv, grid_values=gv, grid=grid)
+        single = case_exact(eps, [t], P_b, P_f, delta, laplace_values=lv, grid_values=gv,
+                            grid=grid)
         old = lm.loss.tpl[t] + sum(lm.loss.tpl[i] for i in L if i != t)
+        former = None  # grid: the former value steps |a − b|/Δ (no rounding) below exact?
+        if gv is not None:
+            fs = StepLosses(np.abs(gv[:, None] - gv[None, :]), "values", "former")
+            fl = landmark_temporal_loss(eps, L, P_b, P_f, steps=fs)
+            former = (fl.composed[t] < exact - 1e-9 * (1 + exact)
+                      or fl.loss.tpl[t] < single - 1e-9 * (1 + single))
         rows.append((kind, len(S), lm.composed[t], exact, lm.loss.tpl[t], single, old,
-                     lm.cap))
+                     lm.cap, former))
     kinds = sorted({r[0] for r in rows})
     print(f"{len(rows)} random cases (n ≤ 4 states, T ≤ 6), seed {seed}")
     for k in [*kinds, "all"]:
@@ -246,6 +312,9 @@ def _statistics(n_cases: int, seed: int = 2026) -> None:  # pragma: no cover - a
               f"max {jr.max():.3f}  single-event TPL/exact min {orat.min():.4f} "
               f"max {orat.max():.3f}  below exact: {bad}  above cap: {over_cap}  "
               f"old Σ TPL below exact: {old_low}/{len(multi)}")
+        if k == "grid":
+            print(f"  {'':13s} former value steps |a − b|/Δ below exact: "
+                  f"{sum(bool(r[8]) for r in sel)}/{len(sel)}")
 
 
 if __name__ == "__main__":  # pragma: no cover

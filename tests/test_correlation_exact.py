@@ -2,26 +2,31 @@
 
 Exact losses come from tests/correlation_exact.py (independent enumeration over outputs and
 hypotheses, no lmdk_core code), for three neighbour relations: any two states (Cao et al.),
-Laplace on values (the real mechanism, and the worst kernel with steps ε_t·|a−b|/Δ) and grid
+values (the real mechanisms — continuous Laplace and the integer grid mechanism the releases
+use, lmdk_core.noise.exact — and the worst kernel with steps ε_t·(|a−b| + g_max)/Δ) and grid
 cells of a location release (the worst kernel with steps ε_t·(d + cell diagonal)/r).
 Deliberately wrong formulas (Σ TPL over L ∪ {t}; the recursion fed ε_t instead of the step
-losses) are shown to fail on the issue's counterexamples, so these checks can fail.
+losses; value steps without the grid's rounding) are shown to fail, so these checks can fail.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
-from correlation_exact import all_pairs, case_exact
+from correlation_exact import all_pairs, case_exact, grid_step_loss
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.correlation import (
+    StepLosses,
     landmark_temporal_loss,
     location_steps,
     temporal_loss,
     value_steps,
 )
+from lmdk_core.noise.exact import value_params
 
 TOL = 1e-9
 CEX_P = np.array([[1 - 1e-6, 1e-6], [0.7, 0.3]])
@@ -56,6 +61,101 @@ def test_values_need_their_step_losses():
     exact_pair = case_exact(eps, [0], P, P, steps.delta, laplace_values=v, allowed=near)
     pair = temporal_loss(eps, P, P, steps=steps, separation=1.0).pair[0]
     assert exact_pair - TOL <= pair < sound.tpl[0]
+
+
+# ---- values released on the exact grid (issue 24, finding 8) ------------------------------
+def _g_max(sens):
+    """The largest grid step of the value release at sensitivity ``sens`` (any ε ≤ 1)."""
+    return float(value_params(sens, 1.0)[0])
+
+
+def _grid(sens):
+    """ε ↦ (g, t) of the value release at sensitivity ``sens``: the mechanism under test."""
+    def params(e):
+        g, _d, t = value_params(sens, e)
+        return float(g), int(t)
+    return params
+
+
+def _old_bound(a, b, sens, eps):
+    """The former value step loss ε·|a − b|/Δ (no rounding)."""
+    return eps * abs(a - b) / sens
+
+
+def _scan(n_cases, seed=24):
+    """(cases with a positive exact loss, below exact for the old formula, for value_steps,
+    worst exact/old ratio) over random values, Δ and ε (ε up to 50, where g shrinks)."""
+    rng = np.random.default_rng(seed)
+    cases = old_low = new_low = 0
+    worst = 1.0
+    for _ in range(n_cases):
+        sens = float(rng.choice([0.01, 0.3, 1.0, 7.0, 250.0]))
+        eps = float(rng.choice([0.01, 0.1, 0.5, 1.0, 1.7, 3.0, 50.0]))
+        g, _d, t = value_params(sens, eps)
+        a = float(rng.uniform(-20, 20)) * sens
+        b = a + (float(rng.uniform(0, 3)) * g if rng.random() < 0.5
+                 else float(rng.uniform(0, 2)) * sens)
+        exact = grid_step_loss(a, b, g, int(t))
+        if exact == 0:
+            continue
+        cases += 1
+        old = _old_bound(a, b, sens, eps)
+        if Fraction(old) < exact:
+            old_low += 1
+            worst = max(worst, float(exact) / old if old else float("inf"))
+        new_low += Fraction(eps * value_steps([a, b], sensitivity=sens).delta[0, 1]) < exact
+    return cases, old_low, new_low, worst
+
+
+def test_value_steps_cover_the_grid_rounding():
+    cases, old_low, new_low, worst = _scan(2000)
+    assert cases > 1500
+    assert new_low == 0
+    assert old_low > 100 and worst > 1.5  # the former |a − b|/Δ is not a bound (can fail)
+
+
+def test_grid_rounding_counterexample():
+    # Δ = 1, ε = 0.5: g = 2^-10, D = 1025, t = ⌈2050·(1 + 2^-40)⌉ = 2051. 0 and 0.6·g round
+    # one grid step apart: the exact loss is 1/t = 4.876e-4; the former ε·|a − b|/Δ = 2.93e-4
+    sens, eps, a, b = 1.0, 0.5, 0.0, 0.6 * 2.0**-10
+    g, d, t = value_params(sens, eps)
+    assert (g, d, t) == (2.0**-10, 1025, 2051)
+    exact = grid_step_loss(a, b, g, int(t))
+    assert exact == Fraction(1, 2051) and _old_bound(a, b, sens, eps) < float(exact) * 0.61
+    steps = value_steps([a, b], sensitivity=sens)
+    assert Fraction(eps * steps.delta[0, 1]) >= exact
+    # through the loss recursion too: one release, the pair 0 vs 0.6·g
+    P = np.array([[0.9, 0.1], [0.2, 0.8]])
+    e = np.array([eps])
+    v = np.array([a, b])
+    chain_exact = case_exact(e, [0], P, P, None, grid_values=v, grid=_grid(sens))
+    assert chain_exact == pytest.approx(1 / 2051, rel=1e-12)
+    assert temporal_loss(e, P, P, steps=steps).tpl[0] >= chain_exact
+    old = StepLosses(np.abs(v[:, None] - v[None, :]) / sens, "values", "old", sens)
+    assert temporal_loss(e, P, P, steps=old).tpl[0] < chain_exact * 0.61
+
+
+@st.composite
+def value_pairs(draw):
+    sens = draw(st.floats(1e-3, 1e3))
+    eps = draw(st.one_of(st.floats(0.01, 1.0), st.floats(1.0, 64.0)))
+    g = float(value_params(sens, eps)[0])
+    a = draw(st.floats(-50.0, 50.0)) * sens
+    near = draw(st.booleans())
+    sep = draw(st.floats(0.0, 4.0)) * (g if near else sens)
+    return a, a + sep, sens, eps
+
+
+@settings(max_examples=300)
+@given(value_pairs())
+def test_value_steps_bound_the_exact_grid_loss(case):
+    a, b, sens, eps = case
+    g, _d, t = value_params(sens, eps)
+    exact = grid_step_loss(a, b, g, int(t))  # max over every output of the pmf ratio
+    steps = value_steps([a, b], sensitivity=sens)
+    assert g <= _g_max(sens)
+    assert Fraction(eps * steps.delta[0, 1]) >= exact
+    assert Fraction(eps * steps.pair_scale(abs(b - a))) >= exact
 
 
 # ---- random cases -------------------------------------------------------------------------
@@ -145,3 +245,21 @@ def test_location_cells(case, seed, radius_m, cell_m):
     _check(P_b, P_f, eps * 0.1, L, t, steps,
            lambda S, allowed: case_exact(eps * 0.1, S, P_b, P_f, steps.delta, allowed=allowed),
            sep=sep, allowed=d <= sep)
+
+
+@settings(max_examples=40)
+@given(chains(max_n=3), st.sets(st.sampled_from([0.0, 0.4, 0.6, 1.5, 700.0, 1024.3, 2048.6]),
+                                min_size=3, max_size=3),
+       st.sampled_from([1.0, 3.0]), st.sampled_from([0.0, 1.0, 2.0]))
+def test_grid_values(case, units, sens, sep):
+    """The chain bounds under the integer grid mechanism, values within a few grid steps or Δ
+    apart (units of g_max; budgets up to 1.5, where g shrinks)."""
+    P_b, P_f, eps, L, t = case
+    n = P_f.shape[0]
+    v = np.array(sorted(units)[:n]) * _g_max(sens)
+    steps = value_steps(v, sensitivity=sens)
+    near = np.abs(v[:, None] - v[None, :]) <= sep
+    _check(P_b, P_f, eps, L, t, steps,
+           lambda S, allowed: case_exact(eps, S, P_b, P_f, None, grid_values=v,
+                                         grid=_grid(sens), allowed=allowed),
+           sep=sep, allowed=near)

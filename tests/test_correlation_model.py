@@ -114,8 +114,10 @@ def test_neighbour_relations_and_bad_input():
     from lmdk_core.correlation import any_pair_steps, location_steps, temporal_loss
     from lmdk_core.errors import MatrixError
 
-    v = value_steps([0.0, 1.0, 50.0], sensitivity=1.0)
-    assert v.worst == 50.0 and v.pair_scale(1.0) == 1.0 and v.pair_scale(1e9) == 50.0
+    v = value_steps([0.0, 1.0, 50.0], sensitivity=1.0)  # plus one grid step g_max = 2^-10
+    g = 2.0**-10
+    assert v.worst == 50.0 + g and v.pair_scale(1.0) == 1.0 + g and v.pair_scale(1e9) == v.worst
+    assert v.offset == g and value_steps([0.0], sensitivity=3000.0).offset == 2.0
     c = location_steps([[39.9, 116.3], [39.9, 116.31]], radius_m=200.0, cell_m=100.0)
     d = c.delta[0, 1] * 200.0 - np.sqrt(2) * 100.0  # centre distance back from δ
     assert d == pytest.approx(853.5, rel=0.01) and c.delta[0, 0] == 0.0

@@ -43,7 +43,7 @@ from .model import (
     public_grid_model,
     trajectory_model,
 )
-from .neighbours import StepLosses, any_pair_steps, location_steps, value_steps
+from .neighbours import StepLosses, any_pair_steps, location_steps, value_grid_step, value_steps
 from .suprema import sup_bpl, sup_fpl, sup_loss
 
 __all__ = [
@@ -79,5 +79,6 @@ __all__ = [
     "temporal_loss",
     "trajectory_model",
     "transition_matrix",
+    "value_grid_step",
     "value_steps",
 ]

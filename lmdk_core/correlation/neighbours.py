@@ -8,7 +8,10 @@ A release step with budget ε_t is assumed to satisfy, for every output o and st
 
 * ``"any"`` — δ = 1 for every pair (Cao et al.'s assumption: each step ε_t-DP between any two
   states; true for randomized response over the states, not for Laplace or planar Laplace);
-* ``"values"`` — Laplace with sensitivity Δ on numeric states: δ(a, b) = |v_a − v_b| / Δ;
+* ``"values"`` — the value release of sensitivity Δ (lmdk_core.noise.exact: the value is
+  rounded to a grid of spacing g ≤ g_max = 2^⌊log2(Δ/2^10)⌋, discrete Laplace noise of integer
+  scale t ≥ D/ε_t added, D = ⌊Δ/g⌋ + 1): δ(a, b) = (|v_a − v_b| + g_max) / Δ for a ≠ b, since
+  rounding can put two values one grid step further apart than they are;
 * ``"locations"`` — planar Laplace / geo-indistinguishability with radius r on grid cells whose
   true point may lie anywhere in its cell: δ(a, b) = (d(c_a, c_b) + D_cell) / r for a ≠ b,
   with d the great-circle distance of the cell centres and D_cell the cell diagonal
@@ -26,9 +29,10 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..geo import haversine_m
+from ..noise.exact import GRID_BITS, pow2_floor
 from ..validation import as_finite_array, check_nonnegative, check_positive
 
-__all__ = ["StepLosses", "any_pair_steps", "location_steps", "value_steps"]
+__all__ = ["StepLosses", "any_pair_steps", "location_steps", "value_grid_step", "value_steps"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,7 +47,7 @@ class StepLosses:
     kind: str
     relation: str
     unit_distance: float = 1.0  # r in metres (locations) or Δ (values): distance per unit of δ
-    offset: float = 0.0  # added to a separation before scaling (the cell diagonal, locations)
+    offset: float = 0.0  # added to a separation before scaling (cell diagonal / value grid step)
 
     @property
     def n_states(self) -> int:
@@ -57,8 +61,8 @@ class StepLosses:
     def pair_scale(self, separation: float) -> float:
         """δ for two hypotheses ``separation`` apart (metres or value units), ≤ :attr:`worst`.
 
-        Locations: (separation + D_cell) / r; values: separation / Δ. Any two states of the
-        model have δ ≤ worst, so the result is capped there.
+        Locations: (separation + D_cell) / r; values: (separation + g_max) / Δ. Any two states
+        of the model have δ ≤ worst, so the result is capped there.
         """
         sep = check_nonnegative(separation, "separation")
         if self.kind == "any":
@@ -81,14 +85,35 @@ def any_pair_steps(n: int) -> StepLosses:
                       "each release step is ε_t-DP between any two states")
 
 
+def value_grid_step(sensitivity: float) -> float:
+    """g_max: the largest grid spacing the value release uses for sensitivity Δ at any ε.
+
+    :func:`lmdk_core.noise.exact.value_params` takes g = the largest power of two
+    ≤ min(Δ, Δ/ε)/2^GRID_BITS, never above the largest power of two ≤ Δ/2^GRID_BITS.
+    """
+    sens = check_positive(sensitivity, "sensitivity")
+    return float(pow2_floor(sens / 2.0**GRID_BITS))
+
+
 def value_steps(values: Any, *, sensitivity: float) -> StepLosses:
-    """δ(a, b) = |v_a − v_b| / Δ for a Laplace release of numeric states ``values`` (Δ > 0)."""
+    """δ(a, b) = (|v_a − v_b| + g_max)/Δ (a ≠ b) for the value release of numeric states
+    ``values`` with sensitivity Δ > 0.
+
+    The release rounds each value to a grid of spacing g ≤ g_max (:func:`value_grid_step`) and
+    adds discrete Laplace noise of integer scale t ≥ D/ε_t, D = ⌊Δ/g⌋ + 1; the exact loss
+    between a and b is |round(a/g) − round(b/g)|/t ≤ ε_t·(|a − b| + g)/Δ
+    (docs/temporal-loss.md §1). It also bounds the continuous ``noise="fast"`` draw and plain
+    Laplace of scale Δ/ε_t.
+    """
     v = as_finite_array(values, "values")
     sens = check_positive(sensitivity, "sensitivity")
     if v.size == 0:
         raise ParameterError("values must not be empty")
-    rel = f"values Δ = {sens:g} apart are ε_t-indistinguishable (loss ε_t·|a − b|/Δ)"
-    return StepLosses(_frozen(np.abs(v[:, None] - v[None, :]) / sens), "values", rel, sens)
+    g = value_grid_step(sens)
+    rel = (f"values Δ = {sens:g} apart are ε_t-indistinguishable; on the release grid "
+           f"(step ≤ {g:.3g}) two values lose at most ε_t·(|a − b| + {g:.3g})/Δ")
+    return StepLosses(_frozen((np.abs(v[:, None] - v[None, :]) + g) / sens), "values", rel,
+                      sens, g)
 
 
 def location_steps(centres: Any, *, radius_m: float, cell_m: float) -> StepLosses:
