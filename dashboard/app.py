@@ -33,6 +33,7 @@ from dashboard import (  # noqa: E402
     state,
     timing,
 )
+from dashboard.formatting import plain_text  # noqa: E402
 from lmdk_core import maps  # noqa: E402
 
 # The one line under the title; the full explainer is one click away, so the map stays in view.
@@ -120,7 +121,7 @@ def _trace_page() -> None:
     # elements below (a shifted map would be re-mounted and lose its zoom).
     with st.container():
         if st.session_state.last_error:  # stays until dismissed or a later action succeeds
-            st.error(st.session_state.last_error, icon="⚠️")
+            st.error(plain_text(st.session_state.last_error), icon="⚠️")
             st.button("Dismiss message", on_click=state.dismiss_error, help="Hide this message.")
     if traj is None:
         st.stop()

@@ -15,6 +15,7 @@ from lmdk_core.errors import LmdkError, LmdkWarning, TrajectoryFormatError
 from lmdk_core.readers import read_trajectories
 
 from . import compute, state
+from .formatting import plain_text
 
 MAX_UPLOAD_MB = 200  # keep in step with server.maxUploadSize in .streamlit/config.toml
 UPLOAD_KEY = "upload"
@@ -122,13 +123,13 @@ def render() -> pd.DataFrame | None:
             "shows why (file, line, reason); the data and landmark places you had stay.",
         )
     df = st.session_state.df
-    st.caption(f"Loaded: {st.session_state.data_name} — {len(df):,} points")
+    st.caption(f"Loaded: {plain_text(st.session_state.data_name)} — {len(df):,} points")
     names = st.session_state.get("data_files") or []
     if len(names) > 3:  # a GeoLife tree is ~100 files: a count, and the names on request
         with st.expander(f"{len(names):,} files loaded", expanded=False):
             st.text("\n".join(names))
     for message in st.session_state.get("load_warnings") or []:
-        st.warning(message, icon="⚠️")
+        st.warning(plain_text(message), icon="⚠️")
 
     user_list = tr.users(df)
     uid = st.selectbox(

@@ -29,7 +29,7 @@ from lmdk_core import places as pl
 from lmdk_core.errors import LmdkError
 
 from . import state
-from .formatting import fmt_distance, fmt_duration, fmt_epsilon, fmt_number
+from .formatting import fmt_distance, fmt_duration, fmt_epsilon, fmt_number, plain_text
 from .privacy_section import SCHEME_LABELS, Settings
 
 PLACES_UPLOAD_KEY = "places_upload"
@@ -305,7 +305,7 @@ def _draw_button(who: Any, traj: pd.DataFrame, mask: np.ndarray, rsettings: Any,
         plan = state.session().plan(who, traj, mask, rsettings, key=rkey,
                                     allocation=allocation)
     except LmdkError as err:
-        st.error(str(err))
+        st.error(plain_text(err))
         return
     st.markdown(
         "**You are looking at a preview.** Drawing the real release adds fresh random noise "

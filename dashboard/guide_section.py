@@ -19,7 +19,7 @@ from lmdk_core import advice
 from lmdk_core.errors import LmdkError
 
 from . import compute, state
-from .formatting import fmt_distance, fmt_duration, fmt_number
+from .formatting import fmt_distance, fmt_duration, fmt_number, plain_text
 from .privacy_section import EPSILON_MAX, SCHEME_LABELS, Settings, use_epsilon, use_scheme
 
 PROTECTS = {
@@ -142,7 +142,7 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray, release:
     try:
         est = _estimates(traj, key, s, mask)
     except LmdkError as err:  # a bad setting is reported by the release; keep the page up
-        st.caption(f"No error estimates for these settings: {err}")
+        st.caption(f"No error estimates for these settings: {plain_text(err)}")
         return
     best = advice.recommend(est)
     _off_map(traj, release, best.scheme if best else None)

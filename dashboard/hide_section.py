@@ -23,6 +23,7 @@ from lmdk_core.interval import IntervalResult, release_interval
 from lmdk_core.palette import OKABE_ITO
 
 from . import charts
+from .formatting import plain_text
 
 GENERATOR_LABELS = {
     "greedy": "Fast (fill the longest gaps first)",
@@ -102,7 +103,7 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
     try:
         split_budget(epsilon, eps_sel)
     except LmdkError as exc:
-        st.error(str(exc), icon="⚠️")
+        st.error(plain_text(exc), icon="⚠️")
         return HideChoice(False)
     return HideChoice(True, float(eps_sel), str(generator), int(cap) or None)
 

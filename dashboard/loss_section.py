@@ -23,7 +23,7 @@ from lmdk_core.errors import LmdkError, LmdkWarning
 
 from . import charts, state
 from .compute import CHART_POINTS
-from .formatting import fmt_distance, fmt_number
+from .formatting import fmt_distance, fmt_number, plain_text
 from .privacy_section import Settings
 
 SOURCES = tuple(loss_models.LOSS_SOURCES.values())
@@ -132,7 +132,7 @@ def render(
     try:
         lm_loss = _loss(np.asarray(release.eps), mask, model, token, float(separation))
     except LmdkError as err:
-        st.error(str(err))
+        st.error(plain_text(err))
         return None, None
     loss = lm_loss.loss
     pair_label = f"places {fmt_distance(separation)} apart"
@@ -204,11 +204,11 @@ def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, rel
                     return None
                 model, token = chosen
     except LmdkError as err:
-        st.error(str(err))
+        st.error(plain_text(err))
         return None
     for w in caught:
         if issubclass(w.category, LmdkWarning):
-            st.caption(f"⚠ {w.message}")
+            st.caption(f"⚠ {plain_text(w.message)}")
     return model, token
 
 
@@ -324,7 +324,7 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             alloc = _allocation(float(alpha), model, token, len(traj))
             lm_b = _loss(np.asarray(alloc.eps), mask, model, token, separation)
         except LmdkError as err:
-            st.error(str(err))
+            st.error(plain_text(err))
             return
         eps_b = np.asarray(alloc.eps)
         c = st.columns(3)

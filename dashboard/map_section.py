@@ -14,7 +14,7 @@ from lmdk_core import map_view, maps, sample
 from lmdk_core.errors import LmdkError
 
 from . import compute, map_element, state
-from .formatting import fmt_distance, fmt_duration
+from .formatting import fmt_distance, fmt_duration, plain_text
 
 TILE_CHOICES = {
     "None (no outside requests)": "none",
@@ -122,7 +122,7 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
         try:
             shown = map_view.map_view(traj, tiles=tiles, **view)
         except LmdkError as err:  # invalid custom URL: fall back to no tiles, say why
-            st.error(str(err))
+            st.error(plain_text(err))
             shown = map_view.map_view(traj, tiles="none", **view)
         # only a click reruns the page (pan and zoom do not), and loading the map does not
         map_element.show(shown, key=state.MAP_KEY, on_click=state.on_map_click)

@@ -18,7 +18,7 @@ from lmdk_core.session import ReleaseSettings
 
 from . import charts, compute, state
 from .compute import CHART_POINTS
-from .formatting import fmt_distance, fmt_number
+from .formatting import fmt_distance, fmt_number, plain_text
 
 SCHEME_LABELS = {
     "event": "Event-level (ε at every timestamp)",
@@ -170,7 +170,7 @@ def release_settings(s: Settings, hide: Any = None) -> ReleaseSettings | None:
         return ReleaseSettings(epsilon=s.epsilon, scheme=s.scheme, params=s.params,
                                radius_m=s.radius_m)
     except LmdkError as err:
-        st.error(f"Cannot release with these settings: {err}")
+        st.error(f"Cannot release with these settings: {plain_text(err)}")
         return None
 
 
@@ -210,7 +210,7 @@ def shown_release(traj: pd.DataFrame, key: Any, rs: ReleaseSettings | None, mask
     try:
         preview = session.preview(traj, mask, rs, key=rkey, allocation=allocation)
     except LmdkError as err:
-        st.error(f"Cannot release with these settings: {err}")
+        st.error(f"Cannot release with these settings: {plain_text(err)}")
         return None, None
     return session.drawn(rkey), preview
 
@@ -360,7 +360,7 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
                         )
                     )
             except LmdkError as err:
-                st.error(str(err))
+                st.error(plain_text(err))
                 return
             finally:
                 bar.empty()
@@ -409,7 +409,7 @@ def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> N
                 radius_m=s.radius_m, generator=generator,
             )
     except LmdkError as err:
-        st.error(str(err))
+        st.error(plain_text(err))
         return
     st.caption(
         "Mean error without (your places only) and with dummy places, their ratio, and the "

@@ -227,3 +227,41 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
                                  if f["geometry"]["coordinates"]][-len(lat):], abs=1e-6)
     assert analysis["settings"]["ledger"]["total_loss"] == pytest.approx(1.0)
     page.close()
+
+
+TRACKER = "data/![ ](https://tracker.example/pixel.png?u=lmdk)/x.csv"
+"""A zip member name that, rendered as markdown, is an image fetched from an outside host."""
+
+
+def test_user_strings_are_text_and_fetch_nothing(server, browser):
+    """Issue 24 finding 6: a crafted zip member name was rendered as markdown in the error and
+    the browser requested the image from an outside host. File and member names in messages
+    are now plain text: the name shows as typed, and no request leaves the app's host."""
+    import io
+    import zipfile
+    from urllib.parse import urlparse
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:  # the only member cannot be read: its name is quoted
+        zf.writestr(TRACKER, "uid,time,lat,lon\nu1,2024-01-01T00:00:00Z,95.0,116.3\n")
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        goto_app(page, f"{server}/?tiles=none")
+        page.get_by_text("Upload files", exact=True).click()
+        wait_idle(page)
+        n = runs(page)
+        page.locator("input[type='file']").first.set_input_files(
+            {"name": "trip.zip", "mimeType": "application/zip", "buffer": buf.getvalue()})
+        alert = page.locator("[data-testid='stAlert']").filter(has_text="tracker.example")
+        alert.wait_for(timeout=30_000)
+        wait_idle(page, since=n)
+        assert "![ ](https://tracker.example/pixel.png?u=lmdk)" in alert.inner_text()
+        assert alert.locator("img").count() == 0
+    finally:
+        page.close()
+    host = urlparse(server).netloc
+    away = [u for u in requests if urlparse(u).scheme in ("http", "https")
+            and urlparse(u).netloc != host]
+    assert away == []
