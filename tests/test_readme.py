@@ -17,6 +17,24 @@ def test_readme_example_runs_and_keeps_its_promises():
     assert ns["public_csv"].splitlines()[0] == "time,lat,lon"
 
 
+def test_readme_example_error_is_the_one_its_comment_states():
+    """Issue 24 finding 12: the comment said MAE ≈ 300 m long after the lattice noise made it
+    about 600 m. The typed figure must sit within 25 % of the median of 15 releases."""
+    import numpy as np
+
+    import lmdk_core as lm
+
+    text = README.read_text(encoding="utf-8")
+    claimed = float(re.search(r"# MAE ≈ ([0-9,]+) m", text).group(1).replace(",", ""))
+    traj = lm.select_user(lm.load_sample(), "alice")
+    places = [lm.Place("Home", 39.9925, 116.3395, 100), lm.Place("Clinic", 39.9820, 116.3564, 100)]
+    mask = lm.landmark_mask(traj, places)
+    maes = [lm.mae_metres(traj, lm.release_locations(traj, mask, epsilon=1.0, scheme="skip",
+                                                     radius_m=200, rng=i, noise="fast"))
+            for i in range(15)]
+    assert abs(claimed - float(np.median(maes))) <= 0.25 * float(np.median(maes)), maes
+
+
 def test_readme_quick_start_names_the_two_make_targets():
     text = README.read_text(encoding="utf-8")
     assert "make run" in text and "make test" in text
