@@ -9,6 +9,8 @@ user) → :mod:`~.match` (seq patterns within a window) → :mod:`~.ppm` (Unifor
 event-level RR) or :mod:`~.baselines` (w-event and landmark schemes via lmdk_core's
 ``release_values``) → :mod:`~.quality` (Prec, Rec, Q, MRE). :mod:`~.taxi` generates a
 T-Drive-shaped data set; ``python -m lmdk_core.patterns.evaluate`` prints the evaluation table.
+:mod:`~.ledger` keeps the real releases and their ledger (``PatternSession``: free seeded previews,
+real draws counted when drawn at their loss per protected pattern occurrence, a total budget).
 The maths and proofs are in docs/pattern-level-dp.md.
 """
 
