@@ -1,7 +1,9 @@
 """Personalised differential privacy for many people (Ebadi et al. POPL 2015; Jorgensen et al.
 ICDE 2015): population releases of counts per grid cell × time bin in which every user has their
 own budget ε_u and their own landmark places, a ProPer-style ledger for repeated analyses, and two
-engines (in memory, Dask). The maths and proofs are in docs/personalised-dp.md.
+engines (in memory, Dask). ``PopulationSession`` (:mod:`.session`) draws real releases (fresh OS
+randomness) and charges each person their own loss in the population's ledger at once. The maths
+and proofs are in docs/personalised-dp.md.
 """
 
 from .core import BOUNDING_RULES, bounded_records
@@ -23,8 +25,16 @@ from .release import (
     METHODS,
     PopulationRelease,
     PrivateStats,
+    release_losses,
     release_methods,
     release_population,
+)
+from .session import (
+    LedgerSummary,
+    PopulationDraw,
+    PopulationPlan,
+    PopulationSession,
+    preferences_fingerprint,
 )
 from .tau import TAU_RULES, choose_tau, estimated_cell_mse, keep_probability, public_bin_budgets
 
@@ -38,10 +48,12 @@ def write_partitioned(*args, **kwargs):
 
 __all__ = [
     "BEIJING_BBOX", "BOUNDING_RULES", "ICDE15_MIX", "METHODS", "MIXES", "PLACE_KINDS",
-    "TAU_RULES", "Charge", "Grid", "Ledger", "PopulationRelease", "PreferenceMix",
+    "TAU_RULES", "Charge", "Grid", "Ledger", "LedgerSummary", "PopulationDraw", "PopulationPlan",
+    "PopulationRelease", "PopulationSession", "PreferenceMix",
     "PreferencesFormatError", "PrivateStats", "bounded_records", "choose_tau",
     "discrete_laplace", "draw_preferences", "estimated_cell_mse", "generate_population",
-    "keep_probability", "ledger_counts", "preferences_from_column", "public_bin_budgets",
-    "publish_counts", "read_preferences", "release_methods", "release_population", "snap_tau",
-    "suggest_user_places", "write_partitioned",
+    "keep_probability", "ledger_counts", "preferences_fingerprint", "preferences_from_column",
+    "public_bin_budgets", "publish_counts", "read_preferences", "release_losses",
+    "release_methods", "release_population", "snap_tau", "suggest_user_places",
+    "write_partitioned",
 ]

@@ -10,15 +10,19 @@ For each user u (rows sorted by time), in this order:
 4. **contribution bounding**: one record per (user, bin): the cell of the bin's first point
    (``rule="first"``) or the cell u visited most often in the bin (``rule="mode"``, ties → the
    smallest cell id);
-5. **keep coin** of the record in bin t: u's coin stream is Philox keyed by
-   BLAKE2b(master key ‖ uid) and holds one 53-bit integer per bin (drawn for every bin, whatever
-   the data), so the coins do not depend on how users are partitioned. The record is kept when
-   coin < ⌊π·(1 − 2^-50)·2^53⌋ (``mode="sample"``, π = (e^{ε_{u,t}} − 1)/(e^τ − 1), or 1 when
-   ε_{u,t} ≥ τ) — the exact keep probability is at most π — or when ε_{u,t} ≥ τ
+5. **keep coin** of the record in bin t: u's coin stream is a ChaCha20 keystream keyed by
+   BLAKE2b(master key ‖ uid) (:func:`keyed_source`, the cipher of the package's release-grade
+   :class:`~lmdk_core.noise.RandomSource`) and holds one 53-bit integer per bin (drawn for every
+   bin, whatever the data), so the coins do not depend on how users are partitioned. The record
+   is kept when coin < ⌊π·(1 − 2^-50)·2^53⌋ (``mode="sample"``, π = (e^{ε_{u,t}} − 1)/(e^τ − 1),
+   or 1 when ε_{u,t} ≥ τ) — the exact keep probability is at most π — or when ε_{u,t} ≥ τ
    (``mode="threshold"``).
 
 The result is sparse counts of kept and of all bounded records per (bin, cell) key, plus private
-per-user statistics. Noise is added once, after the reduction (:mod:`.release`).
+per-user statistics, among them u's privacy loss in the release (``loss``: the landmark
+guarantee max_t Σ_{i ∈ L_u ∪ {t}} ℓ_{u,i} with the per-bin loss ℓ_{u,i} = min(ε_{u,i}, τ) of the
+Sample mode, τ or 0 of the threshold mode; :func:`release_loss`). Noise is added once, after the
+reduction (:mod:`.release`).
 """
 
 from __future__ import annotations
@@ -35,12 +39,14 @@ from ..allocation import allocate
 from ..errors import ParameterError
 from ..geo import haversine_m
 from ..landmarks import _places as _check_places
+from ..noise import RandomSource
 from ..trajectory import time_order
 from .grid import Grid
 from .tau import keep_probability
 
 __all__ = [
-    "BOUNDING_RULES", "PartitionResult", "bounded_records", "process_partition", "user_coins",
+    "BOUNDING_RULES", "PartitionResult", "bounded_records", "keyed_source", "process_partition",
+    "release_loss", "user_coins", "user_losses",
 ]
 
 BOUNDING_RULES = ("first", "mode")
@@ -56,17 +62,50 @@ class PartitionResult:
     kept_counts: np.ndarray
     true_keys: np.ndarray
     true_counts: np.ndarray
-    users: pd.DataFrame  # uid, epsilon, records, landmark_bins, kept (private)
+    users: pd.DataFrame  # uid, epsilon, records, landmark_bins, kept, loss (private)
     n_points: int
     n_outside: int
 
 
+def keyed_source(master_key: bytes, label: bytes) -> RandomSource:
+    """A release-grade random source: the ChaCha20 keystream keyed by BLAKE2b(key ‖ label).
+
+    The same cipher as :meth:`lmdk_core.noise.RandomSource.secure`, keyed from the release's
+    master key (fresh OS entropy for a real release, :func:`.release.master_key`) so that every
+    partition of a Dask run draws the same coins for the same user."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+    key = hashlib.blake2b(master_key + b"\x00" + label, digest_size=32).digest()
+    cipher = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None)
+    return RandomSource(cipher=cipher.encryptor())
+
+
 def user_coins(master_key: bytes, uid: str, n_bins: int) -> np.ndarray:
-    """u's ``n_bins`` uniform 53-bit integers (int64) from Philox keyed by BLAKE2b(key ‖ uid)."""
-    digest = hashlib.blake2b(master_key + b"\x00coin\x00" + uid.encode("utf-8"),
-                             digest_size=16).digest()
-    bitgen = np.random.Philox(key=int.from_bytes(digest, "little"))
-    return (bitgen.random_raw(n_bins) >> np.uint64(11)).astype(np.int64)
+    """u's ``n_bins`` uniform 53-bit integers (int64) from the ChaCha20 keystream keyed by
+    BLAKE2b(key ‖ "coin" ‖ uid) (:func:`keyed_source`)."""
+    words = keyed_source(master_key, b"coin\x00" + uid.encode("utf-8")).words(n_bins)
+    return (words >> np.uint64(11)).astype(np.int64)
+
+
+def release_loss(eps_t: np.ndarray, landmarks: np.ndarray, *, tau: float, mode: str,
+                 budget: np.ndarray) -> np.ndarray:
+    """Each user's privacy loss in one release (rows of ``eps_t``/``landmarks``: users,
+    columns: bins; ``budget``: each user's ε_u).
+
+    The per-bin loss is ℓ = min(ε_{u,t}, τ) (``mode="sample"``, docs/personalised-dp.md §3) or
+    τ where ε_{u,t} ≥ τ and 0 elsewhere (``"threshold"``); over u's landmark neighbours the
+    loss is max_t Σ_{i ∈ L_u ∪ {t}} ℓ_{u,i} = Σ_{L_u} ℓ + max_{t ∉ L_u} ℓ. For a landmark-private
+    scheme it is at most ε_u; a sum that passes ε_u by a rounding error only (ε_u/(|L|+1)
+    added |L|+1 times) is reported as ε_u. Scheme ``event`` is not landmark-private: its loss
+    can pass ε_u, and is reported as it is."""
+    e = np.asarray(eps_t, dtype=np.float64)
+    lm = np.asarray(landmarks, dtype=bool)
+    b = np.asarray(budget, dtype=np.float64)
+    ell = np.where(e >= tau, tau, 0.0) if mode == "threshold" else np.minimum(e, tau)
+    if ell.shape[1] == 0:
+        return np.zeros(ell.shape[0])
+    loss = np.where(lm, ell, 0.0).sum(axis=1) + np.where(lm, 0.0, ell).max(axis=1)
+    return np.where((loss > b) & (loss <= b * (1 + 1e-9)), b, loss)
 
 
 def keep_thresholds(eps: np.ndarray, tau: float, mode: str) -> np.ndarray:
@@ -130,13 +169,60 @@ def process_partition(
     (scheme, τ, mode)), the landmarks, bounding and coins are computed once and one result per
     variant is returned (the baselines of an evaluation share this work).
     """
-    if rule not in BOUNDING_RULES:
-        raise ParameterError(f"unknown bounding rule {rule!r}; use one of {BOUNDING_RULES}")
     single = variants is None
     variants = [(scheme, tau, mode)] if variants is None else variants
     for _, _, m in variants:
         if m not in ("sample", "threshold"):
             raise ParameterError(f"unknown mode {m!r}")
+    prep = _prepare(part, grid=grid, epsilon_of=epsilon_of, places=places, rule=rule)
+    uids, eps_u, L, ruser, rbin = prep.uids, prep.eps_u, prep.landmarks, prep.ruser, prep.rbin
+    n_users, n_bins, n_cells = len(uids), grid.n_bins, grid.n_cells
+    schemes = sorted({v[0] for v in variants})
+    eps_t = {sc: np.empty((n_users, n_bins)) for sc in schemes}
+    coins = np.empty((n_users, n_bins), dtype=np.int64)
+    step = max(1, n_users // 100)
+    for i in range(n_users):  # per user (not per point): own budget scheme and coin stream
+        for sc in schemes:
+            eps_t[sc][i] = allocate(sc, n_bins, L[i], epsilon=float(eps_u[i]))
+        coins[i] = user_coins(master_key, str(uids[i]), n_bins)
+        if progress is not None and (i % step == 0 or i == n_users - 1):
+            progress(i + 1, n_users)
+    r_coin = coins[ruser, rbin]
+    out_key = rbin * n_cells + prep.rcell
+    tk, tc = np.unique(out_key, return_counts=True)
+    records = np.bincount(ruser, minlength=n_users) if n_users else np.zeros(0, np.int64)
+    results = []
+    for sc, t, m in variants:
+        kept = r_coin < keep_thresholds(eps_t[sc][ruser, rbin], t, m)
+        kk, kc = np.unique(out_key[kept], return_counts=True)
+        users = pd.DataFrame({
+            "uid": uids.astype(str), "epsilon": eps_u, "records": records,
+            "landmark_bins": L.sum(axis=1),
+            "kept": np.bincount(ruser[kept], minlength=n_users) if n_users else records,
+            "loss": release_loss(eps_t[sc], L, tau=t, mode=m, budget=eps_u),
+        })
+        results.append(PartitionResult(kk, kc, tk, tc, users, prep.n_points, prep.n_outside))
+    return results[0] if single else results
+
+
+@dataclass
+class _Prepared:
+    """The per-user work every variant shares: users, budgets, landmark bins, bounded records."""
+
+    uids: np.ndarray
+    eps_u: np.ndarray
+    landmarks: np.ndarray  # bool (n_users, n_bins)
+    ruser: np.ndarray
+    rbin: np.ndarray
+    rcell: np.ndarray
+    n_points: int
+    n_outside: int
+
+
+def _prepare(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
+             places: pd.DataFrame | None, rule: str) -> _Prepared:
+    if rule not in BOUNDING_RULES:
+        raise ParameterError(f"unknown bounding rule {rule!r}; use one of {BOUNDING_RULES}")
     uids, code, t_ns, lat, lon = _sorted_view(part)
     n_points = int(code.size)
     b, cell = grid.locate(t_ns, lat, lon)
@@ -150,39 +236,33 @@ def process_partition(
             f"{miss.size} user(s) have no privacy preference (first: {miss[0]!r}); give every "
             "user an epsilon"
         )
-    n_bins, n_cells = grid.n_bins, grid.n_cells
-    rkey, rcell = _bounded_records(code * n_bins + b, cell, rule, n_cells)
-    ruser, rbin = rkey // n_bins, rkey % n_bins
+    n_bins = grid.n_bins
+    rkey, rcell = _bounded_records(code * n_bins + b, cell, rule, grid.n_cells)
     # landmark bins L_u: bins with a point inside one of u's own places
     lmk = own_place_mask(code, lat, lon, uids, places)
     L = np.zeros((n_users, n_bins), dtype=bool)
     L[code[lmk], b[lmk]] = True
-    schemes = sorted({v[0] for v in variants})
-    eps_t = {sc: np.empty((n_users, n_bins)) for sc in schemes}
-    coins = np.empty((n_users, n_bins), dtype=np.int64)
-    step = max(1, n_users // 100)
-    for i in range(n_users):  # per user (not per point): own budget scheme and coin stream
-        for sc in schemes:
-            eps_t[sc][i] = allocate(sc, n_bins, L[i], epsilon=float(eps_u[i]))
-        coins[i] = user_coins(master_key, str(uids[i]), n_bins)
-        if progress is not None and (i % step == 0 or i == n_users - 1):
-            progress(i + 1, n_users)
-    r_coin = coins[ruser, rbin]
-    out_key = rbin * n_cells + rcell
-    tk, tc = np.unique(out_key, return_counts=True)
-    records = np.bincount(ruser, minlength=n_users) if n_users else np.zeros(0, np.int64)
-    results = []
-    for sc, t, m in variants:
-        kept = r_coin < keep_thresholds(eps_t[sc][ruser, rbin], t, m)
-        kk, kc = np.unique(out_key[kept], return_counts=True)
-        users = pd.DataFrame({
-            "uid": uids.astype(str), "epsilon": eps_u, "records": records,
-            "landmark_bins": L.sum(axis=1),
-            "kept": np.bincount(ruser[kept], minlength=n_users) if n_users else records,
-        })
-        results.append(PartitionResult(kk, kc, tk, tc, users, n_points,
-                                       n_points - int(ok.sum())))
-    return results[0] if single else results
+    return _Prepared(uids, eps_u, L, rkey // n_bins, rkey % n_bins, rcell, n_points,
+                     n_points - int(ok.sum()))
+
+
+def user_losses(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
+                places: pd.DataFrame | None, scheme: str, tau: float, mode: str,
+                rule: str = "first") -> pd.DataFrame:
+    """PRIVATE: what one release with (``scheme``, ``tau``, ``mode``) would cost each user of
+    ``part`` (uid, epsilon, loss; :func:`release_loss`), computed before any coin or noise is
+    drawn — the personal costs a ledger charges (:meth:`lmdk_core.population.Ledger.charge_costs`).
+    """
+    if mode not in ("sample", "threshold"):
+        raise ParameterError(f"unknown mode {mode!r}")
+    prep = _prepare(part, grid=grid, epsilon_of=epsilon_of, places=places, rule=rule)
+    n_users = len(prep.uids)
+    eps_t = np.empty((n_users, grid.n_bins))
+    for i in range(n_users):
+        eps_t[i] = allocate(scheme, grid.n_bins, prep.landmarks[i], epsilon=float(prep.eps_u[i]))
+    return pd.DataFrame({"uid": prep.uids.astype(str), "epsilon": prep.eps_u,
+                         "loss": release_loss(eps_t, prep.landmarks, tau=tau, mode=mode,
+                                              budget=prep.eps_u)})
 
 
 def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.ndarray,

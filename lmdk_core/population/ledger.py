@@ -89,7 +89,30 @@ class Ledger:
             r = np.asarray(records, dtype=np.float64)
         if r.shape != self.budget.shape or np.any(r < 0) or not np.all(np.isfinite(r)):
             raise ParameterError("records must give a count >= 0 for every user of the ledger")
-        cost = eps * r
+        return self._charge(eps * r, eps)
+
+    def charge_costs(self, costs: Any) -> Charge:
+        """Account one release whose personal cost C_u is given (aligned with ``uids``, or a
+        Series indexed by uid; users not in it cost 0), e.g. the landmark loss of a population
+        release (:func:`lmdk_core.population.release_losses`). The query rule is the same:
+        users who can afford C_u are included and charged, the others left out and charged
+        nothing. ``Charge.epsilon`` is the largest cost."""
+        if isinstance(costs, pd.Series):
+            c = costs.reindex(self._index).fillna(0).to_numpy(dtype=np.float64)
+        else:
+            c = np.asarray(costs, dtype=np.float64)
+        if c.shape != self.budget.shape or np.any(c < 0) or not np.all(np.isfinite(c)):
+            raise ParameterError("costs must give a finite cost >= 0 for every user of the ledger")
+        return self._charge(c, float(c.max()) if c.size else 0.0)
+
+    def affordable(self, costs: Any) -> np.ndarray:
+        """PRIVATE: which users could pay ``costs`` now (the rule of :meth:`charge_costs`),
+        without charging anyone."""
+        c = (costs.reindex(self._index).fillna(0).to_numpy(dtype=np.float64)
+             if isinstance(costs, pd.Series) else np.asarray(costs, dtype=np.float64))
+        return self.spent + c <= self.budget - self.reserve
+
+    def _charge(self, cost: np.ndarray, eps: float) -> Charge:
         room = self.budget - self.reserve
         new = self.spent + cost
         ok = new <= room

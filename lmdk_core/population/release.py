@@ -32,15 +32,24 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from .core import BOUNDING_RULES, PartitionResult, check_disjoint, merge_sparse, process_partition
+from ..noise import RandomSource
+from .core import (
+    BOUNDING_RULES,
+    PartitionResult,
+    check_disjoint,
+    keyed_source,
+    merge_sparse,
+    process_partition,
+    user_losses,
+)
 from .grid import Grid
 from .noise import publish_counts, snap_tau
 from .preferences import PreferenceMix
 from .tau import choose_tau, public_bin_budgets
 
 __all__ = [
-    "METHODS", "PopulationRelease", "PrivateStats", "release_methods", "release_population",
-    "resolve_method",
+    "METHODS", "PopulationRelease", "PrivateStats", "release_losses", "release_methods",
+    "release_population", "resolve_method",
 ]
 
 METHODS = ("personalised", "threshold", "minimum", "user_level")
@@ -78,6 +87,23 @@ class PopulationRelease:
     def released_bin_totals(self) -> np.ndarray:
         """Σ over cells per bin of the released counts: users kept per bin, as released."""
         return self.counts.sum(axis=(1, 2))
+
+    def public_frame(self) -> pd.DataFrame:
+        """The released counts, one row per bin × cell (every cell of the public grid):
+        ``time`` (bin start, UTC), ``row``, ``col``, ``lat``, ``lon`` (cell centre), ``count``.
+        Only public values: no true count, no budget, no seed."""
+        n_bins, n_rows, n_cols = self.grid.shape
+        lat, lon = self.grid.cell_centres()
+        b, r, c = np.indices((n_bins, n_rows, n_cols)).reshape(3, -1)
+        return pd.DataFrame({"time": self.grid.bin_starts()[b], "row": r, "col": c,
+                             "lat": lat[r], "lon": lon[c],
+                             "count": self.counts.reshape(-1)})
+
+    def public_csv(self) -> str:
+        """:meth:`public_frame` as CSV (times ISO 8601 UTC, cell centres to 6 decimals)."""
+        frame = self.public_frame()
+        frame["time"] = frame["time"].dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return frame.to_csv(index=False, float_format="%.6f")
 
     def public_metadata(self) -> dict:
         """JSON-ready public description (no seed, no budget, no true count)."""
@@ -147,10 +173,10 @@ def master_key(rng: Any) -> bytes:
         f"rng must be None, an integer seed >= 0 or a numpy Generator, got {rng!r}")
 
 
-def noise_generator(key: bytes) -> np.random.Generator:
-    """The noise stream: Philox keyed by BLAKE2b(key ‖ "noise") (driver only)."""
-    digest = hashlib.blake2b(key + b"\x00noise", digest_size=16).digest()
-    return np.random.Generator(np.random.Philox(key=int.from_bytes(digest, "little")))
+def noise_source(key: bytes) -> RandomSource:
+    """The noise stream: the ChaCha20 keystream keyed by BLAKE2b(key ‖ "noise") (driver only;
+    :func:`lmdk_core.population.core.keyed_source`)."""
+    return keyed_source(key, b"noise")
 
 
 def _preferences_series(preferences: Any) -> pd.Series:
@@ -222,6 +248,31 @@ def release_population(
                    rule=bounding_rule, engine=engine, progress=progress)
 
 
+def release_losses(
+    data: pd.DataFrame, preferences: Any, *, grid: Grid, places: pd.DataFrame | None = None,
+    scheme: str = "skip", method: str = "personalised", tau: Any = "mean",
+    mix: PreferenceMix | None = None, public_eps: Any = None,
+    epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
+    cell_count: float = 10.0, bounding_rule: str = "first",
+) -> pd.DataFrame:
+    """PRIVATE: what :func:`release_population` with the same arguments would cost each user
+    (uid, epsilon, loss), computed before any coin or noise is drawn (in memory).
+
+    u's loss is the landmark guarantee of the release for u, max_t Σ_{i ∈ L_u ∪ {t}} ℓ_{u,i}
+    with ℓ_{u,i} = min(ε_{u,i}, τ) (docs/personalised-dp.md §3): at most ε_u, and exactly
+    ``private.users["loss"]`` of the release."""
+    if not isinstance(grid, Grid):
+        raise ParameterError("grid must be a lmdk_core.population.Grid")
+    if not isinstance(data, pd.DataFrame):
+        raise ParameterError("release_losses needs a DataFrame")
+    run_scheme, t, mode = resolve_method(
+        method, scheme, tau, n_bins=grid.n_bins, mix=mix, public_eps=public_eps,
+        epsilon_floor=epsilon_floor, assumed_landmark_bins=assumed_landmark_bins,
+        cell_count=cell_count)
+    return user_losses(data, grid=grid, epsilon_of=_preferences_series(preferences),
+                       places=places, scheme=run_scheme, tau=t, mode=mode, rule=bounding_rule)
+
+
 def release_methods(
     data: pd.DataFrame, preferences: Any, *, grid: Grid, methods: tuple[str, ...] = METHODS,
     places: pd.DataFrame | None = None, scheme: str = "skip", tau: Any = "mean",
@@ -259,7 +310,7 @@ def _finish(parts: list[PartitionResult], grid: Grid, tau: float, key: bytes, *,
     true = merge_sparse([p.true_keys for p in parts], [p.true_counts for p in parts], size)
     if progress is not None:
         progress("noise", 0, 1)
-    counts = publish_counts(kept, tau, noise_generator(key)).reshape(grid.shape)
+    counts = publish_counts(kept, tau, noise_source(key)).reshape(grid.shape)
     if progress is not None:
         progress("noise", 1, 1)
     users = pd.concat([p.users for p in parts], ignore_index=True).sort_values(
