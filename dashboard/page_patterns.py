@@ -136,6 +136,7 @@ def build_events(source: str, n_taxis: int, user: str | None, regions_key: tuple
     if source == "sample" and user is not None:
         df = df[df["uid"] == user]
     kind, spec = regions_key
+    regions: GridRegions | PlaceRegions
     if kind == "grid":
         regions = GridRegions.covering(df["lat"], df["lon"], spec)
     else:
@@ -160,9 +161,8 @@ def parse_patterns(rows: list[dict], types: tuple[str, ...]) -> list[Pattern]:
         unknown = [t for t in seq if t not in types]
         if unknown:
             raise LmdkError(f"pattern row {i}: unknown event type(s) {', '.join(unknown)}")
-        window = row.get("window_min")
         try:
-            window = float(window)
+            window = float(row.get("window_min"))  # type: ignore[arg-type]  # None: TypeError
         except (TypeError, ValueError):
             raise LmdkError(f"pattern row {i}: window must be a number of minutes") from None
         if not np.isfinite(window) or window < 0:
@@ -479,9 +479,11 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
     m1.metric("Spent so far / your total budget",
               f"{plan.spent:.3g} / " + ("not set" if total is None else f"{total:.3g}"),
               help="Loss per protected pattern occurrence over every real release drawn.")
-    m2.metric("This release costs", "nothing more (already drawn)" if plan.existing else
-              f"{plan.cost:.3g} per occurrence",
-              help="ε per private-pattern occurrence (single-event reading: m·ε).")
+    m2.metric("This release costs", f"{plan.cost:.3g}",
+              delta="already drawn" if plan.existing else "per occurrence", delta_color="off",
+              delta_arrow="off",
+              help="ε per private-pattern occurrence (single-event reading: m·ε); nothing more "
+                   "for a release already drawn.")
     m3.metric("After drawing it", "—" if np.isinf(plan.after) else f"{plan.after:.3g}",
               help="Spent so far plus this release.")
     if mechanism == "adaptive" and neighbour == "instance":
@@ -491,7 +493,7 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
     refusal = f"{KEY}draw_error:{hash(key)}"  # a refusal is shown with its own settings only
     if drawn is None:
         if plan.problem:
-            st.warning(f"Drawing now would be refused: {plan.problem}", icon="✋")
+            st.warning(f"A draw now would be refused: {plan.problem}", icon=":material/block:")
         st.button(
             "Draw the real release", key=KEY + "draw", type="primary",
             on_click=state.page_call,
@@ -504,7 +506,7 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
         released = drawn.release.stream
         st.success(f"Real release drawn for these settings: {len(released):,} events released "
                    f"({mechanism}, ε = {eps:g}). It is kept for this session and never "
-                   "redrawn.", icon="✅")
+                   "redrawn.", icon=":material/task_alt:")
         st.download_button(
             "Public release (CSV)", data=drawn.public_csv,
             file_name=f"lmdk_public_pattern_release_{mechanism}.csv", mime="text/csv",

@@ -171,6 +171,17 @@ def book() -> P.PopulationSession:
     return state.page_object(KEY + "book", P.PopulationSession)
 
 
+def ledger_line(box: Any, pop_key: tuple, prefs: pd.DataFrame) -> None:
+    """The population's ledger in one line, near the top (the full view: "The real release")."""
+    summary = book().summary(pop_key, prefs)
+    text = (f"**Ledger of this population:** {summary.draws} real release(s) drawn; "
+            f"{summary.n_spent:,} of {summary.n_users:,} people have spent their whole budget")
+    if summary.draws:
+        text += (f"; largest spend {summary.largest_spend:.3g} of that person's budget "
+                 f"{summary.largest_budget:.3g}")
+    box.markdown(text + " (private: publisher only).")
+
+
 def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, scheme: str,
                  tau: Any, mix: P.PreferenceMix | None) -> None:
     """The real personalised release: plan, draw, public download, the population's ledger."""
@@ -208,8 +219,8 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
                      "not counted and they are charged nothing.")
         st.markdown(text)
         if not plan.fits:
-            st.warning("Drawing now would be refused: no user can afford this release.",
-                       icon="✋")
+            st.warning("A draw now would be refused: no user can afford this release.",
+                       icon=":material/block:")
         st.button(
             "Draw the real release", key=KEY + "draw", type="primary",
             on_click=state.page_call, args=(refusal, sess.draw, pop_key, pop["traj"], prefs),
@@ -222,7 +233,8 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
     else:
         st.success(f"Real release drawn for these settings ({METHOD_LABELS['personalised']}, "
                    f"τ = {drawn.release.tau:.3g}): {drawn.n_excluded:,} user(s) left out "
-                   "(ProPer). It is kept for this session and never redrawn.", icon="✅")
+                   "(ProPer). It is kept for this session and never redrawn.",
+                   icon=":material/task_alt:")
         st.download_button(
             "Released counts (CSV)", data=drawn.public_csv,
             file_name=f"lmdk_public_population_counts_{scheme}.csv", mime="text/csv",
@@ -270,6 +282,7 @@ def main() -> None:
     st.caption("**Previews are free, real releases count:** the maps, errors and simulated "
                "queries below are previews (seeded simulations, never downloadable); the real "
                "release at the end is drawn with fresh randomness and charged to every person.")
+    ledger_box = st.container()  # the population's ledger at a glance, filled below
     c = st.columns(4)
     n_users = c[0].select_slider("People", PEOPLE, key=w(KEY + "n", 1000, PEOPLE),
                                  help="Size of the synthetic population (no real person).")
@@ -325,6 +338,7 @@ def main() -> None:
     st.subheader("Error against the baselines (previews)")
     st.dataframe(result["errors"], hide_index=True)
     charts.show(kept_figure(result, grid), key="pop_kept")
+    ledger_line(ledger_box, pop_key, people)
     ledger_section(pop, result["prefs"], pop_key, int(seed))
     real_section(pop, pop_key, people, scheme, tau_arg,
                  P.MIXES[mix_name] if prefs is None else None)

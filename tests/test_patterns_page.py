@@ -1,21 +1,42 @@
-"""The Patterns page under streamlit.testing.v1.AppTest (no browser)."""
+"""The Patterns page under streamlit.testing.v1.AppTest (no browser).
+
+Every test starts its own page (no state shared between tests, so any order gives the same
+results). Issue 23: previews are free; a real draw is counted when drawn, at ε per protected
+pattern occurrence, never redrawn for the same settings, refused before it would pass the total
+budget (its own control, not ε); the download holds the released events only.
+"""
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
+import streamlit as st
+from deferred_download import call_without_session
 from page_charts import figures
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parent.parent / "dashboard" / "page_patterns.py")
 TIMEOUT = 180
+STORE = "pages_store"
 
 
-@pytest.fixture(scope="module")
-def page() -> AppTest:
+def fresh() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.fixture
+def page() -> AppTest:
+    return fresh()
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -24,66 +45,213 @@ def _text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def book(at: AppTest):
+    return at.session_state[STORE]["pat_book"]
+
+
+def person(at: AppTest) -> tuple:
+    return ("sample", at.selectbox(key="_w_pat_user").value)
+
+
+def set_eps(at: AppTest, eps: float) -> AppTest:
+    at.number_input(key="_w_pat_eps").set_value(eps)
+    return run(at)
+
+
+def set_budget(at: AppTest, total: float) -> AppTest:
+    at.number_input(key="_w_pat_budget_input").set_value(total)
+    run(at)
+    at.button(key="pat_set_budget").click()
+    return run(at)
+
+
+def draw(at: AppTest) -> AppTest:
+    at.button(key="pat_draw").click()
+    return run(at)
+
+
+# ----------------------------------------------------------------------------- previews
+
+
 def test_page_renders_release_timeline_and_quality(page):
     assert not page.error
     assert "Guarantee" in _text(page) and "e^ε" in _text(page)
     assert len(figures(page)) == 2  # timeline + quality
     labels = [m.label for m in page.metric]
     assert "real events suppressed" in labels and "synthetic events injected" in labels
-    for widget in (*page.number_input, *page.selectbox, *page.radio, *page.slider):
+    for widget in (*page.number_input, *page.selectbox, *page.radio, *page.slider,
+                   *page.button):
         assert widget.help, f"control {widget.label!r} has no help text"
+    assert any("preview (simulation)" in h.value for h in page.subheader)
 
 
 def test_changing_epsilon_recomputes_quickly(page):
-    page.number_input(key="pat_eps").set_value(4.0)
+    page.number_input(key="_w_pat_eps").set_value(4.0)
     t0 = time.perf_counter()
-    page.run()
+    run(page)
     elapsed = time.perf_counter() - t0
-    assert not page.exception
     assert "e^ε = 54.6" in _text(page)
     assert elapsed < 10  # generous: shared CI machines; bench_patterns measures the real figure
 
 
 def test_single_event_reading_states_the_weaker_guarantee(page):
-    page.radio(key="pat_neighbour").set_value("event")
-    page.run()
-    assert not page.exception
+    page.radio(key="_w_pat_neighbour").set_value("event")
+    run(page)
     assert "single-event reading" in _text(page)
-    page.radio(key="pat_neighbour").set_value("instance").run()
 
 
 def test_builder_error_is_shown_and_patterns_are_kept(page):
-    before = page.session_state["pat_patterns_sample"]
+    before = page.session_state[STORE]["pat_patterns_sample"]
     page.button[0].click()  # "Add pattern" with no event type picked
-    page.run()
-    assert not page.exception
+    run(page)
     assert any("pick at least one event type" in e.value for e in page.error)
-    assert page.session_state["pat_patterns_sample"] == before
+    assert page.session_state[STORE]["pat_patterns_sample"] == before
 
 
 def test_builder_adds_a_pattern(page):
     page.multiselect(key="pat_new_seq").set_value(["enter:Work", "leave:Work"])
     page.button[0].click()
-    page.run()
-    assert not page.exception
-    rows = page.session_state["pat_patterns_sample"]
+    run(page)
+    rows = page.session_state[STORE]["pat_patterns_sample"]
     assert rows[-1]["sequence"] == "enter:Work → leave:Work"
     assert rows[-1]["private"] is False
+    assert not page.error
 
 
 @pytest.mark.slow
 def test_taxi_source_runs():
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
-    at.radio(key="pat_source").set_value("taxis").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = fresh()
+    at.radio(key="_w_pat_source").set_value("taxis")
+    run(at)
     assert "H0" in _text(at)
+    assert any("Real releases of the taxis" in m.label for m in at.metric)
 
 
 def test_grid_regions_make_old_patterns_an_error_not_a_crash(page):
-    page.radio(key="pat_regions").set_value("grid")
-    page.run()
-    assert not page.exception
+    page.radio(key="_w_pat_regions").set_value("grid")
+    run(page)
     assert any("unknown event type" in e.value for e in page.error)
-    assert page.session_state["pat_patterns_sample"][0]["private"] is True  # patterns kept
-    page.radio(key="pat_regions").set_value("places").run()
+    assert page.session_state[STORE]["pat_patterns_sample"][0]["private"] is True  # kept
+    page.radio(key="_w_pat_regions").set_value("places")
+    run(page)
     assert not page.error
+
+
+def test_previews_cost_nothing_and_cannot_be_downloaded(page):
+    for eps, mech, seed in [(0.5, "uniform", 2), (4.0, "adaptive", 3), (8.0, "uniform", 4),
+                            (1.0, "adaptive", 5)]:
+        page.number_input(key="_w_pat_eps").set_value(eps)
+        page.selectbox(key="_w_pat_mech").set_value(mech)
+        page.number_input(key="_w_pat_seed").set_value(seed)
+        run(page)
+    page.radio(key="_w_pat_neighbour").set_value("event")
+    run(page)
+    assert book(page).spent(person(page)) == 0.0
+    assert book(page).ledger(person(page)).entries == () and book(page).draws() == ()
+    assert _metric(page, "Spent so far / your total budget") == "0 / not set"
+    assert not page.get("download_button")
+
+
+# ----------------------------------------------------------------------------- real draws
+
+
+def test_a_real_draw_needs_a_total_budget_set_first(page):
+    draw(page)
+    assert any("no total budget is set" in e.value for e in page.error)
+    assert book(page).ledger(person(page)).entries == ()
+
+
+def test_drawing_counts_epsilon_and_the_same_setting_returns_the_same_draw(page):
+    set_budget(page, 10.0)
+    draw(page)
+    who = person(page)
+    assert book(page).spent(who) == pytest.approx(2.0)  # the default ε = 2, per occurrence
+    assert _metric(page, "Spent so far / your total budget") == "2 / 10"
+    assert any("Real release drawn" in s.value for s in page.success)
+    (first,) = book(page).draws(who)
+    set_eps(page, 3.0)  # another setting: not drawn, costs nothing yet
+    assert not page.get("download_button") and book(page).spent(who) == pytest.approx(2.0)
+    set_eps(page, 2.0)  # back: the same draw, never redrawn
+    assert book(page).draws(who) == (first,)
+    assert book(page).spent(who) == pytest.approx(2.0)
+    assert _metric(page, "This release costs") == "0"  # already drawn: nothing more
+    assert page.get("download_button")
+
+
+def test_drawing_k_settings_costs_their_sum(page):
+    set_budget(page, 100.0)
+    for eps in (0.5, 1.0, 2.5, 4.0):
+        set_eps(page, eps)
+        draw(page)
+    who = person(page)
+    assert book(page).spent(who) == pytest.approx(8.0)
+    assert [e.epsilon for e in book(page).ledger(who).entries] == [0.5, 1.0, 2.5, 4.0]
+    table = page.dataframe[-2].value  # the ledger's draws
+    assert list(table["loss per occurrence"]) == [0.5, 1.0, 2.5, 4.0]
+
+
+def test_the_budget_is_its_own_control_not_epsilon(page):
+    set_budget(page, 3.0)
+    who = person(page)
+    set_eps(page, 8.0)
+    assert book(page).total_budget(who) == 3.0  # raising ε does not raise the budget
+    page.number_input(key="_w_pat_budget_input").set_value(50.0)
+    run(page)
+    assert book(page).total_budget(who) == 3.0  # typing is not setting: the button is
+    assert _metric(page, "Spent so far / your total budget") == "0 / 3"
+
+
+def test_a_draw_past_the_budget_is_refused_and_nothing_is_recorded(page):
+    set_budget(page, 3.0)
+    draw(page)  # ε = 2
+    who = person(page)
+    set_eps(page, 1.5)
+    assert any("would be refused" in w.value for w in page.warning)  # warned before
+    draw(page)
+    refused = [e.value for e in page.error]
+    assert any("above your total budget 3" in e and "Nothing was drawn" in e for e in refused)
+    assert len(book(page).ledger(who).entries) == 1
+    assert book(page).spent(who) == pytest.approx(2.0)
+    assert not page.get("download_button")
+    set_eps(page, 1.0)  # fits exactly: allowed, and the old refusal is not shown for it
+    assert not page.error
+    draw(page)
+    assert book(page).spent(who) == pytest.approx(3.0)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Record every download button's label, data and file name as the page draws it."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    seen: dict[str, dict] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self, label, data, file_name=None, *args, **kwargs):
+        seen[label] = {"data": data, "file_name": file_name}
+        return original(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    # st.download_button is the main container's method, bound when streamlit is imported
+    monkeypatch.setattr(st, "download_button", lambda *a, **kw: recording(st._main, *a, **kw))
+    return seen
+
+
+def test_the_download_holds_the_released_events_only(downloads):
+    at = fresh()
+    set_budget(at, 5.0)
+    draw(at)
+    assert set(downloads) == {"Public release (CSV)"}
+    d = downloads["Public release (CSV)"]
+    assert d["file_name"] == "lmdk_public_pattern_release_uniform.csv"
+    text = call_without_session(d["data"])
+    frame = pd.read_csv(io.StringIO(text))
+    assert list(frame.columns) == ["uid", "time", "type", "lat", "lon"]
+    (drawn,) = book(at).draws(person(at))
+    assert len(frame) == len(drawn.release.stream)
+    for word in ("seed", "suppressed", "injected", "epsilon", "private"):
+        assert word not in text.lower()
