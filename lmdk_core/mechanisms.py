@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .noise.apply import noisy_bits, noisy_locations, noisy_values
+from .noise.apply import check_rr_epsilon, noisy_bits, noisy_locations, noisy_values
 from .noise.exact import lattice_params, value_params
 from .noise.source import as_source, check_noise
 from .validation import check_epsilon, check_positive
@@ -239,8 +239,9 @@ def randomized_response(bits: Any, eps: Any, rng: Any = None, *,
     """Return the bits, each kept with probability e^ε/(1+e^ε) and flipped otherwise (ε-DP).
 
     ``bits``: booleans or 0/1 numbers; ``eps`` scalar or broadcastable. Returns a bool array.
-    ``noise="safe"`` is exact (ε used as floor(ε·2^40)/2^40, ε ≤ 2^20); ``"fast"`` refuses
-    ε > 36.74 (ParameterError naming the largest safe ε).
+    ``noise="safe"`` is exact (ε used as floor(ε·2^40)/2^40); ε above the package's one limit
+    :data:`lmdk_core.noise.apply.RR_MAX_EPSILON` = 2^20 is refused (ParameterError naming it).
+    ``"fast"`` (a simulation) also refuses ε > 36.74, where float flips round to never.
     """
     b = _bits(bits)
     e = _epsilons(eps)
@@ -371,7 +372,9 @@ class RandomizedResponse:
     epsilon: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        eps = check_epsilon(self.epsilon)
+        check_rr_epsilon(eps)  # the one limit, RR_MAX_EPSILON = 2^20
+        object.__setattr__(self, "epsilon", eps)
 
     @property
     def keep_probability(self) -> float:

@@ -270,8 +270,10 @@ def test_rr_class_and_extreme_epsilon():
     np.testing.assert_array_equal(randomized_response(bits, 1000.0, rng=2), bits)
     with pytest.raises(ParameterError, match=r"largest safe epsilon is 36\.7368"):
         randomized_response(bits, 37.0, rng=2, noise="fast")
-    with pytest.raises(ParameterError, match=r"largest safe epsilon is 1\.04858e"):
+    with pytest.raises(ParameterError, match=r"RR_MAX_EPSILON = 2\^20 = 1048576"):
         randomized_response(bits, 2.0**21, rng=2)
+    with pytest.raises(ParameterError, match=r"RR_MAX_EPSILON = 2\^20 = 1048576"):
+        RandomizedResponse(2.0**21)
 
 
 def test_rr_empirical_privacy_loss_equals_epsilon_and_broken_fails():

@@ -68,8 +68,8 @@ def test_bad_epsilon_is_refused(bad):
 
 def test_budget_above_safe_limit_is_refused():
     s = _replicated(1, 3, [(0, "A")])
-    with pytest.raises(ParameterError, match="floating-point-safe"):
-        uniform_ppm(s, [PRIV], epsilon=60.0, rng=0)  # 30 per event > 25
+    with pytest.raises(ParameterError, match=r"RR_MAX_EPSILON = 2\^20"):
+        uniform_ppm(s, [PRIV], epsilon=2.0**22, rng=0)  # 2^21 per event > 2^20
 
 
 def test_allocation_over_budget_is_refused():

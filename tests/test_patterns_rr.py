@@ -14,7 +14,7 @@ from scipy import stats
 from lmdk_core.errors import ParameterError
 from lmdk_core.noise import as_source
 from lmdk_core.noise.apply import noisy_bits
-from lmdk_core.patterns import MAX_RR_EPSILON, flip_mask, flip_probability, flip_threshold
+from lmdk_core.patterns import RR_MAX_EPSILON, flip_mask, flip_probability, flip_threshold
 from lmdk_core.patterns.rr import realised_epsilon
 
 getcontext().prec = 60
@@ -22,7 +22,7 @@ TWO40 = Decimal(2**40)
 
 
 @settings(max_examples=200)
-@given(st.floats(1e-6, MAX_RR_EPSILON))
+@given(st.floats(1e-6, RR_MAX_EPSILON))
 def test_realised_epsilon_never_exceeds_eps_exactly(eps):
     """ε₀ = k/2^40 ≤ ε in 60-digit decimals (so (1 − q₀)/q₀ = e^{ε₀} ≤ e^ε), and ε − ε₀ < 2^-40."""
     k = int(flip_threshold(eps))
@@ -30,7 +30,9 @@ def test_realised_epsilon_never_exceeds_eps_exactly(eps):
     assert e0 <= Decimal(eps) < e0 + 1 / TWO40
     assert Decimal(realised_epsilon(eps)) == e0
     q0 = 1 / (1 + e0.exp())  # the flip probability the exact sampler realises
-    assert abs(Decimal(float(flip_probability(eps))) - q0) <= q0 * Decimal("1e-12")
+    # float64 display value: relative 1e-12 while q₀ is a normal float (ε₀ < ~708), then tiny
+    tol = max(q0 * Decimal("1e-12"), Decimal("1e-300"))
+    assert abs(Decimal(float(flip_probability(eps))) - q0) <= tol
     assert q0 >= 1 / (1 + Decimal(eps).exp())
 
 
@@ -94,7 +96,7 @@ def test_flips_are_drawn_by_the_package_noise_implementation():
     np.testing.assert_array_equal(achieved, k / 2.0**40)
 
 
-@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), MAX_RR_EPSILON * 1.01, 1e308,
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), RR_MAX_EPSILON * 1.01, 1e308,
                                  float("inf")])
 def test_unsafe_or_invalid_budgets_are_refused(bad):
     with pytest.raises(ParameterError):
@@ -113,3 +115,35 @@ def test_seed_reproducible_and_fresh_entropy_differs():
     np.testing.assert_array_equal(flip_mask(k, rng=3), flip_mask(k, rng=3))
     assert not np.array_equal(flip_mask(k), flip_mask(k))  # OS entropy: 2^-1000-ish to collide
     assert 0 < flip_probability(0.3) < 0.5
+
+
+def test_one_randomised_response_limit_everywhere():
+    """ONE ε limit for randomised response (issue 24, finding 10): the exact sampler's domain,
+    RR_MAX_EPSILON = 2^20 (ε used as the int64 ⌊ε·2^40⌋), named once in lmdk_core.noise.apply
+    and used by noisy_bits, randomized_response, RandomizedResponse and the pattern-level PPMs;
+    every one of them accepts the limit itself and refuses just above it, naming the limit."""
+    from lmdk_core.mechanisms import RandomizedResponse, randomized_response
+    from lmdk_core.noise import apply
+    from lmdk_core.patterns import EventStream, Pattern, rr, uniform_ppm
+
+    assert apply.RR_MAX_EPSILON == 2.0**20
+    assert rr.RR_MAX_EPSILON is apply.RR_MAX_EPSILON and RR_MAX_EPSILON is apply.RR_MAX_EPSILON
+    assert not hasattr(rr, "MAX_RR_EPSILON")  # the old second limit (25) is gone
+    assert int(flip_threshold(RR_MAX_EPSILON)) == 2**60  # fits int64 with room
+    assert 0.0 <= flip_probability(RR_MAX_EPSILON) < 1e-300  # no overflow at the limit
+    above = np.nextafter(RR_MAX_EPSILON, np.inf)
+    stream = EventStream.from_arrays(tick_uid=np.zeros(3, np.int64),
+                                     tick_time=np.arange(3) * 10**9, event_tick=[0],
+                                     event_type=[0], types=("A", "B"))
+    pat = [Pattern(("A", "B"), 10, private=True)]
+    at_limit = [
+        lambda e: apply.noisy_bits(np.ones(3, bool), np.full(3, e), source=as_source(1)),
+        lambda e: randomized_response([1, 0, 1], e, rng=1),
+        lambda e: RandomizedResponse(e).randomise([1, 0], rng=1),
+        lambda e: flip_threshold(e),
+        lambda e: uniform_ppm(stream, pat, epsilon=2 * e, rng=1),  # ε/m = e per event
+    ]
+    for call in at_limit:
+        call(RR_MAX_EPSILON)  # accepted
+        with pytest.raises(ParameterError, match=r"RR_MAX_EPSILON = 2\^20"):
+            call(above)

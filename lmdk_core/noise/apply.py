@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numba
 import numpy as np
@@ -30,9 +31,10 @@ from .exact import (
 from .source import REFILL, RandomSource, check_noise, registered
 
 __all__ = [
+    "RR_MAX_EPSILON",
     "RR_MAX_EPSILON_FAST",
-    "RR_MAX_EPSILON_SAFE",
     "check_lattice_domain",
+    "check_rr_epsilon",
     "check_value_domain",
     "check_value_magnitude",
     "noise_stream",
@@ -41,8 +43,13 @@ __all__ = [
     "noisy_values",
 ]
 
-RR_MAX_EPSILON_SAFE = 2.0**20
-"""Largest ε of exact randomised response (ε is used as floor(ε·2^40)/2^40 in int64)."""
+RR_MAX_EPSILON = 2.0**20
+"""The one ε limit of randomised response (per bit) for every release in the package: bits
+(:func:`noisy_bits`), :func:`lmdk_core.mechanisms.randomized_response` and the pattern-level PPMs
+(:mod:`lmdk_core.patterns.rr`). It is set by the exact sampler's domain: ε is used as the
+integer numerator n = ⌊ε·2^40⌋ of ε₀ = n/2^40 in int64, and ε ≤ 2^20 keeps n ≤ 2^60, exact with
+room below 2^63 (the hard edge is ε < 2^23). Above it :class:`ParameterError` names the limit."""
+_RR_LIMIT_TEXT = "RR_MAX_EPSILON = 2^20 = 1048576"
 RR_MAX_EPSILON_FAST = math.log(2.0**53)
 """Largest ε of float randomised response: beyond it the flip probability 1/(1+e^ε) is below
 the 2^-53 resolution of a float uniform (keep probability rounds to 1)."""
@@ -182,6 +189,17 @@ def noisy_locations(lat: np.ndarray, lon: np.ndarray, eps: np.ndarray, *, radius
         return _lattice_kernel(la, lo, e, float(radius_m), exact, units, buf, st, fn)
 
 
+def check_rr_epsilon(eps: Any) -> None:
+    """ParameterError naming the limit when some ε is above :data:`RR_MAX_EPSILON`."""
+    over = np.asarray(eps, dtype=np.float64)
+    over = over[over > RR_MAX_EPSILON]  # NaN compares False: no release, no check
+    if over.size:
+        raise ParameterError(
+            f"epsilon {over.max():g} is above the limit of randomised response, "
+            f"{_RR_LIMIT_TEXT} (the exact sampler's domain: ε is used as the int64 "
+            "⌊ε·2^40⌋); lower epsilon")
+
+
 def rr_epsilon_numerator(eps: np.ndarray) -> np.ndarray:
     """floor(ε·2^40) as int64: exact RR runs at ε₀ = floor(ε·2^40)/2^40 ≤ ε."""
     return np.floor(np.asarray(eps, dtype=np.float64) * 2.0**40).astype(np.int64)
@@ -199,9 +217,7 @@ def noisy_bits(bits: np.ndarray, eps: np.ndarray, *, source: RandomSource,
     b = np.ascontiguousarray(bits, dtype=np.bool_).ravel()
     e = _flat(eps, b.size)
     if check_noise(noise) == "safe":
-        if e.size and e.max() > RR_MAX_EPSILON_SAFE:
-            raise ParameterError(f"epsilon {e.max():g} is too large for exact randomised "
-                                 f"response: the largest safe epsilon is {RR_MAX_EPSILON_SAFE:g}")
+        check_rr_epsilon(e)
         num = rr_epsilon_numerator(e)
         with registered(source) as sid:
             buf, st = new_state(sid)

@@ -30,14 +30,14 @@ from .ppm import (
 )
 from .quality import Quality, confusion, mre, quality
 from .regions import GridRegions, PlaceRegions, as_regions
-from .rr import MAX_RR_EPSILON, flip_mask, flip_probability, flip_threshold, realised_epsilon
+from .rr import RR_MAX_EPSILON, flip_mask, flip_probability, flip_threshold, realised_epsilon
 from .stream import NS_PER_S, EventStream
 
 __all__ = [
     "KINDS",
-    "MAX_RR_EPSILON",
     "NEIGHBOURS",
     "NS_PER_S",
+    "RR_MAX_EPSILON",
     "EventStream",
     "GridRegions",
     "Pattern",

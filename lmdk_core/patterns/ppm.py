@@ -50,7 +50,7 @@ from ..validation import check_epsilon, check_int, check_probability
 from .match import Pattern, match_all
 from .quality import quality
 from .regions import GridRegions, PlaceRegions
-from .rr import MAX_RR_EPSILON, flip_mask, flip_threshold
+from .rr import RR_MAX_EPSILON, flip_mask, flip_threshold
 from .stream import NS_PER_S, EventStream
 
 __all__ = [
@@ -198,10 +198,10 @@ def _check_budget_limits(type_eps: Mapping[str, float]) -> None:
     for t, e in type_eps.items():
         if not e > 0:
             raise ParameterError(f"budget of type {t!r} must be > 0, got {e}")
-        if e > MAX_RR_EPSILON:
+        if e > RR_MAX_EPSILON:
             raise ParameterError(
-                f"budget {e:.6g} of type {t!r} is above the floating-point-safe limit "
-                f"{MAX_RR_EPSILON:g} of randomised response; lower epsilon")
+                f"budget {e:.6g} of type {t!r} is above the limit of randomised response, "
+                "RR_MAX_EPSILON = 2^20 = 1048576 (the exact sampler's domain); lower epsilon")
 
 
 def uniform_ppm(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float,
@@ -321,7 +321,7 @@ def adaptive_allocation(
                         trial = {k: v.copy() for k, v in alloc.items()}
                         trial[p.name][i] -= delta
                         trial[p.name][j] += delta
-                        if trial[p.name].max() > MAX_RR_EPSILON:
+                        if trial[p.name].max() > RR_MAX_EPSILON:
                             continue
                         q = _replay_quality(history, patterns, trial, a, seeds, truth)
                         if q > cand_best + 1e-12:

@@ -12,8 +12,10 @@ the released bit is ε₀-DP, hence ε-DP, with no floating-point rounding in th
 (docs/pattern-level-dp.md §5).
 
 The integer ⌊ε·2^40⌋ is the *flip threshold* of this module (:func:`flip_threshold`), the
-parameter handed to :func:`flip_mask`. Per-bit budgets above :data:`MAX_RR_EPSILON` are refused:
-the flip probability would be below 1.4·10^-11, i.e. the true bits published as they are.
+parameter handed to :func:`flip_mask`. Per-bit budgets above the package's one randomised-response
+limit :data:`~lmdk_core.noise.apply.RR_MAX_EPSILON` (2^20, the exact sampler's domain) are
+refused with a ParameterError naming it. Long before that limit the flips become rare (ε = 25:
+about one in 10^11): a large per-event ε is a weak guarantee, not an unsafe computation.
 """
 
 from __future__ import annotations
@@ -24,14 +26,11 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..noise import as_source
-from ..noise.apply import noisy_bits, rr_epsilon_numerator
+from ..noise.apply import RR_MAX_EPSILON, check_rr_epsilon, noisy_bits, rr_epsilon_numerator
 
-__all__ = ["MAX_RR_EPSILON", "flip_mask", "flip_probability", "flip_threshold"]
+__all__ = ["RR_MAX_EPSILON", "flip_mask", "flip_probability", "flip_threshold"]
 
-MAX_RR_EPSILON = 25.0
-"""Largest per-bit ε accepted: the flip probability 1/(1 + e^25) ≈ 1.4·10^-11 is already nil."""
-
-_ONE = 2.0**40  # ε₀ = threshold / 2^40 (exact in float64: thresholds stay below 2^45)
+_ONE = 2.0**40  # ε₀ = threshold / 2^40 (exact: a threshold ≤ 2^60 is ε·2^40 itself above 2^53)
 
 
 def _check_bit_epsilon(eps: Any) -> np.ndarray:
@@ -40,18 +39,13 @@ def _check_bit_epsilon(eps: Any) -> np.ndarray:
         raise ParameterError("per-event epsilon is NaN")
     if np.any(arr <= 0):
         raise ParameterError(f"per-event epsilon must be > 0, got {arr.min()}")
-    if np.any(arr > MAX_RR_EPSILON):
-        raise ParameterError(
-            f"per-event epsilon {arr.max():.6g} is above the limit {MAX_RR_EPSILON:g} of "
-            "randomised response (flip probability below 1e-11: the true bits would be "
-            "published); lower epsilon"
-        )
+    check_rr_epsilon(arr)
     return arr
 
 
 def flip_threshold(eps: Any) -> np.ndarray:
     """Integer flip thresholds ⌊ε·2^40⌋ (int64): :func:`flip_mask` flips with probability
-    exactly 1/(1 + e^{ε₀}), ε₀ = threshold/2^40 ≤ ε. Refuses ε ≤ 0, NaN, ε > 25."""
+    exactly 1/(1 + e^{ε₀}), ε₀ = threshold/2^40 ≤ ε. Refuses ε ≤ 0, NaN, ε > 2^20."""
     return rr_epsilon_numerator(_check_bit_epsilon(eps))
 
 
@@ -63,7 +57,7 @@ def realised_epsilon(eps: float) -> float:
 def flip_probability(eps: Any) -> np.ndarray | float:
     """The realised flip probability 1/(1 + e^{ε₀}) ≥ 1/(1 + e^ε), in float64 (to display)."""
     e0 = flip_threshold(eps) / _ONE
-    q = 1.0 / (1.0 + np.exp(e0))  # ε₀ ≤ 25: no overflow, a few ulp relative error
+    q = np.exp(-np.logaddexp(0.0, e0))  # 1/(1 + e^{ε₀}) without overflow, up to ε₀ = 2^20
     return float(q) if np.ndim(q) == 0 else q
 
 
@@ -79,8 +73,9 @@ def flip_mask(thresholds: Any, rng: Any = None, *, size: int | None = None) -> n
     k = np.asarray(thresholds, dtype=np.int64)
     if size is not None and k.ndim != 0:
         raise ParameterError("give size only with one scalar threshold")
-    if k.size and (k.min() < 0 or k.max() > int(MAX_RR_EPSILON * _ONE)):
-        raise ParameterError("flip thresholds must lie in [0, 25·2^40] (see flip_threshold)")
+    if k.size and (k.min() < 0 or k.max() > int(RR_MAX_EPSILON * _ONE)):
+        raise ParameterError("flip thresholds must lie in [0, 2^60], i.e. ε ≤ RR_MAX_EPSILON = "
+                             "2^20 (see flip_threshold)")
     shape = k.shape if size is None else (int(size),)
     eps0 = np.broadcast_to(k / _ONE, shape).ravel()  # exact: k < 2^53
     flips, _ = noisy_bits(np.zeros(eps0.size, dtype=bool), eps0, source=as_source(rng),
