@@ -260,3 +260,51 @@ def test_adaptive_per_period_learns_from_the_previous_release_only(taxi_periods)
     # period 2's budgets are a function of period 1's RELEASED stream alone
     again = adaptive_allocation(rels[0].stream, [priv, pub], epsilon=3.0)
     assert tuple(again["priv"]) == rels[1].allocation["priv"]
+
+
+def test_a_real_release_draws_everything_from_chacha20(monkeypatch):
+    """Issue 24 finding 10: with rng=None every random draw of a pattern-level release — the
+    flips AND the locations of released protected events — comes from the release's ChaCha20
+    RandomSource, never from a numpy Generator (not even an OS-seeded one)."""
+    from lmdk_core.noise import RandomSource
+    from lmdk_core.patterns import GridRegions, PlaceRegions
+
+    def no_generator(self):
+        raise AssertionError("a real release touched a numpy Generator")
+
+    monkeypatch.setattr(RandomSource, "generator", property(no_generator))
+    monkeypatch.setattr(np.random, "default_rng", no_generator)
+    keys = []
+    secure = RandomSource.secure.__func__
+
+    def counted(cls):
+        src = secure(cls)
+        keys.append(src)
+        return src
+
+    monkeypatch.setattr(RandomSource, "secure", classmethod(counted))
+    places = PlaceRegions(("A", "B"), np.array([40.0, 40.01]), np.array([116.0, 116.01]),
+                          np.array([100.0, 150.0]))
+    stream = _replicated(2, 50, [(3, "A"), (7, "B"), (20, "C")])
+    rel = uniform_ppm(stream, [PRIV, PUB], epsilon=1.0, regions=places)
+    assert len(keys) == 1 and keys[0].is_secure  # one ChaCha20 source for the whole release
+    frame = rel.stream.to_frame()
+    moved = frame[frame["type"].isin(["A", "B"])]
+    assert len(moved) and moved[["lat", "lon"]].notna().all().all()
+    grid = GridRegions(40.0, 116.0, 500.0, 3, 3)
+    lat, lon = grid.sample(np.arange(9), RandomSource.secure())
+    assert np.isfinite(lat).all() and np.isfinite(lon).all()
+    assert (grid.assign(lat, lon) == np.arange(9)).all()
+    lat, lon = places.sample(np.array([0, 1, 1]))  # rng=None: a fresh ChaCha20 source
+    assert (places.assign(lat, lon) == [0, 1, 1]).all()
+
+
+def test_seeded_locations_are_reproducible_and_stay_in_their_region():
+    from lmdk_core.noise import RandomSource
+    from lmdk_core.patterns import PlaceRegions
+
+    places = PlaceRegions(("A",), np.array([40.0]), np.array([116.0]), np.array([100.0]))
+    a = places.sample(np.zeros(500, np.int64), RandomSource.seeded(5))
+    b = places.sample(np.zeros(500, np.int64), 5)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert (places.assign(*a) == 0).all()

@@ -281,3 +281,25 @@ def test_export_file_names_are_safe_and_say_private_when_private(alloc, kind):
     assert re.fullmatch(r"[A-Za-z0-9_]+\.html", name)
     assert ("PRIVATE" in name and name.endswith("_DO_NOT_SHARE.html")) == (
         kind in ("analysis", "private_story"))
+
+
+def test_story_map_draws_no_randomness(released, monkeypatch):
+    """Issue 24 finding 10: the story and its map add no randomness of their own — the map shows
+    the released points (evenly thinned past max_points, deterministically), so the release's
+    ChaCha20 draw stays the only source. Any numpy or ChaCha20 draw here fails the test."""
+    import numpy as np
+
+    from lmdk_core.noise import RandomSource
+    from lmdk_core.story import released_map
+
+    def no_draw(*args, **kwargs):
+        raise AssertionError("the story drew randomness")
+
+    monkeypatch.setattr(np.random, "default_rng", no_draw)
+    monkeypatch.setattr(RandomSource, "secure", classmethod(no_draw))
+    monkeypatch.setattr(RandomSource, "seeded", classmethod(no_draw))
+    rel = released[0]
+    points = [_NUM_PAIR.findall(released_map(rel, max_points=50).get_root().render())
+              for _ in range(2)]
+    assert points[0] and points[0] == points[1]
+    _story(rel)

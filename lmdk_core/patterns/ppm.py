@@ -27,11 +27,12 @@ Q of the public patterns on a *historical period disjoint from the released one*
 the mechanism there (:func:`adaptive_allocation`). The allocation is a function of the history
 stream, the patterns, ε, α and the replay seed only — never of the stream being released.
 
-Randomness: ``rng=None`` draws fresh OS entropy (a ChaCha20
-:class:`~lmdk_core.noise.RandomSource`, real releases); a seed or Generator is for simulations
-and tests. Draw order: for each protected type in code order, the exact flip decision of every
-tick (:func:`lmdk_core.noise.apply.noisy_bits`), then the locations of the released
-protected-type events.
+Randomness: ``rng=None`` draws fresh OS entropy (one ChaCha20
+:class:`~lmdk_core.noise.RandomSource` per release: every flip and every location comes from
+its keystream, no numpy Generator is involved); a seed or Generator is for simulations and
+tests. Draw order: for each protected type in code order, the exact flip decision of every tick
+(:func:`lmdk_core.noise.apply.noisy_bits`), then two words per released protected-type event
+with a region for its location.
 """
 
 from __future__ import annotations
@@ -149,8 +150,7 @@ def _region_of_types(stream: EventStream, regions: Any) -> np.ndarray | None:
 def _rr_release(stream: EventStream, type_eps: Mapping[str, float], regions: Any,
                 rng: Any) -> tuple[EventStream, np.ndarray, np.ndarray]:
     """Randomised response on the indicators of the given types; see the module docstring."""
-    source = as_source(rng)  # None: a fresh ChaCha20 source (OS entropy) for the flips
-    gen = source.generator
+    source = as_source(rng)  # None: a fresh ChaCha20 source (OS entropy): flips AND locations
     codes = sorted(stream.type_code(t) for t in type_eps)
     eps = np.array([type_eps[stream.types[c]] for c in codes], dtype=np.float64)
     thresholds = flip_threshold(eps) if codes else np.zeros(0, np.int64)
@@ -184,7 +184,7 @@ def _rr_release(stream: EventStream, type_eps: Mapping[str, float], regions: Any
     if region_of is not None and fresh.size:
         reg = region_of[etype[fresh]]
         ok = reg >= 0
-        la, lo = regions.sample(reg[ok], gen)
+        la, lo = regions.sample(reg[ok], source)  # the same keystream, never a numpy Generator
         lat[fresh[ok]], lon[fresh[ok]] = la, lo
     # the parts are each sorted by tick: a stable sort of the (tick, type) key merges the runs
     order = np.argsort(tick * len(stream.types) + etype, kind="stable")

@@ -7,6 +7,8 @@ Both kinds expose the same two operations, vectorised over points:
 * ``sample(codes, rng)`` — a location drawn uniformly inside each given region (the public
   distribution used for the attributes of released private-type events, see
   :mod:`lmdk_core.patterns.ppm`): uniform in the disc for places, in the cell for the grid.
+  Uniforms come from the words of a :class:`~lmdk_core.noise.RandomSource` (``rng=None``: a
+  fresh ChaCha20 source, as for every real release; a seed or Generator: simulations).
 
 Region definitions are public parameters (the user's places, a grid over a fixed area); they
 never depend on the data unless the caller builds them from it (``GridRegions.covering`` says so).
@@ -23,11 +25,19 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..geo import degrees_to_metres, haversine_m, offset_points
-from ..mechanisms import as_rng
+from ..noise import as_source
 from ..places import places_to_frame
 from ..validation import as_finite_array, check_positive
 
-__all__ = ["GridRegions", "PlaceRegions", "as_regions"]
+__all__ = ["GridRegions", "PlaceRegions", "as_regions", "uniforms"]
+
+
+def uniforms(rng: Any, n: int) -> np.ndarray:
+    """``n`` uniforms on the 2^-53 grid of [0, 1), from the 64-bit words of ``rng`` as a
+    RandomSource (None: a fresh ChaCha20 source; a RandomSource: its words, so a real release
+    draws them from its own keystream; a seed or Generator: reproducible, simulations only)."""
+    words = as_source(rng).words(int(n))
+    return (words >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
 @dataclass(frozen=True)
@@ -83,11 +93,12 @@ class PlaceRegions:
         return out
 
     def sample(self, codes: np.ndarray, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """Uniform points in the given discs (radius √U·r, angle U[0, 2π))."""
-        gen = as_rng(rng)
+        """Uniform points in the given discs (radius √U·r, angle U[0, 2π)); 2n words of
+        ``rng`` (:func:`uniforms`)."""
         codes = np.asarray(codes, dtype=np.int64)
-        rho = np.sqrt(gen.random(codes.size)) * self.radius_m[codes]
-        theta = gen.random(codes.size) * 2 * np.pi
+        u = uniforms(rng, 2 * codes.size)
+        rho = np.sqrt(u[:codes.size]) * self.radius_m[codes]
+        theta = u[codes.size:] * 2 * np.pi
         return offset_points(self.lat[codes], self.lon[codes], rho * np.cos(theta),
                              rho * np.sin(theta))
 
@@ -139,11 +150,12 @@ class GridRegions:
         return code.astype(np.int32)
 
     def sample(self, codes: np.ndarray, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        gen = as_rng(rng)
+        """Uniform points in the given cells; 2n words of ``rng`` (:func:`uniforms`)."""
         codes = np.asarray(codes, dtype=np.int64)
         row, col = np.divmod(codes, self.n_cols)
-        east = (col + gen.random(codes.size)) * self.cell_m
-        north = (row + gen.random(codes.size)) * self.cell_m
+        u = uniforms(rng, 2 * codes.size)
+        east = (col + u[:codes.size]) * self.cell_m
+        north = (row + u[codes.size:]) * self.cell_m
         return offset_points(np.full(codes.size, self.lat0), np.full(codes.size, self.lon0),
                              east, north)
 
