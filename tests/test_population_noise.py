@@ -1,5 +1,6 @@
-"""The exact integer noise of published counts: its law (χ²), the exact Bernoulli(e^-γ) coins,
-τ snapping, and refusal of bad parameters."""
+"""The exact integer noise of published counts: its law (χ²) at sensitivity 1 and 2 (the
+population's counts: parameter τ/2), the exact Bernoulli(e^-γ) coins, τ snapping, and refusal of
+bad parameters."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from scipy import stats
 
 from lmdk_core.errors import ParameterError
 from lmdk_core.population.noise import (
+    MOVE_SENSITIVITY,
     TAU_DENOMINATOR,
     bernoulli_exp,
+    count_noise_tau,
     discrete_laplace,
     discrete_laplace_pmf,
     publish_counts,
@@ -18,10 +21,14 @@ from lmdk_core.population.noise import (
 )
 
 
-@pytest.mark.parametrize("tau", [0.1, 0.7, 2.5])
-def test_discrete_laplace_matches_its_law(tau):
-    tau = snap_tau(tau)
-    x = discrete_laplace(60_000, tau, np.random.default_rng(5))
+@pytest.mark.parametrize("tau, sensitivity", [(0.1, 1), (0.7, 1), (2.5, 1), (0.7, 2),
+                                              (2.5, MOVE_SENSITIVITY)])
+def test_discrete_laplace_matches_its_law(tau, sensitivity):
+    """Pr[y] ∝ exp(−(τ/Δ)|y|): the law the proofs use, τ/Δ exactly (Δ·2^20 the denominator)."""
+    x = discrete_laplace(60_000, tau, np.random.default_rng(5), sensitivity=sensitivity)
+    tau = snap_tau(tau) / sensitivity
+    if sensitivity == MOVE_SENSITIVITY:
+        assert tau == count_noise_tau(tau * sensitivity)
     assert x.dtype == np.int64
     lim = int(np.ceil(4 / tau))
     ks = np.arange(-lim, lim + 1)
@@ -65,3 +72,9 @@ def test_bad_tau_refused(bad):
 def test_publish_counts_refuses_float_counts():
     with pytest.raises(ParameterError, match="integers"):
         publish_counts(np.array([1.5]), 1.0, 0)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, 65])
+def test_bad_sensitivity_refused(bad):
+    with pytest.raises(ParameterError, match="sensitivity"):
+        publish_counts(np.array([1]), 1.0, 0, sensitivity=bad)

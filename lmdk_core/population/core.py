@@ -14,15 +14,18 @@ For each user u (rows sorted by time), in this order:
    BLAKE2b(master key ‖ uid) (:func:`keyed_source`, the cipher of the package's release-grade
    :class:`~lmdk_core.noise.RandomSource`) and holds one 53-bit integer per bin (drawn for every
    bin, whatever the data), so the coins do not depend on how users are partitioned. The record
-   is kept when coin < ⌊π·(1 − 2^-50)·2^53⌋ (``mode="sample"``, π = (e^{ε_{u,t}} − 1)/(e^τ − 1),
-   or 1 when ε_{u,t} ≥ τ) — the exact keep probability is at most π — or when ε_{u,t} ≥ τ
-   (``mode="threshold"``).
+   is kept when coin < ⌊π·(1 − 2^-48)·2^53⌋ (``mode="sample"``, π of
+   :func:`~lmdk_core.population.tau.keep_probability`, calibrated so that *moving* the record to
+   another cell costs exactly ε_{u,t}; 1 when ε_{u,t} ≥ τ) — the exact keep probability is at
+   most π — or when ε_{u,t} ≥ τ (``mode="threshold"``).
 
 The result is sparse counts of kept and of all bounded records per (bin, cell) key, plus private
 per-user statistics, among them u's privacy loss in the release (``loss``: the landmark
 guarantee max_t Σ_{i ∈ L_u ∪ {t}} ℓ_{u,i} with the per-bin loss ℓ_{u,i} = min(ε_{u,i}, τ) of the
-Sample mode, τ or 0 of the threshold mode; :func:`release_loss`). Noise is added once, after the
-reduction (:mod:`.release`).
+Sample mode, τ or 0 of the threshold mode; :func:`release_loss`). ℓ_{u,i} bounds *any* change of
+u's data in bin i: u's record added, removed, or moved to another cell (docs/personalised-dp.md
+§3). Noise, discrete Laplace(τ/2) on every count, is added once, after the reduction
+(:mod:`.release`).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ __all__ = [
 
 BOUNDING_RULES = ("first", "mode")
 _ONE = 1 << 53
-_SHRINK = 1.0 - 2.0**-50
+_SHRINK = 1.0 - 2.0**-48  # absorbs the few-ulp error of computing π
 
 
 @dataclass
@@ -93,7 +96,8 @@ def release_loss(eps_t: np.ndarray, landmarks: np.ndarray, *, tau: float, mode: 
     columns: bins; ``budget``: each user's ε_u).
 
     The per-bin loss is ℓ = min(ε_{u,t}, τ) (``mode="sample"``, docs/personalised-dp.md §3) or
-    τ where ε_{u,t} ≥ τ and 0 elsewhere (``"threshold"``); over u's landmark neighbours the
+    τ where ε_{u,t} ≥ τ and 0 elsewhere (``"threshold"``), for any change of u's data in bin t
+    (u's record added, removed, or moved to another cell); over u's landmark neighbours the
     loss is max_t Σ_{i ∈ L_u ∪ {t}} ℓ_{u,i} = Σ_{L_u} ℓ + max_{t ∉ L_u} ℓ. For a landmark-private
     scheme it is at most ε_u; a sum that passes ε_u by a rounding error only (ε_u/(|L|+1)
     added |L|+1 times) is reported as ε_u. Scheme ``event`` is not landmark-private: its loss

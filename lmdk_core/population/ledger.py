@@ -2,7 +2,12 @@
 
 Each user u has a private budget B_u (their ε_u) and a spent amount S_u. A query with per-record
 budget ε over records derived from users costs u the personal amount C_u = ε × (number of u's
-records in the query) (personalised sensitivity, their Cor. 3.4). Query rule:
+records in the query) (personalised sensitivity, their Cor. 3.4). A record may be added, removed
+or *moved* to another cell (two counts change), so :func:`ledger_counts` adds discrete
+Laplace(ε/2) noise to each count: each of u's records, changed in any of these ways, costs u at
+most ε. :meth:`Ledger.charge_costs` charges costs computed elsewhere, e.g. a population release's
+per-person loss (:func:`lmdk_core.population.release_losses`), which bounds the same changes.
+Query rule:
 
 * u can afford the query when S_u + C_u ≤ B_u − R_u (R_u: u's display reserve, below); such users
   are *included* and charged C_u;
@@ -30,7 +35,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..validation import check_epsilon, check_int
-from .noise import publish_counts, snap_tau
+from .noise import MOVE_SENSITIVITY, publish_counts, snap_tau
 
 __all__ = ["Charge", "Ledger", "ledger_counts"]
 
@@ -94,7 +99,9 @@ class Ledger:
     def charge_costs(self, costs: Any) -> Charge:
         """Account one release whose personal cost C_u is given (aligned with ``uids``, or a
         Series indexed by uid; users not in it cost 0), e.g. the landmark loss of a population
-        release (:func:`lmdk_core.population.release_losses`). The query rule is the same:
+        release (:func:`lmdk_core.population.release_losses`: u's records at u's landmark bins
+        and one more bin added, removed or moved to other cells cost u at most C_u, and the
+        charge is exactly C_u). The query rule is the same:
         users who can afford C_u are included and charged, the others left out and charged
         nothing. ``Charge.epsilon`` is the largest cost."""
         if isinstance(costs, pd.Series):
@@ -150,13 +157,15 @@ def ledger_counts(ledger: Ledger, records: pd.DataFrame, *, n_keys: int, epsilon
                   rng: Any = None) -> tuple[np.ndarray, Charge]:
     """Answer one count query through the ledger: ``records`` (PRIVATE: uid, key) are the
     bounded records the query covers (key in [0, n_keys), e.g. bin·n_cells + cell, one record
-    per user per bin). Users who cannot afford ε × their records are left out and pay nothing;
-    returns (public noisy counts per key, private Charge)."""
+    per user per bin). Users who cannot afford ε × their records are left out and pay nothing.
+    Each count gets discrete Laplace(ε/2) noise (sensitivity :data:`~.noise.MOVE_SENSITIVITY`),
+    so each record added, removed or moved to another key costs its user at most the ε charged.
+    Returns (public noisy counts per key, private Charge)."""
     eps_noise = snap_tau(epsilon, "epsilon")  # refuse a bad ε before charging anyone
     per_user = records.groupby(records["uid"].astype(str), sort=False).size()
     charge = ledger.charge(per_user, epsilon)  # charged ε >= the snapped ε of the noise
     ok_users = pd.Index(ledger.uids[charge.included])
     keep = records["uid"].astype(str).isin(ok_users).to_numpy()
     counts = np.bincount(records["key"].to_numpy()[keep], minlength=n_keys).astype(np.int64)
-    noisy = publish_counts(counts, eps_noise, rng)
+    noisy = publish_counts(counts, eps_noise, rng, sensitivity=MOVE_SENSITIVITY)
     return noisy, charge

@@ -2,11 +2,17 @@
 
 Textbook Laplace noise ``x + b·log(U)`` leaks the input through floating-point gaps (Mironov,
 CCS 2012). Counts are integers, so they are published with *discrete* Laplace noise,
-Pr[Y = y] ∝ exp(−τ·|y|), drawn with the Canonne–Kamath–Steinke algorithm (NeurIPS 2020, Alg. 1
-and 2) in integer arithmetic by the shared exact sampler :mod:`lmdk_core.noise.discrete`, which
-reads only uniform random words. Adding it to an integer count is (τ, sensitivity 1)-DP with the
-exact ratio e^{τ} (no approximation term), because τ is first snapped to the dyadic grid
-τ = s / 2^20 (:func:`snap_tau`), a rational the sampler represents exactly.
+Pr[Y = y] ∝ exp(−(τ/Δ)·|y|), drawn with the Canonne–Kamath–Steinke algorithm (NeurIPS 2020,
+Alg. 1 and 2) in integer arithmetic by the shared exact sampler :mod:`lmdk_core.noise.discrete`,
+which reads only uniform random words. Adding it to integer counts is τ-DP for any change of L1
+size at most Δ (the ``sensitivity``) with the exact ratio e^{τ} (no approximation term), because
+τ is first snapped to the dyadic grid τ = s / 2^20 (:func:`snap_tau`) and τ/Δ = s/(Δ·2^20) is a
+rational the sampler represents exactly.
+
+Population counts use Δ = :data:`MOVE_SENSITIVITY` = 2: a person's record moving from one cell to
+another in the same bin lowers one count by one and raises another by one
+(docs/personalised-dp.md §3), so the noise of each count has parameter τ/2
+(:func:`count_noise_tau`).
 
 The number of draws depends only on the random values, never on the counts; :func:`publish_counts`
 is the one place where noise meets published counts.
@@ -25,8 +31,10 @@ from ..noise.source import as_source
 from ..validation import check_epsilon
 
 __all__ = [
+    "MOVE_SENSITIVITY",
     "TAU_DENOMINATOR",
     "bernoulli_exp",
+    "count_noise_tau",
     "discrete_laplace",
     "discrete_laplace_pmf",
     "publish_counts",
@@ -38,6 +46,11 @@ TAU_DENOMINATOR = 2**20
 
 TAU_MAX = 50.0
 """Largest τ accepted: e^τ must stay far inside floating point for the keep probabilities."""
+
+MOVE_SENSITIVITY = 2
+"""L1 sensitivity of the counts of one bin to one person's data in it: moving u's record from
+cell c to cell c' changes count c by −1 and count c' by +1 (adding or removing it changes one
+count by 1)."""
 
 
 def snap_tau(tau: Any, name: str = "tau") -> float:
@@ -62,18 +75,33 @@ def bernoulli_exp(num: Any, den: int, rng: Any = None) -> np.ndarray:
     return bern_exp_array(nums, int(den), as_source(rng))
 
 
-def discrete_laplace(size: int, tau: float, rng: Any = None) -> np.ndarray:
-    """``size`` exact draws of the discrete Laplace law Pr[y] ∝ exp(−τ|y|) (int64).
+def _sensitivity(sensitivity: Any) -> int:
+    if (isinstance(sensitivity, bool) or not isinstance(sensitivity, (int, np.integer))
+            or not 1 <= sensitivity <= 64):
+        raise ParameterError(f"sensitivity must be an integer in [1, 64], got {sensitivity!r}")
+    return int(sensitivity)
+
+
+def count_noise_tau(tau: float) -> float:
+    """The parameter τ/2 of the discrete Laplace law added to each population count (exact:
+    (snapped τ)/:data:`MOVE_SENSITIVITY`), so that moving one record in a bin costs τ."""
+    return snap_tau(tau) / MOVE_SENSITIVITY
+
+
+def discrete_laplace(size: int, tau: float, rng: Any = None, *,
+                     sensitivity: int = 1) -> np.ndarray:
+    """``size`` exact draws of the discrete Laplace law Pr[y] ∝ exp(−(τ/Δ)|y|) (int64), Δ =
+    ``sensitivity``.
 
     ``tau`` is snapped down to the grid s/2^20 (:func:`snap_tau`); CKS Alg. 2 with scale t/s,
-    t = 2^20, drawn by the project's one exact sampler (:mod:`lmdk_core.noise.discrete`):
+    t = Δ·2^20, drawn by the project's one exact sampler (:mod:`lmdk_core.noise.discrete`):
     ``rng=None`` reads a fresh ChaCha20 keystream keyed from the OS, a seed or Generator its
     words (simulations, and the per-release keyed stream of :mod:`.release`).
     """
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
         raise ParameterError(f"size must be an integer >= 0, got {size!r}")
-    t = TAU_DENOMINATOR
-    s = round(snap_tau(tau) * t)
+    s = round(snap_tau(tau) * TAU_DENOMINATOR)
+    t = TAU_DENOMINATOR * _sensitivity(sensitivity)
     return discrete_laplace_array(t, s, int(size), as_source(rng))
 
 
@@ -83,14 +111,17 @@ def discrete_laplace_pmf(y: Any, tau: float) -> np.ndarray:
     return np.tanh(tau / 2.0) * np.exp(-tau * yy)
 
 
-def publish_counts(counts: np.ndarray, tau: float, rng: Any = None) -> np.ndarray:
-    """Counts (int64, any shape) plus exact discrete Laplace(τ) noise, as int64.
+def publish_counts(counts: np.ndarray, tau: float, rng: Any = None, *,
+                   sensitivity: int = 1) -> np.ndarray:
+    """Counts (int64, any shape) plus exact discrete Laplace(τ/Δ) noise on each, as int64.
 
-    Sensitivity 1 per cell (each user contributes at most one record per time bin), so every bin
-    is τ-DP for the sampled records; the values published are integers (no float leak).
+    τ-DP for any change of the counts of L1 size at most Δ = ``sensitivity``: Δ = 1 for a count
+    of people (one person in or out), Δ = :data:`MOVE_SENSITIVITY` = 2 for counts per cell of
+    bounded records (one record per person and bin, which may move to another cell). The values
+    published are integers (no float leak).
     """
     c = np.asarray(counts)
     if not np.issubdtype(c.dtype, np.integer):
         raise ParameterError(f"counts must be integers, got dtype {c.dtype}")
-    noise = discrete_laplace(int(c.size), tau, rng).reshape(c.shape)
+    noise = discrete_laplace(int(c.size), tau, rng, sensitivity=sensitivity).reshape(c.shape)
     return c.astype(np.int64) + noise

@@ -3,13 +3,20 @@
 ``release_population(traj, preferences, epsilon of each user via preferences, ...)`` runs
 :func:`lmdk_core.population.core.process_partition` on the whole frame (``engine="memory"``) or
 on Dask partitions that each hold every row of their users (``engine="dask"``), sums the sparse
-counts, and adds exact discrete-Laplace(τ) noise once to every cell of the public grid.
+counts, and adds exact discrete-Laplace(τ/2) noise once to every cell of the public grid.
+
+**Neighbours.** Two populations are neighbours for u when u's data in one bin differ in any way:
+u's record added, removed, or *moved* to another cell of the bin (a move changes two counts, so
+the counts have sensitivity 2 and the noise parameter is τ/2). Every statement below holds for
+all three.
 
 Methods (Jorgensen et al., ICDE 2015, here per bin with landmark budgets):
 
 * ``"personalised"`` — Sample: u's record in bin t is kept with probability
-  (e^{ε_{u,t}} − 1)/(e^τ − 1) if ε_{u,t} < τ, else 1; then τ-DP counts. u's loss in bin t is
-  min(ε_{u,t}, τ), so u keeps (ε_u, L_u)-landmark privacy;
+  π = e^{τ/2}(e^{ε_{u,t}} − 1)/((e^{τ/2} − 1)(e^{τ/2} + e^{ε_{u,t}})) if ε_{u,t} < τ, else 1
+  (:func:`~lmdk_core.population.tau.keep_probability`: Jorgensen's probability recalibrated so
+  that a move costs exactly ε_{u,t}); then counts with discrete Laplace(τ/2) noise. u's loss in
+  bin t is min(ε_{u,t}, τ), so u keeps (ε_u, L_u)-landmark privacy;
 * ``"threshold"`` — users with ε_{u,t} < τ are dropped from bin t, the others kept;
 * ``"minimum"`` — τ = the public floor of the per-bin budgets (everyone treated as the most
   conservative user; users at or above it are all kept);
@@ -43,7 +50,7 @@ from .core import (
     user_losses,
 )
 from .grid import Grid
-from .noise import publish_counts, snap_tau
+from .noise import MOVE_SENSITIVITY, count_noise_tau, publish_counts, snap_tau
 from .preferences import PreferenceMix
 from .tau import choose_tau, public_bin_budgets
 
@@ -73,7 +80,9 @@ class PrivateStats:
 @dataclass(frozen=True, eq=False)
 class PopulationRelease:
     """Public ``counts`` (int64, shape ``grid.shape`` = bins × rows × cols) and the public
-    parameters that produced them; ``private`` holds what must not be published."""
+    parameters that produced them; ``private`` holds what must not be published. ``tau`` is the
+    threshold (in budget units); each count carries discrete Laplace(:attr:`noise_tau` = τ/2)
+    noise."""
 
     counts: np.ndarray
     grid: Grid
@@ -83,6 +92,11 @@ class PopulationRelease:
     rule: str
     engine: str
     private: PrivateStats = field(repr=False)
+
+    @property
+    def noise_tau(self) -> float:
+        """The parameter τ/2 of the discrete Laplace law Pr[y] ∝ exp(−(τ/2)|y|) on each count."""
+        return count_noise_tau(self.tau)
 
     def released_bin_totals(self) -> np.ndarray:
         """Σ over cells per bin of the released counts: users kept per bin, as released."""
@@ -110,7 +124,11 @@ class PopulationRelease:
         return {"lmdk": {"kind": "population-release", "version": 1},
                 "method": self.method, "scheme": self.scheme, "tau": self.tau,
                 "bounding_rule": self.rule,
-                "noise": "discrete Laplace Pr[y] ∝ exp(-tau|y|), exact integer sampler",
+                "noise": "discrete Laplace Pr[y] ∝ exp(-(tau/2)|y|) on every count, exact "
+                         "integer sampler",
+                "noise_tau": self.noise_tau,
+                "neighbours": "one person's data in one bin: record added, removed or moved "
+                              "to another cell",
                 "grid": self.grid.to_dict()}
 
 
@@ -259,8 +277,9 @@ def release_losses(
     (uid, epsilon, loss), computed before any coin or noise is drawn (in memory).
 
     u's loss is the landmark guarantee of the release for u, max_t Σ_{i ∈ L_u ∪ {t}} ℓ_{u,i}
-    with ℓ_{u,i} = min(ε_{u,i}, τ) (docs/personalised-dp.md §3): at most ε_u, and exactly
-    ``private.users["loss"]`` of the release."""
+    with ℓ_{u,i} = min(ε_{u,i}, τ) (docs/personalised-dp.md §3) — for u's records at the
+    landmark bins and one more bin added, removed or moved to other cells: at most ε_u, and
+    exactly ``private.users["loss"]`` of the release."""
     if not isinstance(grid, Grid):
         raise ParameterError("grid must be a lmdk_core.population.Grid")
     if not isinstance(data, pd.DataFrame):
@@ -310,7 +329,8 @@ def _finish(parts: list[PartitionResult], grid: Grid, tau: float, key: bytes, *,
     true = merge_sparse([p.true_keys for p in parts], [p.true_counts for p in parts], size)
     if progress is not None:
         progress("noise", 0, 1)
-    counts = publish_counts(kept, tau, noise_source(key)).reshape(grid.shape)
+    counts = publish_counts(kept, tau, noise_source(key),
+                            sensitivity=MOVE_SENSITIVITY).reshape(grid.shape)
     if progress is not None:
         progress("noise", 1, 1)
     users = pd.concat([p.users for p in parts], ignore_index=True).sort_values(

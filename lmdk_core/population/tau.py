@@ -9,7 +9,10 @@ bins and a public assumption on the number of landmark bins per user. Rules:
 * ``"median"`` or ``"quantile:q"`` — that quantile of the public per-bin budgets;
 * ``"min_error"`` — the τ minimising a public estimate of one cell's mean squared error with
   ``cell_count`` records (:func:`estimated_cell_mse`): (bias of dropped records)² + sampling
-  variance + discrete-Laplace variance, evaluated on the public budgets.
+  variance + variance of the discrete-Laplace(τ/2) noise, evaluated on the public budgets.
+
+τ is the threshold in budget units: a record whose per-bin budget is at least τ is always kept,
+and any change of it (added, removed, moved to another cell) costs its person τ.
 
 Every τ is then snapped down to the exact grid of :func:`lmdk_core.population.noise.snap_tau`.
 """
@@ -51,9 +54,18 @@ def public_bin_budgets(public_eps: Any, scheme: str, n_bins: int, *,
 
 
 def keep_probability(eps: np.ndarray, tau: float) -> np.ndarray:
-    """π = (e^ε − 1)/(e^τ − 1) where ε < τ, else 1 (float; the release rounds it down)."""
-    e = np.asarray(eps, dtype=np.float64)
-    return np.where(e >= tau, 1.0, np.expm1(np.minimum(e, tau)) / np.expm1(tau))
+    """The Sample mechanism's keep probability, calibrated for a record that may *move*:
+    π = e^{τ/2}(e^ε − 1) / ((e^{τ/2} − 1)(e^{τ/2} + e^ε)) where ε < τ, else 1 (float; the
+    release rounds it down).
+
+    With discrete Laplace(τ/2) noise on every count (:func:`.noise.count_noise_tau`), moving a
+    record kept with probability π from one cell to another changes the output law by at most
+    (1 + π(a − 1))/(1 − π(1 − 1/a)), a = e^{τ/2}; this π makes that exactly e^ε (and 1 at
+    ε = τ). Adding or removing the record costs less (docs/personalised-dp.md §3)."""
+    e = np.minimum(np.asarray(eps, dtype=np.float64), tau)
+    half = tau / 2.0
+    p = np.expm1(e) / np.expm1(half) / (1.0 + np.exp(e - half))
+    return np.where(e >= tau, 1.0, np.minimum(p, 1.0))
 
 
 def dlap_variance(tau: float) -> float:
@@ -63,11 +75,13 @@ def dlap_variance(tau: float) -> float:
 
 def estimated_cell_mse(tau: float, public_budgets: Any, cell_count: float = 10.0) -> float:
     """Public MSE estimate of one released cell holding ``cell_count`` records whose budgets are
-    distributed like ``public_budgets``: (m·mean(1−π))² + m·mean(π(1−π)) + Var(noise)."""
+    distributed like ``public_budgets``: (m·mean(1−π))² + m·mean(π(1−π)) + Var(noise), the
+    noise being discrete Laplace(τ/2) (:func:`.noise.count_noise_tau`)."""
     b = as_finite_array(public_budgets, "public_budgets")
     m = check_positive(cell_count, "cell_count")
     p = keep_probability(b, tau)
-    return float((m * np.mean(1 - p)) ** 2 + m * np.mean(p * (1 - p)) + dlap_variance(tau))
+    return float((m * np.mean(1 - p)) ** 2 + m * np.mean(p * (1 - p))
+                 + dlap_variance(tau / 2.0))
 
 
 def choose_tau(rule: Any, public_budgets: Any, *, cell_count: float = 10.0) -> float:
