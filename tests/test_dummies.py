@@ -5,7 +5,7 @@ combined release's accounting."""
 from __future__ import annotations
 
 import math
-from itertools import combinations
+from itertools import combinations, pairwise, product
 
 import numpy as np
 import pytest
@@ -265,7 +265,7 @@ def test_selection_refuses_what_floating_point_cannot_do():
 @settings(max_examples=40)
 @given(masks, st.floats(0.01, 10.0), st.sampled_from([None, 1, 5]))
 def test_hide_landmarks_result(mask, eps, cap):
-    h = d.hide_landmarks(mask, epsilon_select=eps, max_dummies=cap, rng=7)
+    h = d.hide_landmarks(mask, epsilon_select=eps, generator="greedy", max_dummies=cap, rng=7)
     assert np.array_equal(h.landmarks, mask)
     assert np.all(h.mask[mask])
     assert np.array_equal(np.flatnonzero(h.mask & ~mask), h.dummies)
@@ -323,7 +323,8 @@ def test_guarantee_holds_on_L_prime_for_every_scheme(n, share, eps, sel_share, s
     x = rng.normal(size=n).cumsum()
     L = rng.random(n) < share
     sel = eps * sel_share
-    h = d.hide_landmarks(L, epsilon_select=sel, rng=seed)
+    generator = ("stays", "bernoulli", "greedy")[seed % 3]
+    h = d.hide_landmarks(L, epsilon_select=sel, generator=generator, rng=seed)
     e_scheme = d.split_budget(eps, sel)
     assert e_scheme + h.epsilon_select <= eps
     for scheme in SCHEMES:
@@ -451,7 +452,7 @@ def test_greedy_family_leaves_neighbours_uncovered():
     assert found
 
 
-@pytest.mark.parametrize("generator", ["greedy", "bernoulli"])
+@pytest.mark.parametrize("generator", ["greedy", "bernoulli", "stays"])
 def test_generator_consumption_does_not_depend_on_L(generator):
     """With a seeded Generator (simulations) the release after the selection must not see a
     stream offset that depends on L: the selection consumes the same number of draws."""
@@ -461,3 +462,358 @@ def test_generator_consumption_does_not_depend_on_L(generator):
         d.hide_landmarks(L, epsilon_select=0.5, generator=generator, rng=gen)
         after.append(gen.integers(0, 2**63))
     assert after[0] == after[1]
+
+
+# ----------------------------------------------------------------------------- dummy stays
+
+
+def _chain_law(mask, ch):
+    """Reference law of the stays generator, from the chain's definition alone: Pr[S | L] =
+    P(Z = S) / P(Z ⊇ L) by enumerating every path of the stationary two-state chain."""
+    n = mask.size
+    T = np.array([[ch.keep_off, ch.beta], [ch.alpha, ch.keep_on]])
+    pi = np.array([ch.off, ch.on])
+    law = {}
+    for bits in product((0, 1), repeat=n):
+        if any(mask[t] and not bits[t] for t in range(n)):
+            continue
+        p = pi[bits[0]]
+        for a, b in pairwise(bits):
+            p *= T[a, b]
+        law[bits] = p
+    total = sum(law.values())
+    return {k: v / total for k, v in law.items()}
+
+
+def _sampler_law(mask, ch):
+    """The law the vectorised sampler realises: the product of its per-moment probabilities
+    (the less likely value is drawn with exactly its computed probability, docs §5)."""
+    w00, w01, w10, w11 = d._stay_weights(mask, ch)
+    p_if0, p_if1 = w01 / (w00 + w01), w11 / (w10 + w11)
+    law = {}
+    for bits in product((0, 1), repeat=mask.size):
+        p = 1.0
+        for t, b in enumerate(bits):
+            q = p_if1[t] if t and bits[t - 1] else p_if0[t]
+            p *= q if b else 1.0 - q
+        if p > 0:
+            law[bits] = p
+    return law
+
+
+def _runs(idx):
+    return sum(1 for i, t in enumerate(idx) if i == 0 or idx[i - 1] != t - 1)
+
+
+stay_cases = st.integers(1, 8).flatmap(lambda n: st.tuples(
+    st.lists(st.booleans(), min_size=n, max_size=n).map(lambda b: np.array(b, bool)),
+    st.floats(0.05, 4.0), st.integers(2, 6)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(stay_cases)
+def test_stay_sampler_realises_the_conditioned_chain(case):
+    """The forward sampler's law equals P(Z = S | Z ⊇ L) (Markov bridge), and the exact
+    per-moment dummy probabilities match it."""
+    mask, eps, k = case
+    ch = d.stay_chain(eps, mask.size, stay_moments=k)
+    ref, got = _chain_law(mask, ch), _sampler_law(mask, ch)
+    assert set(ref) == set(got)  # the support: every S ⊇ L
+    for s_, p in ref.items():
+        assert got[s_] == pytest.approx(p, rel=1e-12)
+    probs = d.dummy_probabilities(mask, epsilon_select=eps, stay_moments=k)
+    for t in range(mask.size):
+        want = 0.0 if mask[t] else sum(p for s_, p in ref.items() if s_[t])
+        assert probs[t] == pytest.approx(want, rel=1e-12, abs=1e-15)
+    assert d.expected_dummies(mask, epsilon_select=eps, stay_moments=k) == pytest.approx(
+        probs.sum())
+
+
+@settings(max_examples=40, deadline=None)
+@given(stay_cases)
+def test_stay_ratio_bounded_for_every_added_stay_by_enumeration(case):
+    """Theorem S: for every set R of ordinary moments (r runs, k moments) and every S ⊇ L ∪ R,
+    Pr[S | L ∪ R] / Pr[S | L] ≤ e^(r·ε_sel/2 + (k - r)·ε_sel/(2(K-1))) — one stay of k ≤ K:
+    ≤ e^ε_sel — and the ratio is the same for every S (1 / P(R ⊆ Z | L ⊆ Z))."""
+    mask, eps, k_max = case
+    ch = d.stay_chain(eps, mask.size, stay_moments=k_max)
+    base = _sampler_law(mask, ch)
+    ordinary = np.flatnonzero(~mask).tolist()
+    for size in range(1, len(ordinary) + 1):
+        for R in combinations(ordinary, size):
+            runs = _runs(R)
+            bound = d.stay_epsilon(size, epsilon_select=eps, stay_moments=k_max, stays=runs)
+            if runs == 1 and size <= k_max:
+                assert bound <= eps
+            bigger = mask.copy()
+            bigger[list(R)] = True
+            law = _sampler_law(bigger, ch)
+            ratios = [law[s_] / base[s_] for s_ in law]
+            assert max(ratios) <= math.exp(bound) * (1 + 1e-12)
+            assert min(ratios) >= 1.0 - 1e-12  # Pr[S | L] ≤ Pr[S | L ∪ R]
+            assert max(ratios) == pytest.approx(min(ratios), rel=1e-9)
+
+
+def test_stay_bound_is_tight_far_from_landmarks():
+    """With no landmark nearby the coverage of a k-moment stretch is exactly π₁(1-α)^(k-1), so
+    the odds grow by exactly e^(ε_a + (k-1)·ε_b): e^ε_sel (to 2^-20) for k = K."""
+    n, eps = 4001, 0.1
+    ch = d.stay_chain(eps, n)
+    k = ch.stay_moments
+    assert k == 41 == d.default_stay_moments(n)
+    coverage = ch.on * ch.keep_on ** (k - 1)
+    assert -math.log(coverage) == pytest.approx(eps, rel=1e-5)
+    assert -math.log(coverage) <= eps
+    assert d.stay_epsilon(1, epsilon_select=eps, stay_moments=k) == eps / 2
+    assert d.stay_epsilon(k, epsilon_select=eps, stay_moments=k) == pytest.approx(eps)
+    assert d.stay_epsilon(2 * k - 1, epsilon_select=eps, stay_moments=k) == pytest.approx(
+        1.5 * eps)
+
+
+def test_two_moment_stays_are_bernoulli_at_half_the_budget():
+    """K = 2 makes the chain memoryless: every ordinary moment a dummy with probability
+    e^(-ε_sel/2), independently — a single moment costs ε_sel/2, as Theorem S says."""
+    ch = d.stay_chain(0.8, 50, stay_moments=2)
+    assert ch.lam == 0.0 and ch.beta == pytest.approx(ch.on) and ch.alpha == pytest.approx(ch.off)
+    mask = np.zeros(50, bool)
+    mask[[3, 20, 21]] = True
+    probs = d.dummy_probabilities(mask, epsilon_select=0.8, stay_moments=2)
+    assert np.allclose(probs[~mask], math.exp(-0.4 * (1 - 2**-20)))
+
+
+def test_stay_sampler_matches_its_law_chi2():
+    """The vectorised sampler (128-bit comparisons, composed maps) against the exact law:
+    tiles that start and end with a landmark are independent bridges."""
+    base = np.array([1, 0, 0, 0, 0, 1], bool)
+    draws = 30_000
+    for eps, k, seed in ((1.0, 3, 1), (0.2, 6, 2), (3.0, 2, 3)):
+        ch = d.stay_chain(eps, base.size, stay_moments=k)
+        law = _chain_law(base, ch)
+        dm, _ = d.stay_dummies(np.tile(base, draws), epsilon_select=eps, stay_moments=k,
+                               rng=seed)
+        shown = (dm | np.tile(base, draws)).reshape(draws, base.size)
+        codes = shown @ (1 << np.arange(base.size))
+        keys = list(law)
+        expect = np.array([law[key] for key in keys]) * draws
+        index = {sum(b << i for i, b in enumerate(key)): j for j, key in enumerate(keys)}
+        obs = np.bincount([index[c] for c in codes], minlength=len(keys))
+        keep = expect > 5
+        obs_k, exp_k = obs[keep], expect[keep]
+        if not keep.all():
+            obs_k, exp_k = np.append(obs_k, obs[~keep].sum()), np.append(exp_k, expect[~keep].sum())
+        assert stats.chisquare(obs_k, exp_k * obs_k.sum() / exp_k.sum()).pvalue > 1e-3
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 120).flatmap(lambda n: st.lists(st.booleans(), min_size=n, max_size=n)),
+       st.floats(0.05, 5.0), st.integers(2, 30), st.integers(0, 2**20))
+def test_composed_maps_equal_the_sequential_sampler(bits, eps, k, seed):
+    """The numpy composition of the per-moment maps gives exactly what a loop that draws Z_t
+    from Z_{t-1} with the same words gives."""
+    mask = np.array(bits, bool)
+    dm, ch = d.stay_dummies(mask, epsilon_select=eps, stay_moments=k, rng=seed)
+    words = np.random.default_rng(seed).integers(0, 2**64 - 1, size=2 * mask.size,
+                                                 dtype=np.uint64, endpoint=True)
+    hi, lo = words[: mask.size], words[mask.size:]
+    w00, w01, w10, w11 = d._stay_weights(mask, ch)
+    z = np.zeros(mask.size, bool)
+    for t in range(mask.size):
+        w0, w1 = (w10[t], w11[t]) if t and z[t - 1] else (w00[t], w01[t])
+        z[t] = d._decide(np.array([w0]), np.array([w1]), hi[t:t + 1], lo[t:t + 1])[0]
+    assert np.array_equal(z, mask | dm)
+
+def _stay_empirical_max_log_ratio(sampler, draws=60_000, seed=20):
+    """L = {0, 6} and L ∪ R with R = {2, 3, 4} (a 3-moment stay) on tiles of 7 moments: the
+    largest |log| ratio of the empirical frequencies of outputs S ⊇ L ∪ R seen ≥ 200 times."""
+    L = np.array([1, 0, 0, 0, 0, 0, 1], bool)
+    LR = L.copy()
+    LR[2:5] = True
+    freq = []
+    for k, mask in enumerate((L, LR)):
+        tiled = np.tile(mask, draws)
+        out = (tiled | sampler(tiled, np.random.default_rng(seed + k))).reshape(draws, 7)
+        freq.append(np.bincount(out @ (1 << np.arange(7)), minlength=2**7))
+    need = sum(1 << t for t in (0, 2, 3, 4, 6))
+    both = [c for c in range(2**7) if c & need == need and min(freq[0][c], freq[1][c]) >= 200]
+    return max(abs(math.log(freq[1][c] / freq[0][c])) for c in both)
+
+
+STAY_EPS, STAY_K = 1.0, 4
+
+
+def _stays_sampler(mask, gen):
+    return d.stay_dummies(mask, epsilon_select=STAY_EPS, stay_moments=STAY_K, rng=gen)[0]
+
+
+def _unconditioned_stays_sampler(mask, gen):
+    """Broken: the same sticky chain drawn WITHOUT conditioning on L, then OR-ed with L. A stay
+    next to ordinary moments the chain left out is then very unlikely to be a dummy."""
+    ch = d.stay_chain(STAY_EPS, mask.size, stay_moments=STAY_K)
+    z = np.empty(mask.size, bool)
+    u = gen.random(mask.size)
+    z[0] = u[0] < ch.on
+    for t in range(1, mask.size):
+        z[t] = u[t] < (ch.keep_on if z[t - 1] else ch.beta)
+    return z & ~mask
+
+
+def _bernoulli_same_budget(mask, gen):
+    """The old default at the same ε_sel: independent per moment, e^(k·ε_sel) for k moments."""
+    return d.bernoulli_dummies(mask, epsilon_select=STAY_EPS, rng=gen)[0]
+
+
+def test_stay_empirical_privacy_check_and_broken_generators_fail():
+    bound = d.stay_epsilon(3, epsilon_select=STAY_EPS, stay_moments=STAY_K)
+    assert bound == pytest.approx(STAY_EPS * (1 + 2 / 3) / 2)
+    ok = _stay_empirical_max_log_ratio(_stays_sampler)
+    assert ok <= bound + 0.1
+    # exact value for this pair: 1 / P(Z_2..4 = 1 | Z_0 = Z_6 = 1)
+    L = np.array([1, 0, 0, 0, 0, 0, 1], bool)
+    ch = d.stay_chain(STAY_EPS, 7, stay_moments=STAY_K)
+    law = _chain_law(L, ch)
+    exact = -math.log(sum(p for s_, p in law.items() if s_[2] and s_[3] and s_[4]))
+    assert ok == pytest.approx(exact, abs=0.1)
+    assert _stay_empirical_max_log_ratio(_unconditioned_stays_sampler) > bound + 0.5
+    assert _stay_empirical_max_log_ratio(_bernoulli_same_budget) > bound + 0.5
+
+
+def test_hide_landmarks_stays_default_and_params():
+    mask = np.zeros(500, bool)
+    mask[100:200] = True
+    h = d.hide_landmarks(mask, epsilon_select=0.3, rng=5)
+    assert h.params["generator"] == "stays" and h.params["stay_moments"] == 5
+    assert np.all(h.mask[mask]) and np.array_equal(np.flatnonzero(h.mask & ~mask), h.dummies)
+    assert h.params["epsilon_start"] + 4 * h.params["epsilon_per_moment"] <= 0.3
+    assert 0 < h.params["fp_slack"] < 1e-9 and h.params["seeded"] is True
+    assert h.private_summary()["stay_moments"] == 5
+    h2 = d.hide_landmarks(mask, epsilon_select=0.3, rng=5, stay_moments=50)
+    assert h2.params["stay_moments"] == 50
+    with pytest.raises(ParameterError, match="max_dummies"):
+        d.hide_landmarks(mask, epsilon_select=0.3, max_dummies=3)
+    with pytest.raises(ParameterError, match="stay_moments"):
+        d.hide_landmarks(mask, epsilon_select=0.3, generator="bernoulli", stay_moments=5)
+    with pytest.raises(ParameterError):
+        d.hide_landmarks(mask, epsilon_select=0.3, stay_moments=1)
+    real = d.hide_landmarks(mask, epsilon_select=0.3)  # the ChaCha20 source
+    assert real.params["seeded"] is False and np.all(real.mask[mask])
+    for n in (0, 1):
+        e = d.hide_landmarks(np.zeros(n, bool), epsilon_select=0.3, rng=1)
+        assert e.mask.size == n
+    full = d.hide_landmarks(np.ones(30, bool), epsilon_select=0.3, rng=1)
+    assert full.n_dummies == 0
+
+
+def test_stay_chain_refuses_what_floating_point_cannot_do():
+    with pytest.raises(ParameterError, match="too small"):
+        d.stay_chain(1e-9, 10**7)
+    with pytest.raises(ParameterError, match="range"):
+        d.stay_chain(5000.0, 100)
+    assert d.stay_chain(0.01, 100_000).fp_slack < 0.01 * 2**-21
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 80).flatmap(lambda n: st.lists(st.booleans(), min_size=n, max_size=n)),
+       st.integers(0, 2**20))
+def test_stay_dummies_superset_and_attack_helpers(bits, seed):
+    mask = np.array(bits, bool)
+    dm, ch = d.stay_dummies(mask, epsilon_select=0.5, rng=seed)
+    assert not np.any(dm & mask) and ch.stay_moments == d.default_stay_moments(mask.size)
+    shown = mask | dm
+    scores = d.run_length_scores(shown)
+    for t in range(mask.size):  # naive run length
+        if not shown[t]:
+            assert scores[t] == 0
+            continue
+        a = t
+        while a > 0 and shown[a - 1]:
+            a -= 1
+        b = t
+        while b + 1 < mask.size and shown[b + 1]:
+            b += 1
+        assert scores[t] == b - a + 1
+    auc = d.run_length_auc(mask, shown)
+    real, dummy = scores[mask], scores[dm]
+    if real.size and dummy.size:
+        pairs = (real[:, None] > dummy[None, :]).mean() + 0.5 * (
+            real[:, None] == dummy[None, :]).mean()
+        assert auc == pytest.approx(pairs)
+    else:
+        assert math.isnan(auc)
+
+
+def test_run_length_auc_refuses_a_release_without_the_landmarks():
+    with pytest.raises(ParameterError, match="every landmark"):
+        d.run_length_auc(np.array([1, 1, 0], bool), np.array([1, 0, 1], bool))
+
+
+def test_expected_dummies_every_generator():
+    mask = np.zeros(60, bool)
+    mask[10:25] = True
+    assert d.expected_dummies(mask, epsilon_select=0.5, generator="bernoulli") == pytest.approx(
+        45 * d.bernoulli_probability(0.5))
+    g = d.expected_dummies(mask, epsilon_select=0.5, generator="greedy")
+    fam = d.greedy_options(mask)
+    p = d.exponential_probabilities(d.option_utilities(fam), epsilon=0.5)
+    assert g == pytest.approx(float(np.dot(p, np.arange(1, 46))))
+    s = d.expected_dummies(mask, epsilon_select=0.5)
+    draws = [d.hide_landmarks(mask, epsilon_select=0.5, rng=i).n_dummies for i in range(400)]
+    assert abs(np.mean(draws) - s) < 4 * np.std(draws) / 20
+    with pytest.raises(ParameterError):
+        d.expected_dummies(mask, epsilon_select=0.5, generator="nope")
+
+
+# ----------------------------------------------------------------------------- the audit's attack
+
+SAMPLE_PLACES = [(39.9925, 116.3395, 100), (39.9820, 116.3564, 100)]
+
+
+@pytest.fixture(scope="module")
+def sample_masks():
+    import lmdk_core as lm
+
+    traj = lm.select_user(lm.load_sample(), "alice")
+    L = np.asarray(lm.landmark_mask(traj, SAMPLE_PLACES))
+    five = np.asarray(lm.release_interval(traj, L, interval_s=300).landmarks)
+    assert (L.size, int(L.sum()), five.size, int(five.sum())) == (11_373, 7_046, 1_259, 825)
+    return {"every fix": L, "5 min": five}
+
+
+@pytest.mark.parametrize("resolution", ["every fix", "5 min"])
+def test_run_length_attack_on_the_sample(sample_masks, resolution):
+    """Issue 24 finding 2: the audit's classifier (each moment of L' scored by the length of its
+    run) separates real from Bernoulli dummies (AUC ≈ 0.99 every fix, ≈ 0.91 at 5 min); against
+    dummy stays, at the page default ε_sel = 0.1, it is close to chance (target ≤ 0.65)."""
+    mask = sample_masks[resolution]
+    auc = {gen: np.mean([d.run_length_auc(mask, d.hide_landmarks(
+        mask, epsilon_select=0.1, generator=gen, rng=seed).mask) for seed in range(40)])
+        for gen in ("bernoulli", "stays")}
+    assert auc["bernoulli"] >= 0.85
+    assert auc["stays"] <= 0.65
+    # the δ-like quantity: ordinary moments revealed as ordinary (Bernoulli: 1 - e^-0.1)
+    ordinary = int((~mask).sum())
+    shown = 1 - d.expected_dummies(mask, epsilon_select=0.1) / ordinary
+    assert shown < 0.05 < 1 - d.bernoulli_probability(0.1) < 0.096
+
+
+@settings(max_examples=30, deadline=None)
+@given(stay_cases)
+def test_proposition_d_every_hidden_stretch_is_covered_often_enough(case):
+    """Proposition D's necessary condition, met by both provable generators: a stretch R that the
+    guarantee covers at ε(R) is shown entirely as landmarks with probability ≥ e^(-ε(R)) — for
+    dummy stays every run of ordinary moments, for Bernoulli every single moment."""
+    mask, eps, k_max = case
+    ch = d.stay_chain(eps, mask.size, stay_moments=k_max)
+    law = _sampler_law(mask, ch)
+    ordinary = np.flatnonzero(~mask).tolist()
+    for a in range(len(ordinary)):
+        for b in range(a, len(ordinary)):
+            R = ordinary[a:b + 1]
+            if R[-1] - R[0] != len(R) - 1:
+                break  # not one run
+            covered = sum(p for s_, p in law.items() if all(s_[t] for t in R))
+            bound = d.stay_epsilon(len(R), epsilon_select=eps, stay_moments=k_max)
+            assert covered >= math.exp(-bound) * (1 - 1e-12)
+    probs = d.dummy_probabilities(mask, epsilon_select=eps, stay_moments=k_max)
+    assert np.all(probs[~mask] >= ch.on * (1 - 1e-12)) and ch.on >= math.exp(-eps / 2)
+    assert d.bernoulli_probability(eps) >= math.exp(-eps)

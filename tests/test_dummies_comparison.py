@@ -83,3 +83,26 @@ def test_readme_dummy_example_runs_as_printed():
     out = ns["out"]
     assert out.hidden.n_real == 825 and out.epsilon_total <= 1.0
     assert out.hidden.params["seeded"] is False
+    assert out.hidden.params["generator"] == "stays"  # the default: dummy stays
+    assert out.hidden.params["stay_moments"] == 13  # 1 % of 1,259 moments, rounded up
+
+
+def test_dummy_stays_in_the_combined_release_and_the_comparison():
+    """The default generator (dummy stays) through release_hidden and compare_with_dummies: L'
+    contains L, the scheme ran on L' with ε − ε_sel, and the mean dummy count matches the
+    exact expectation."""
+    x, L = _series()
+    out = d.release_hidden(x, L, epsilon=1.0, epsilon_select=0.2, scheme="skip",
+                           sensitivity=1.0, rng=3)
+    assert out.hidden.params["generator"] == "stays"
+    assert np.all(out.hidden.mask[L]) and np.array_equal(out.release.landmarks, out.hidden.mask)
+    assert out.epsilon_total == out.release.epsilon + 0.2 <= 1.0
+    assert landmark_guarantee(out.release.eps, out.hidden.mask).max() <= out.release.epsilon
+    longer = d.release_hidden(x, L, epsilon=1.0, epsilon_select=0.2, scheme="skip",
+                              sensitivity=1.0, rng=3, stay_moments=30)
+    assert longer.hidden.params["stay_moments"] == 30
+    df = compare_with_dummies(x, L, epsilon=1.0, epsilon_select=0.2, sensitivity=1.0,
+                              schemes=("skip", "uniform"), runs=20, rng=2, generator="stays")
+    assert df["landmark_private_dummies"].all()
+    expected = d.expected_dummies(L, epsilon_select=0.2)
+    assert df["dummies_mean"].iloc[0] == pytest.approx(expected, rel=0.1)
