@@ -2,7 +2,9 @@
 
 Prints the time of hide_landmarks (greedy options + utilities + exponential-mechanism draw) and of
 its parts, against an in-run baseline: the same greedy chain built step by step with a heap in
-pure Python (the obvious sequential implementation). Run: python bench/bench_dummies.py
+pure Python (the obvious sequential implementation); then the dummy-stays and Bernoulli
+generators. Privacy and cost on the sample: bench/bench_dummy_stays.py.
+Run: python bench/bench_dummies.py
 """
 
 from __future__ import annotations
@@ -56,13 +58,17 @@ def main() -> None:
     t_util = best_of(lambda: d.option_utilities(fam))
     u = d.option_utilities(fam)
     t_sel = best_of(lambda: d.exponential_select(u, epsilon=1.0))
-    t_all = best_of(lambda: d.hide_landmarks(mask, epsilon_select=1.0))
+    t_all = best_of(lambda: d.hide_landmarks(mask, epsilon_select=1.0, generator="greedy"))
+    t_stays = best_of(lambda: d.hide_landmarks(mask, epsilon_select=0.1, generator="stays"))
+    t_bern = best_of(lambda: d.hide_landmarks(mask, epsilon_select=0.1, generator="bernoulli"))
     t_heap = best_of(lambda: heap_greedy(mask), repeat=3)
     print(f"T = {n:,}, |L| = {n_lmdk:,}, options = {len(fam):,}")
     print(f"  greedy options (vectorised)     {t_opts * 1e3:8.1f} ms")
     print(f"  utilities of all options        {t_util * 1e3:8.1f} ms")
     print(f"  exponential-mechanism draw      {t_sel * 1e3:8.1f} ms")
     print(f"  hide_landmarks total            {t_all * 1e3:8.1f} ms   (target < 1000 ms)")
+    print(f"  dummy stays (ChaCha20 words)    {t_stays * 1e3:8.1f} ms   (target < 1000 ms)")
+    print(f"  bernoulli dummies               {t_bern * 1e3:8.1f} ms")
     print(f"  baseline: heap greedy (Python)  {t_heap * 1e3:8.1f} ms   "
           f"ratio {t_heap / t_opts:.1f}x slower than vectorised options")
     small = np.zeros(16, bool)
