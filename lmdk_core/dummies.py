@@ -341,7 +341,8 @@ def exponential_select(utilities: Any, *, epsilon: float,
 
     Inverse CDF with a 53-bit integer uniform: every realised probability is within a relative
     error bound (:func:`_fp_slack`, checked ≤ 1e-6, else ParameterError) of the exact one, and
-    no candidate has probability 0. ``rng=None``: OS entropy; a seed/Generator: tests only.
+    no candidate has probability 0. ``rng=None``: the ChaCha20 source keyed from the OS; a
+    seed/Generator: tests only.
     ``size``: number of independent draws (None: one int).
     """
     u = _utilities(utilities)
