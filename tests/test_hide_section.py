@@ -164,6 +164,24 @@ def test_page_works_with_the_generators_the_session_accepts_today():
                              "Per stay:" if first == "stays" else "Per moment only:")
 
 
+def test_a_draw_that_makes_every_moment_a_landmark_says_so(session_accepts_stays, monkeypatch):
+    import numpy as np
+
+    from lmdk_core import dummies
+
+    real = dummies.stay_dummies
+
+    def everything(mask, **kw):  # the draw in which every ordinary moment becomes a dummy
+        return ~np.asarray(mask), real(mask, **kw)[1]
+
+    monkeypatch.setattr(dummies, "stay_dummies", everything)
+    at = AppTest.from_function(hide_page, default_timeout=TIMEOUT).run()
+    at.toggle(key="hide_on").set_value(True).run()
+    assert not at.exception
+    assert len(at.session_state["result"]["mask"]) == 200
+    assert any("Skip releases no point at all" in c.value for c in at.caption)
+
+
 def test_budget_too_large_shows_the_library_message():
     at = AppTest.from_function(hide_page, default_timeout=TIMEOUT)
     at.session_state["test_eps"] = 0.05
