@@ -1,4 +1,5 @@
-"""The Jupyter explorer's Python side: map clicks, settings, charts' data, report, offline map.
+"""The Jupyter explorer's Python side: map clicks, settings, charts' data, previews and real
+draws (the ledger), report, offline map.
 
 Clicks are delivered as the browser delivers them: a custom widget message handled by the map
 widget (``_handle_custom_msg``), not by calling the explorer's internals.
@@ -18,6 +19,7 @@ pytest.importorskip("ipywidgets")
 import lmdk_core as lk
 from lmdk_core.errors import ParameterError
 from lmdk_core.jupyter import ExplorerSession, explore, tile_source
+from lmdk_core.session import BudgetExceededError
 
 HOME = (39.9925, 116.3395)
 CLINIC = (39.9820, 116.3564)
@@ -204,65 +206,186 @@ def test_bad_settings_are_refused(alice):
     with pytest.raises(ParameterError, match="already exists"):
         s.add_place(*HOME, name="A")
         s.add_place(*CLINIC, name="A")
+    with pytest.raises(ParameterError, match="strength"):
+        s.update(strength="extreme")
+    with pytest.raises(ParameterError, match="dp_centre"):
+        s.update(dp_centre=(95.0, 116.3))
+    with pytest.raises(ParameterError, match="epsilon_model"):
+        s.update(epsilon_model=0)
+    with pytest.raises(ParameterError, match="total_budget"):
+        ExplorerSession(alice, total_budget=-1.0)
+    assert s.settings["strength"] == "moderate" and s.settings["epsilon_model"] == 0.5
     with pytest.raises(ParameterError):
         ExplorerSession(alice.iloc[:0])
     with pytest.raises(ParameterError):
         ExplorerSession(alice[["time"]])
 
 
-def test_fresh_randomness_by_default_and_seeded_runs_reproduce(alice):
+def test_previews_are_seeded_simulations_and_real_draws_use_fresh_os_randomness(alice):
     a = ExplorerSession(alice, loss_model="none")
     b = ExplorerSession(alice, loss_model="none")
-    assert not np.array_equal(a.result.release.lat, b.result.release.lat)
-    assert not a.result.release.seeded and "seed" not in a.result.release.params
+    assert a.result.kind == "preview" and a.result.release.seeded  # a simulation, labelled
+    assert "simulat" in a.result.label
+    assert not np.array_equal(a.result.release.lat, b.result.release.lat)  # fresh seeds
     c = ExplorerSession(alice, loss_model="none", rng=11)
     d = ExplorerSession(alice, loss_model="none", rng=11)
-    np.testing.assert_array_equal(c.result.release.lat, d.result.release.lat)
-    assert c.result.release.seeded  # labelled a simulation in everything it produces
-    # each recomputation is a new release (new draws), also with a seed
-    first = c.result.release.lat.copy()
-    c.redraw()
-    assert not np.array_equal(first, c.result.release.lat)
+    np.testing.assert_array_equal(c.result.release.lat, d.result.release.lat)  # rng: previews
+    first = c.result.release
+    c.update(epsilon=2.0)
+    c.update(epsilon=1.0)
+    assert c.result.release is first  # the same setting shows the same preview
+    c.new_preview()  # another simulated draw of the same setting, on request
+    assert not np.array_equal(first.lat, c.result.release.lat)
+    # real draws ignore rng: fresh OS randomness, not seeded
+    c.draw()
+    d.draw()
+    assert c.result.kind == d.result.kind == "real"
+    assert not c.result.release.seeded and not d.result.release.seeded
+    assert not np.array_equal(c.result.release.lat, d.result.release.lat)
+    assert not hasattr(c, "redraw")  # no way to redraw a real release
+
+
+def test_exploring_is_free_drawing_costs_epsilon_once_and_is_never_redrawn(alice):
+    s = ExplorerSession(alice, scheme="uniform", loss_model="none", total_budget=3.0)
+    shown = []
+    for eps in (0.5, 1.0, 2.0, 0.25):  # K settings explored, places clicked
+        s.update(epsilon=eps)
+        shown.append(s.result.release)
+    s.add_place(*HOME)
+    s.add_place(*CLINIC)
+    s.remove_place("Place 2")
+    s.new_preview()
+    assert s.spent() == 0.0 and s.session.draws() == ()  # previews cost nothing
+    assert all(r.seeded for r in shown)
+    assert s.plan().cost == pytest.approx(0.25)
+
+    s.update(epsilon=1.0)
+    r = s.draw()
+    assert r.kind == "real" and s.spent() == pytest.approx(1.0)  # counted when drawn
+    drawn = r.drawn
+    assert len(s.session.draws("alice")) == 1 and s.session.ledger("alice").entries
+    s.update(epsilon=0.5)  # exploring on: a preview again, still free
+    assert s.result.kind == "preview" and s.spent() == pytest.approx(1.0)
+    s.update(epsilon=1.0)  # back to the drawn setting: the same draw, not a new one
+    assert s.result.drawn is drawn and s.result.release is drawn.release
+    assert s.draw().drawn is drawn and s.spent() == pytest.approx(1.0)
+    with pytest.raises(ParameterError, match="never redrawn"):
+        s.new_preview()
+
+    s.update(epsilon=2.5)  # 1 + 2.5 > 3: refused before any noise is drawn
+    with pytest.raises(BudgetExceededError, match="total budget"):
+        s.draw()
+    assert s.result.kind == "preview" and s.spent() == pytest.approx(1.0)
+    s.set_total_budget(3.5)  # raised deliberately
+    s.draw()
+    assert s.spent() == pytest.approx(3.5) and s.total_budget() == 3.5
+    # another person has a ledger of their own
+    assert s.session.spent("bob") == 0.0
+
+
+def test_a_preview_cannot_be_reported_or_exported(alice):
+    ex = explore(alice, rng=12, loss_model="none")
+    _browser_click(ex, *HOME)
+    assert ex.result.kind == "preview"
+    for export in (ex.report, ex.public_release):
+        with pytest.raises(ParameterError, match="preview"):
+            export()
+    assert "PREVIEW" in ex.banner.value and not ex.draw_button.disabled
+    assert "Draw the real release" in ex.draw_button.description
+    assert "spent 0 of a total budget of 1" in ex.ledger.value
+    ex.draw_button.click()  # the explicit action
+    assert ex.result.kind == "real" and ex.spent == pytest.approx(1.0)
+    assert "Real release" in ex.banner.value and ex.draw_button.disabled
+    assert "spent 1 of a total budget of 1" in ex.ledger.value
+    public = ex.public_release()
+    assert list(public.columns) == ["time", "lat", "lon"]
+    released = np.isfinite(ex.release.lat)  # nothing before the first fresh release
+    np.testing.assert_array_equal(public["lat"], ex.release.lat[released])
+    ex.set(epsilon=0.5)  # a new setting: a preview again, and drawing it would pass the total
+    assert ex.result.kind == "preview"
+    with pytest.raises(ParameterError, match="preview"):
+        ex.report()
+    assert "refused" in ex.ledger.value
+    ex.draw()
+    assert "total budget" in ex.status.value and ex.result.kind == "preview"
+    assert ex.spent == pytest.approx(1.0)
+    ex.budget_input.value = 1.5
+    ex.budget_button.click()
+    assert ex.total_budget == 1.5
+    ex.draw()
+    assert ex.result.kind == "real" and ex.spent == pytest.approx(1.5)
 
 
 def test_report_is_private_complete_and_has_no_seed(alice):
     ex = explore(alice, rng=12, loss_model="moderate")
     _browser_click(ex, *HOME)
+    ex.draw()
     report = ex.report()
     text = json.dumps(report, allow_nan=False)
     assert '"seed"' not in text and '"rng"' not in text  # no seed key anywhere
-    assert report["lmdk"]["simulation"] is True  # a seeded session says so
+    assert report["lmdk"]["simulation"] is False  # a real draw, whatever rng was given
     assert report["settings"]["private"].startswith("PRIVATE")
+    assert report["settings"]["ledger"] == {"person": "alice", "spent": 1.0,
+                                            "total_budget": 1.0, "real_draws": 1}
     assert report["places"] == [
         {"name": "Place 1", "lat": HOME[0], "lon": HOME[1], "place_radius_m": 100.0}]
     n = len(ex.release)
     assert len(report["series"]["eps"]) == n and len(report["temporal"]["tpl"]) == n
     np.testing.assert_allclose(report["series"]["guarantee"], ex.result.guarantee)
+    np.testing.assert_allclose(report["landmark_temporal_loss"], ex.result.loss.composed)
+    assert report["correlation"]["source"] == "public"
+    assert report["correlation"]["parameters"]["strength"] == "moderate"
     assert report["summary"]["n_landmarks"] == int(ex.result.landmarks.sum())
     assert report["metrics"]["mae_m"] == pytest.approx(lk.mae_metres(ex.result.traj, ex.release))
+    assert ex.session.session.downloaded("alice") == (ex.result.drawn.token,)
 
 
 def test_loss_chart_follows_the_correlation_model(alice):
-    ex = explore(alice, rng=13, loss_model="none", scheme="uniform")
+    ex = explore(alice, rng=13, loss_model="none", scheme="uniform", total_budget=0.4)
     _browser_click(ex, *HOME)
     names = [t.name for t in ex.loss_chart.data]
     assert not any(n and n.startswith("TPL") for n in names)
-    assert ex.result.loss is None
+    assert ex.result.loss is None and ex.result.model is None
 
-    ex.controls["loss_model"].value = "strong"  # identity chain: TPL reaches the user level
-    loss = ex.result.loss
+    ex.controls["loss_model"].value = "preset"
+    ex.controls["strength"].value = "strong"  # identity chain: TPL reaches the composition bound
+    loss, model = ex.result.loss, ex.result.model
     eps = ex.release.eps
-    np.testing.assert_allclose(loss.loss.tpl, eps.sum(), rtol=1e-9)
+    assert model.source == "public" and "strong" in model.description
+    np.testing.assert_allclose(loss.loss.tpl, eps.sum() * model.steps.worst, rtol=1e-9)
+    assert model.description in ex.loss_chart.layout.title.text
+    assert "preview" in ex.loss_chart.layout.title.text
     name = next(t.name for t in ex.loss_chart.data
                 if t.name and t.name.startswith("landmark loss") and "upper bound" in t.name)
     composed = np.array(_trace(ex.loss_chart, name).y, float)
     assert composed.max() == pytest.approx(np.max(loss.composed))
 
-    ex.controls["loss_model"].value = "trajectory"
-    loss = ex.result.loss
-    assert np.all(loss.loss.tpl >= eps - 1e-12)
-    assert np.all(loss.loss.tpl <= eps.sum() + 1e-9)
-    assert np.all(loss.composed >= ex.result.guarantee - 1e-9)
+    ex.controls["cell_m"].value = 1000.0  # a larger public grid: larger worst-pair steps
+    assert ex.result.model.steps.worst > model.steps.worst
+    ex.controls["loss_model"].value = "released"
+    r = ex.result
+    assert r.model.source == "released" and ex.release is r.release  # same release shown
+    assert np.all(r.loss.loss.tpl >= eps * r.model.steps.worst - 1e-12)
+    assert np.all(r.loss.composed >= ex.result.guarantee - 1e-9)
+    assert ex.controls["strength"].layout.display == "none"  # preset-only control hidden
+
+    ex.controls["loss_model"].value = "dp"  # nothing drawn until asked: no chart, no cost
+    assert ex.result.loss is None and ex.spent == 0.0
+    assert "draw_dp_model" in ex.summary.value and ex.dp_button.layout.display is None
+    ex.dp_button.click()
+    assert "total budget" in ex.status.value and ex.spent == 0.0  # ε_model 0.5 > 0.4: refused
+    ex.set_total_budget(2.0)
+    ex.dp_button.click()
+    assert ex.result.model.source == "dp" and ex.spent == pytest.approx(0.5)
+    assert ex.result.model.protects == int(ex.result.landmarks.sum()) + 1
+    ex.dp_button.click()  # the same model, not a second charge
+    assert ex.spent == pytest.approx(0.5)
+
+    ex.set(loss_model="trajectory")  # the model fitted to the true trace is gone
+    assert "preset, released, dp, none" in ex.status.value
+    assert ex.settings["loss_model"] == "dp"
+    with pytest.raises(ParameterError, match="preset, released, dp, none"):
+        ExplorerSession(alice, loss_model="trajectory")
 
 
 def test_several_people_pick_one(sample):

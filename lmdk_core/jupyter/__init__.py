@@ -5,7 +5,9 @@ offline: every script comes from installed packages through the local Jupyter se
 Leaflet is inlined, charts use Plotly's JupyterLab renderer), and the map requests no tile
 unless you opt in.
 
-* :mod:`.session` — the explorer's state and computation, no widgets (:class:`ExplorerSession`).
+* :mod:`.session` — the explorer's state and computation, no widgets (:class:`ExplorerSession`):
+  a view over :class:`lmdk_core.session.Session` (free previews, real draws counted in a ledger)
+  and :mod:`lmdk_core.loss_models` (the loss bounds the dashboard shows).
 * :mod:`.map_widget` — the Leaflet map widget (:class:`LandmarkMap`).
 * :mod:`.explorer` — controls and charts around both (:class:`Explorer`, :func:`explore`).
 """
@@ -23,10 +25,19 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .explorer import CHART_POINTS, Explorer, explore, show_figure
 from .map_widget import LandmarkMap, tile_source
-from .session import LOSS_MODELS, ExplorerResult, ExplorerSession, auto_interval
+from .session import (
+    DEFAULT_CENTRE,
+    LOSS_LABELS,
+    LOSS_MODELS,
+    ExplorerResult,
+    ExplorerSession,
+    auto_interval,
+)
 
 __all__ = [
     "CHART_POINTS",
+    "DEFAULT_CENTRE",
+    "LOSS_LABELS",
     "LOSS_MODELS",
     "Explorer",
     "ExplorerResult",

@@ -2,10 +2,21 @@
 
 ``explore(trajectory)`` returns an :class:`Explorer`; display it (it is the cell's last value, or
 ``display(ex)``). A click on the map adds a landmark place; a click on a place selects it, a
-second click removes it. Every change of place or setting draws a new release with the same
-library functions the dashboard uses (:func:`lmdk_core.release_locations`,
-:func:`lmdk_core.landmark_mask`, :mod:`lmdk_core.correlation`, :mod:`lmdk_core.figures`) and
-redraws the allocation, error and loss charts in place.
+second click removes it.
+
+Exploring is free: every change of place or setting shows a **preview** — a simulated release
+(seeded noise, labelled as such, never exportable) drawn by
+:meth:`lmdk_core.session.Session.preview` — with the allocation, error and loss charts of
+:mod:`lmdk_core.figures` redrawn in place. The
+**real release** is a separate, explicit action: the button "Draw the real release (counts
+against your budget)" or :meth:`Explorer.draw`. It draws fresh OS randomness once per setting
+(:meth:`lmdk_core.session.Session.draw`), records it in the person's ledger at once and is never
+redrawn; the panel shows what was spent against the total budget. Only a real draw can be
+reported or exported (:meth:`Explorer.report`, :meth:`Explorer.public_release`).
+
+The loss chart shows upper bounds from :func:`lmdk_core.loss_models.release_loss` — the
+computation the dashboard shows — under a public preset, a model of the released points of the
+release shown, or a DP model drawn (and charged) only by the button "Draw the DP model".
 
 Charts are plain Plotly figures shown in ``ipywidgets.Output`` areas through Plotly's own
 mimetype renderer (offline: plotly.js comes with the installed JupyterLab extension). Plotly's
@@ -13,9 +24,9 @@ mimetype renderer (offline: plotly.js comes with the installed JupyterLab extens
 its plots stayed empty in a real browser (0 traces after 150 s, even for a 3-point scatter), so
 the explorer does not use it.
 
-State readable from Python: ``ex.places``, ``ex.release``, ``ex.result`` (mask, G_t, errors,
-loss), ``ex.settings``, ``ex.report()``. Settings change from Python with ``ex.set(epsilon=2)``
-(the controls follow) or from the controls (Python follows).
+State readable from Python: ``ex.places``, ``ex.release``, ``ex.result`` (kind, mask, G_t,
+errors, model, loss), ``ex.settings``, ``ex.spent``, ``ex.total_budget``. Settings change from
+Python with ``ex.set(epsilon=2)`` (the controls follow) or from the controls (Python follows).
 """
 
 from __future__ import annotations
@@ -30,30 +41,35 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .. import figures
+from .. import figures, loss_models
 from ..errors import LmdkError
 from ..places import Place
 from ..release import SCHEME_INFO, SCHEMES, Release
 from .map_widget import LandmarkMap
-from .session import INTERVALS_S, LOSS_MODELS, ExplorerResult, ExplorerSession
+from .session import INTERVALS_S, LOSS_LABELS, LOSS_MODELS, ExplorerResult, ExplorerSession
 
 __all__ = ["CHART_POINTS", "Explorer", "explore", "show_figure"]
 
 CHART_POINTS = 400
 """Points per chart line (min-max thinned, peaks kept), as in the dashboard."""
 
+DRAW_LABEL = "Draw the real release (counts against your budget)"
+DP_LABEL = "Draw the DP model (costs ε_model)"
 _TILES = (("none (offline, no request)", "none"), ("OpenStreetMap (online)", "osm"))
-_LOSS_LABELS = {
-    "trajectory": "estimated from this trajectory",
-    "strong": "synthetic: strong",
-    "moderate": "synthetic: moderate",
-    "weak": "synthetic: weak",
-    "none": "none (no loss chart)",
-}
+_CELLS_M = (100.0, 200.0, 300.0, 500.0, 750.0, 1000.0, 2000.0, 5000.0)
+_DP_EXTENTS_M = (2000.0, 5000.0, 10000.0, 20000.0)
+_DP_CELLS_M = (500.0, 1000.0, 2000.0)
+_WARN = "#D55E00"
+_NUMERIC_OPTIONS = ("interval_s", "cell_m", "dp_extent_m", "dp_cell_m")  # (label, value) pairs
 
 
 def _interval_label(step: float) -> str:
     return f"{step / 60:g} min" if step >= 60 else f"{step:g} s"
+
+
+def _options(values: tuple[float, ...], current: float, unit: str = " m") -> list:
+    vals = sorted({*values, float(current)})
+    return [(f"{v:,.0f}{unit}", v) for v in vals]
 
 
 def show_figure(out: w.Output, fig: go.Figure) -> None:
@@ -70,9 +86,10 @@ def show_figure(out: w.Output, fig: go.Figure) -> None:
 class Explorer:
     """Map + controls + charts over an :class:`ExplorerSession` (see module docstring).
 
-    Arguments are those of :class:`~lmdk_core.jupyter.session.ExplorerSession`, plus ``tiles``
-    ("none" by default: no outside request; "osm" or a ``{z}/{x}/{y}`` URL to opt in) and
-    ``map_height`` (CSS height of the map).
+    Arguments are those of :class:`~lmdk_core.jupyter.session.ExplorerSession` (including
+    ``total_budget`` and ``rng``, which seeds previews only), plus ``tiles`` ("none" by default:
+    no outside request; "osm" or a ``{z}/{x}/{y}`` URL to opt in) and ``map_height`` (CSS
+    height of the map).
     """
 
     def __init__(self, trajectory: pd.DataFrame, *, tiles: str | None = "none",
@@ -92,7 +109,7 @@ class Explorer:
             "epsilon": w.FloatLogSlider(
                 value=s["epsilon"], base=10, min=math.log10(eps_min), max=math.log10(eps_max),
                 step=0.05, readout_format=".3g", continuous_update=False,
-                description="privacy budget ε", style=style, layout=layout),
+                description="ε of this release", style=style, layout=layout),
             "scheme": w.Dropdown(options=list(SCHEMES), value=s["scheme"],
                                  description="scheme", style=style, layout=layout),
             "radius_m": w.FloatLogSlider(
@@ -105,9 +122,22 @@ class Explorer:
                 + [(_interval_label(v), v) for v in INTERVALS_S],
                 value=s["interval_s"], description="release interval", style=style,
                 layout=layout),
-            "loss_model": w.Dropdown(options=[(_LOSS_LABELS[m], m) for m in LOSS_MODELS],
+            "loss_model": w.Dropdown(options=[(LOSS_LABELS[m], m) for m in LOSS_MODELS],
                                      value=s["loss_model"], description="correlation model",
                                      style=style, layout=layout),
+            "strength": w.Dropdown(options=list(loss_models.STRENGTHS), value=s["strength"],
+                                   description="preset strength", style=style, layout=layout),
+            "cell_m": w.Dropdown(options=_options(_CELLS_M, s["cell_m"]), value=s["cell_m"],
+                                 description="model grid cell", style=style, layout=layout),
+            "epsilon_model": w.BoundedFloatText(
+                value=s["epsilon_model"], min=0.001, max=1000.0, step=0.1,
+                description="DP model ε_model", style=style, layout=layout),
+            "dp_extent_m": w.Dropdown(options=_options(_DP_EXTENTS_M, s["dp_extent_m"]),
+                                      value=s["dp_extent_m"], description="DP grid side",
+                                      style=style, layout=layout),
+            "dp_cell_m": w.Dropdown(options=_options(_DP_CELLS_M, s["dp_cell_m"]),
+                                    value=s["dp_cell_m"], description="DP grid cell",
+                                    style=style, layout=layout),
             "new_place_radius_m": w.FloatSlider(
                 value=s["new_place_radius_m"], min=10, max=max(2000.0, s["new_place_radius_m"]),
                 step=10, continuous_update=False, readout_format=".0f",
@@ -121,20 +151,48 @@ class Explorer:
                 *self.controls["interval_s"].options,
                 (_interval_label(s["interval_s"]), s["interval_s"])]
             self.controls["interval_s"].value = s["interval_s"]
+        self.centre = {  # the DP grid's public centre (lat, lon)
+            "lat": w.FloatText(value=s["dp_centre"][0], description="DP grid centre lat",
+                               style=style, layout=layout),
+            "lon": w.FloatText(value=s["dp_centre"][1], description="DP grid centre lon",
+                               style=style, layout=layout),
+        }
         self.tiles = w.Dropdown(options=_TILES, value=tiles if tiles in ("none", "osm") else None,
                                 description="base map", style=style, layout=layout)
+        self.budget_input = w.BoundedFloatText(
+            value=self.session.total_budget(), min=0.001, max=1e6, step=0.5,
+            description="total budget", style=style, layout=w.Layout(width="260px"))
         self.scheme_info = w.HTML()
+        self.banner = w.HTML()
+        self.ledger = w.HTML()
         self.summary = w.HTML()
         self.places_table = w.HTML()
         self.status = w.HTML()
-        self.redraw_button = w.Button(description="New release", icon="refresh",
-                                      tooltip="the same settings, fresh randomness")
+        self.draw_button = w.Button(
+            description=DRAW_LABEL, icon="lock", button_style="warning",
+            layout=w.Layout(width="420px"),
+            tooltip="fresh OS randomness, once for this setting; counted in the ledger at once")
+        self.preview_button = w.Button(description="New preview", icon="refresh",
+                                       tooltip="another simulated draw of this setting (free)")
         self.remove_button = w.Button(description="Remove selected place", icon="trash")
-        self.redraw_button.on_click(lambda _b: self._run(self.session.redraw))
+        self.budget_button = w.Button(description="Set total budget",
+                                      tooltip="the total loss this person accepts across every "
+                                      "real draw of this session")
+        self.dp_button = w.Button(description=DP_LABEL, icon="lock",
+                                  layout=w.Layout(width="420px"),
+                                  tooltip="transition counts of the true trajectory with fresh "
+                                  "noise on the public grid; charged to the ledger at once")
+        self.draw_button.on_click(lambda _b: self.draw())
+        self.preview_button.on_click(lambda _b: self.new_preview())
         self.remove_button.on_click(lambda _b: self._remove_selected())
+        self.budget_button.on_click(
+            lambda _b: self.set_total_budget(float(self.budget_input.value)))
+        self.dp_button.on_click(lambda _b: self.draw_dp_model())
         for key, control in self.controls.items():
             control.observe(lambda change, key=key: self._control_changed(key, change["new"]),
                             names="value")
+        for control in self.centre.values():
+            control.observe(lambda _change: self._centre_changed(), names="value")
         self.tiles.observe(lambda change: self._tiles_changed(change["new"]), names="value")
 
         r = self.session.result
@@ -144,18 +202,21 @@ class Explorer:
         self._syncing = False
         self._refresh(r)
 
-        order = ["user", "epsilon", "scheme", "radius_m", "interval_s", "loss_model",
-                 "new_place_radius_m"]
+        order = ["user", "epsilon", "scheme", "radius_m", "interval_s", "loss_model", "strength",
+                 "cell_m", "epsilon_model", "dp_extent_m", "dp_cell_m"]
         panel = w.VBox([
             w.HTML("<b>Privacy settings</b>"),
             *[self.controls[k] for k in order if k in self.controls],
-            self.scheme_info, self.tiles,
-            w.HBox([self.redraw_button, self.remove_button]),
+            self.centre["lat"], self.centre["lon"], self.dp_button,
+            self.controls["new_place_radius_m"], self.scheme_info, self.tiles,
+            w.HBox([self.preview_button, self.remove_button]),
+            self.draw_button, self.ledger, w.HBox([self.budget_input, self.budget_button]),
             self.status, self.summary, self.places_table,
         ], layout=w.Layout(width="440px"))
         self.widget = w.VBox([
             w.HTML("<b>Click the map to add a landmark place; click a place to select it, "
                    "click it again to remove it.</b>"),
+            self.banner,
             w.HBox([w.Box([self.map], layout=w.Layout(flex="1 1 auto", min_width="360px")),
                     panel]),
             self.outputs["allocation"], self.outputs["error"], self.outputs["loss"],
@@ -170,12 +231,13 @@ class Explorer:
 
     @property
     def release(self) -> Release:
-        """The current release (read-only arrays)."""
+        """The release shown (read-only arrays): the real draw of the current setting, or its
+        preview (``ex.result.kind`` says which)."""
         return self.session.result.release
 
     @property
     def result(self) -> ExplorerResult:
-        """The current release and everything derived from it."""
+        """The release shown and everything derived from it."""
         return self.session.result
 
     @property
@@ -183,12 +245,45 @@ class Explorer:
         """The current settings (a copy)."""
         return dict(self.session.settings)
 
+    @property
+    def spent(self) -> float:
+        """What the current person's real draws (and DP models) cost so far (ledger)."""
+        return self.session.spent()
+
+    @property
+    def total_budget(self) -> float:
+        """The total loss the current person accepts across this session's real draws."""
+        return self.session.total_budget()
+
     def report(self) -> dict:
-        """The privacy report of the current release (PRIVATE: derived from the true data)."""
+        """The privacy report of the real draw shown (PRIVATE: derived from the true data).
+        Raises ParameterError for a preview."""
         return self.session.report()
 
+    def public_release(self) -> pd.DataFrame:
+        """The publishable columns (time, lat, lon) of the real draw shown. Raises
+        ParameterError for a preview."""
+        return self.session.public_release()
+
+    def draw(self) -> None:
+        """Draw the real release of the current setting (counts against the total budget; the
+        same setting returns the same draw). A refusal is shown in the panel."""
+        self._run(self.session.draw)
+
+    def new_preview(self) -> None:
+        """Another free simulated draw of the current setting (refused once it is drawn)."""
+        self._run(self.session.new_preview)
+
+    def draw_dp_model(self) -> None:
+        """Draw (and pay for) the DP correlation model of the current setting."""
+        self._run(self.session.draw_dp_model)
+
+    def set_total_budget(self, total_budget: float) -> None:
+        """Set the current person's total budget deliberately."""
+        self._run(lambda: self.session.set_total_budget(total_budget))
+
     def set(self, **settings: Any) -> None:
-        """Change several settings at once (validated; one recomputation); controls follow."""
+        """Change several settings at once (validated; one preview); controls follow."""
         self._run(lambda: self.session.update(**settings))
 
     def add_place(self, lat: float, lon: float, radius_m: float | None = None,
@@ -208,8 +303,9 @@ class Explorer:
         try:
             action()
         except LmdkError as exc:
-            self.status.value = f"<span style='color:#D55E00'>{_escape(str(exc))}</span>"
+            self.status.value = f"<span style='color:{_WARN}'>{_escape(str(exc))}</span>"
             self._sync_controls()
+            self._draw_ledger()
             return
         self.status.value = ""
         self._refresh(self.session.result)
@@ -222,11 +318,11 @@ class Explorer:
         try:
             self.session.click_place(name)
         except LmdkError as exc:
-            self.status.value = f"<span style='color:#D55E00'>{_escape(str(exc))}</span>"
+            self.status.value = f"<span style='color:{_WARN}'>{_escape(str(exc))}</span>"
             return
         if len(self.session.places) != before:
             self._refresh(self.session.result)
-        else:  # selection only: no new release
+        else:  # selection only: the same release
             self._draw_map(self.session.result)
             self._draw_places()
 
@@ -239,19 +335,41 @@ class Explorer:
             return
         self._run(lambda: self.session.update(**{key: value}))
 
+    def _centre_changed(self) -> None:
+        centre = (self.centre["lat"].value, self.centre["lon"].value)
+        if self._syncing or self.session.settings["dp_centre"] == centre:
+            return
+        self._run(lambda: self.session.update(dp_centre=centre))
+
     def _tiles_changed(self, value: str | None) -> None:
         if value is not None:
             self.map.set_tiles(value)
 
     def _sync_controls(self) -> None:
+        s = self.session.settings
         self._syncing = True
         try:
             for key, control in self.controls.items():
-                value = self.session.settings[key]
-                if control.value != value:
-                    control.value = value
+                if control.value != s[key]:
+                    if key in _NUMERIC_OPTIONS and s[key] not in [
+                            v for _label, v in control.options]:
+                        label = (f"{s[key]:,.0f} m" if key != "interval_s"
+                                 else _interval_label(s[key]))
+                        control.options = [*control.options, (label, s[key])]
+                    control.value = s[key]
+            for i, part in enumerate(("lat", "lon")):
+                if self.centre[part].value != s["dp_centre"][i]:
+                    self.centre[part].value = s["dp_centre"][i]
         finally:
             self._syncing = False
+        source = s["loss_model"]
+        show = {"strength": source == "preset", "cell_m": source in ("preset", "released")}
+        for key in ("epsilon_model", "dp_extent_m", "dp_cell_m"):
+            show[key] = source == "dp"
+        for key, on in show.items():
+            self.controls[key].layout.display = None if on else "none"
+        for widget in (*self.centre.values(), self.dp_button):
+            widget.layout.display = None if source == "dp" else "none"
 
     # ------------------------------------------------------------------ drawing
 
@@ -264,20 +382,28 @@ class Explorer:
                                          max_points=CHART_POINTS, height=480)
 
     def _error_figure(self, r: ExplorerResult) -> go.Figure:
+        title = None
+        if not r.is_real:
+            mae = r.mae_m
+            title = ("Preview (simulation, not a release): error per timestamp"
+                     + (f" (mean error {mae:,.0f} m)" if math.isfinite(mae) else ""))
         return figures.error_figure(r.errors_m, r.release.published, time=self._time(r),
-                                    landmarks=r.landmarks, max_points=CHART_POINTS, height=400)
+                                    landmarks=r.landmarks, max_points=CHART_POINTS, height=400,
+                                    title=title)
 
     def _loss_figure(self, r: ExplorerResult) -> go.Figure:
-        title = "Privacy loss over time"
+        what = "" if r.is_real else " — preview (simulation)"
         if r.loss is None:
             return figures.loss_figure(r.release.eps, r.guarantee, r.release.epsilon,
-                                       time=self._time(r), title=title + " (no correlation)",
+                                       time=self._time(r),
+                                       title=f"Privacy loss over time (no correlation){what}",
                                        max_points=CHART_POINTS, height=460)
-        source = _LOSS_LABELS[self.session.settings["loss_model"]]
-        return figures.loss_figure(r.release.eps, r.guarantee, r.release.epsilon,
-                                   temporal=r.loss.loss, landmark_loss=r.loss.composed,
-                                   time=self._time(r), title=f"{title}: correlation {source}",
-                                   max_points=CHART_POINTS, height=460)
+        radius = self.session.settings["radius_m"]
+        return figures.loss_figure(
+            r.release.eps, r.guarantee, r.release.epsilon, temporal=r.loss.loss,
+            landmark_loss=r.loss if r.landmarks.any() else None, time=self._time(r),
+            title=f"Privacy loss over time: upper bounds under {r.model.description}{what}",
+            pair_label=f"places {radius:,.0f} m apart", max_points=CHART_POINTS, height=460)
 
     def _draw_map(self, r: ExplorerResult) -> None:
         self.map.show(r.traj, landmarks=r.landmarks, release=r.release,
@@ -294,6 +420,41 @@ class Explorer:
             "<b>Landmark places</b>" + (
                 "<table><tr><th>name</th><th>lat</th><th>lon</th><th>radius (m)</th></tr>"
                 f"{rows}</table>" if rows else "<br><i>none yet: click the map</i>"))
+
+    def _draw_ledger(self) -> None:
+        s = self.session
+        spent, total = s.spent(), s.total_budget()
+        line = (f"<b>Ledger ({_escape(str(s.person))})</b>: spent {spent:.4g} of a total "
+                f"budget of {total:.4g}")
+        if s.result.is_real:
+            nxt = "This setting is drawn: showing its real release (never redrawn)."
+        else:
+            try:
+                plan = s.plan()
+                nxt = (f"Drawing this setting would cost {plan.cost:.4g} (total "
+                       f"{plan.after:.4g})" + ("." if plan.fits else
+                                               f" — <span style='color:{_WARN}'>above the "
+                                               "total budget: refused</span>."))
+            except LmdkError as exc:
+                nxt = _escape(str(exc))
+        self.ledger.value = f"{line}.<br><small>{nxt}</small>"
+        self.draw_button.disabled = s.result.is_real
+        self.draw_button.description = ("Real release drawn (counted)" if s.result.is_real
+                                        else DRAW_LABEL)
+        self.preview_button.disabled = s.result.is_real
+        self.budget_input.value = total
+
+    def _draw_banner(self, r: ExplorerResult) -> None:
+        if r.is_real:
+            self.banner.value = (
+                "<div style='padding:4px 8px;border-left:6px solid #0072B2'><b>Real release</b> "
+                "(fresh OS randomness, counted in the ledger when drawn): report() and "
+                "public_release() export it.</div>")
+        else:
+            self.banner.value = (
+                f"<div style='padding:4px 8px;border-left:6px solid {_WARN}'><b>PREVIEW</b> — "
+                f"{_escape(r.label)}. Free to explore; nothing here can be exported. "
+                f"“{_escape(DRAW_LABEL)}” makes the real one.</div>")
 
     @property
     def allocation_chart(self) -> go.Figure:
@@ -317,7 +478,15 @@ class Explorer:
         rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_fmt(v)}</td></tr>"
                        for k, v in r.summary().items())
         notes = "".join(f"<br><small>{_escape(m)}</small>" for m in r.warnings)
-        self.summary.value = f"<b>This release</b><table>{rows}</table>{notes}"
+        model = ("" if r.model is None else
+                 f"<br><small>Model: {_escape(r.model.description)}. Source: "
+                 f"{_escape(r.model.source_text)}. Neighbour relation: "
+                 f"{_escape(r.model.steps.relation)}. Losses are upper bounds under this "
+                 "model (nats); only G_t is compared with ε.</small>")
+        title = "This release" if r.is_real else "This preview (simulation)"
+        self.summary.value = f"<b>{title}</b><table>{rows}</table>{model}{notes}"
+        self._draw_banner(r)
+        self._draw_ledger()
         self._draw_places()
         self._draw_map(r)
         self.charts = {"allocation": self._allocation_figure(r), "error": self._error_figure(r),
@@ -337,7 +506,7 @@ def _escape(text: str) -> str:
 
 def _fmt(v: Any) -> str:
     if isinstance(v, bool):
-        return "yes" if v else "<span style='color:#D55E00'>no</span>"
+        return "yes" if v else f"<span style='color:{_WARN}'>no</span>"
     if isinstance(v, int):
         return f"{v:,}"
     if isinstance(v, float):
@@ -348,7 +517,8 @@ def _fmt(v: Any) -> str:
 def explore(trajectory: pd.DataFrame, **settings: Any) -> Explorer:
     """An :class:`Explorer` on ``trajectory`` (see :class:`ExplorerSession` for the settings).
 
-    Fresh OS randomness for every release by default; no tile or CDN request unless
-    ``tiles="osm"`` (or a tile URL) is passed or chosen in the base-map control.
+    Previews (free simulations) while you explore; a real release only when you draw it (fresh
+    OS randomness, counted in the ledger). No tile or CDN request unless ``tiles="osm"`` (or a
+    tile URL) is passed or chosen in the base-map control.
     """
     return Explorer(trajectory, **settings)

@@ -1,0 +1,223 @@
+"""The Jupyter explorer's loss chart: the dashboard's computation, sound, and never fitted to the
+true trace.
+
+* (a) Same numbers as :func:`lmdk_core.loss_models.release_loss` (what the dashboard shows) for
+  the release shown, the real landmarks and the chosen model — and as the loss recomputed from
+  the model's raw matrices.
+* (b) Never below the exact loss: on tiny trajectories whose released-points or DP model has at
+  most five states, every bound is compared with the exact enumeration of
+  tests/correlation_exact.py (worst kernel for the model's step losses; no library code).
+  Cao et al.'s relation (each step ε_t-DP between any two states) falls below it, so the check
+  can fail.
+* (c) The issue's alice case: the former "trajectory" model is refused; its figure (1.52) was
+  below a computed lower bound on the exact loss of the lattice release, and the bound shown
+  now is not.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from correlation_exact import case_exact
+
+pytest.importorskip("anywidget")
+pytest.importorskip("ipywidgets")
+
+import lmdk_core as lk
+from lmdk_core import correlation, loss_models
+from lmdk_core.errors import ParameterError
+from lmdk_core.geo import haversine_m
+from lmdk_core.jupyter import ExplorerSession
+from lmdk_core.noise.exact import lattice_index, lattice_params
+
+TOL = 1e-9
+HOME = lk.Place("Home", 39.9925, 116.3395, 100)
+CLINIC = lk.Place("Clinic", 39.9820, 116.3564, 100)
+A, B = (39.990, 116.330), (40.017, 116.330)  # 3 km apart
+
+
+def _tiny(pattern: str) -> pd.DataFrame:
+    pts = [A if c == "a" else B for c in pattern]
+    return pd.DataFrame({"time": pd.date_range("2024-01-01", periods=len(pts), freq="1min",
+                                               tz="UTC"),
+                         "lat": [p[0] for p in pts], "lon": [p[1] for p in pts]})
+
+
+def _same_loss(got, want) -> None:
+    for name in ("bpl", "fpl", "tpl", "pair"):
+        np.testing.assert_array_equal(getattr(got.loss, name), getattr(want.loss, name))
+    np.testing.assert_array_equal(got.composed, want.composed)
+    np.testing.assert_array_equal(got.composed_pair, want.composed_pair)
+    assert got.cap == want.cap
+
+
+# ---- (a) the dashboard's computation ---------------------------------------------------------
+@pytest.mark.parametrize("source", ["preset", "released", "dp"])
+def test_explorer_loss_is_release_loss_of_the_release_shown(source):
+    traj = lk.resample(lk.select_user(lk.load_sample(), "alice"), 900)
+    s = ExplorerSession(traj, places=[HOME, CLINIC], scheme="uniform", interval_s=None,
+                        loss_model=source, strength="strong", cell_m=1000.0, total_budget=2.0,
+                        rng=3)
+    if source == "dp":
+        assert s.result.loss is None and "draw_dp_model" in s.result.warnings[0]
+        assert s.spent() == 0.0  # choosing the source draws nothing
+        s.draw_dp_model()
+        assert s.spent() == pytest.approx(0.5)  # ε_model, charged at once
+    r = s.result
+    assert r.kind == "preview" and r.model.source == {"preset": "public"}.get(source, source)
+    radius = s.settings["radius_m"]
+    _same_loss(r.loss, loss_models.release_loss(r.release, r.landmarks, r.model,
+                                                separation=radius))
+    # the same bounds from the model's raw matrices (no precomputed envelopes)
+    raw = correlation.landmark_temporal_loss(r.release.eps, r.landmarks, r.model.P_backward,
+                                             r.model.P_forward, steps=r.model.steps,
+                                             separation=radius)
+    np.testing.assert_allclose(r.loss.composed, raw.composed, rtol=1e-12)
+    np.testing.assert_allclose(r.loss.composed_pair, raw.composed_pair, rtol=1e-12)
+    np.testing.assert_allclose(r.loss.loss.tpl, raw.loss.tpl, rtol=1e-12)
+    assert r.summary()["bound: landmarks + t, worst pair"] == pytest.approx(raw.composed.max())
+
+    if source == "released":  # after a real draw the model is that of the real draw
+        s.draw()
+        r = s.result
+        assert r.kind == "real" and r.release is r.drawn.release
+        model, _ = loss_models.released_model(r.drawn.release, cell_m=1000.0)
+        np.testing.assert_array_equal(r.model.P_forward, model.P_forward)
+        _same_loss(r.loss, loss_models.release_loss(r.drawn.release, r.landmarks, model,
+                                                    separation=radius))
+    if source == "preset":
+        model = loss_models.preset_model("strong", radius_m=radius, cell_m=1000.0)
+        np.testing.assert_array_equal(r.model.P_forward, model.P_forward)
+        np.testing.assert_array_equal(r.model.steps.delta, model.steps.delta)
+
+
+# ---- (b) never below the exact loss ----------------------------------------------------------
+def _check_against_exact(r, separation: float) -> tuple[float, float]:
+    """Every bound of ``r`` against the exact enumeration; returns (max exact joint loss,
+    the largest joint figure under Cao et al.'s relation)."""
+    m = r.model
+    eps = np.asarray(r.release.eps, dtype=float)
+    L = np.flatnonzero(r.landmarks).tolist()
+    delta = m.steps.delta
+    near = delta <= m.steps.pair_scale(separation) + 1e-12
+    worst = 0.0
+    for t in range(eps.size):
+        S = sorted({*L, t})
+        exact = case_exact(eps, S, m.P_backward, m.P_forward, delta)
+        assert r.loss.composed[t] >= exact - TOL * (1 + exact), (t, r.loss.composed[t], exact)
+        assert r.loss.composed[t] <= r.loss.cap + TOL
+        single = case_exact(eps, [t], m.P_backward, m.P_forward, delta)
+        assert r.loss.loss.tpl[t] >= single - TOL * (1 + single)
+        pair = case_exact(eps, S, m.P_backward, m.P_forward, delta, allowed=near)
+        assert r.loss.composed_pair[t] >= pair - TOL * (1 + pair)
+        pair1 = case_exact(eps, [t], m.P_backward, m.P_forward, delta, allowed=near)
+        assert r.loss.loss.pair[t] >= pair1 - TOL * (1 + pair1)
+        worst = max(worst, exact)
+    cao = correlation.landmark_temporal_loss(eps, L, m.P_backward, m.P_forward)
+    return worst, float(cao.composed.max())
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("scheme, epsilon, radius_m, cell_m", [
+    ("uniform", 1.0, 300.0, 5000.0), ("uniform", 2.0, 100.0, 2000.0),
+    ("skip", 2.0, 100.0, 2000.0), ("event", 1.0, 300.0, 2000.0)])
+def test_released_model_bounds_are_never_below_the_exact_loss(seed, scheme, epsilon, radius_m,
+                                                              cell_m):
+    s = ExplorerSession(_tiny("abab"), places=[lk.Place("A", *A, 100)], epsilon=epsilon,
+                        scheme=scheme, radius_m=radius_m, interval_s=None,
+                        loss_model="released", cell_m=cell_m, rng=seed)
+    r = s.result
+    # at most four states and four moments: the enumeration stays small
+    assert r.model.source == "released" and 2 <= r.model.n_states <= 4
+    worst, cao = _check_against_exact(r, radius_m)
+    assert cao < worst  # the any-pair relation is not a bound here
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "skip", "event"])
+def test_dp_model_bounds_are_never_below_the_exact_loss(scheme):
+    # a public 2 × 2 grid of 1 km cells around both points: four states
+    s = ExplorerSession(_tiny("abab"), places=[lk.Place("A", *A, 100)], scheme=scheme,
+                        radius_m=400.0, interval_s=None, loss_model="dp",
+                        dp_centre=(40.0035, 116.330), dp_extent_m=2000.0, dp_cell_m=1000.0,
+                        total_budget=5.0, rng=1)
+    s.draw_dp_model()
+    r = s.result
+    assert r.model.source == "dp" and r.model.n_states == 4
+    assert r.model.protects == int(r.landmarks.sum()) + 1  # the landmarks and one more
+    worst, cao = _check_against_exact(r, 400.0)
+    assert cao < worst  # the any-pair relation is not a bound here
+
+
+# ---- (c) the issue's alice case ----------------------------------------------------------------
+def _lattice_lower_bound(traj: pd.DataFrame, eps: np.ndarray, S: np.ndarray,
+                         radius_m: float) -> float:
+    """A lower bound on the exact joint loss of the times ``S`` for the lattice release.
+
+    Hypotheses: the person is at u at every time of S, or at v (the two fixes of ``traj``
+    farthest apart; both have positive probability under any chain containing both cells).
+    Given x_S the outputs at S are independent of each other and of the rest, and the sup of a
+    ratio of two distributions of the rest is ≥ 1, so the joint loss is ≥ Σ_{s∈S} ℓ_s(u, v).
+    The lattice mechanism at budget ε_s (lattice_params: spacing g, scale t units) releases the
+    direction of k + Z, Z three discrete Laplace variates ∝ exp(−|z|/t); for a primitive lattice
+    point m* beyond k_u (away from k_v on every axis) p_u(m*) = e^{‖k_u−k_v‖₁/t} p_v(m*), and the
+    other lattice points of its ray, j·m* (j ≥ 2), are an Earth radius further, so
+    ℓ_s ≥ ‖k_u−k_v‖₁/t − log(1 + Σ_{j≥2} p_v(j·m*)/p_v(m*)) (up to the rounding of the
+    direction to float64)."""
+    lat, lon = traj["lat"].to_numpy(), traj["lon"].to_numpy()
+    d = haversine_m(lat[:, None], lon[:, None], lat[None, :], lon[None, :])
+    u, v = np.unravel_index(int(np.argmax(d)), d.shape)
+    total = 0.0
+    for e in np.asarray(eps, dtype=float)[S]:
+        g, _D, t = lattice_params(radius_m, float(e))
+        ku = np.array(lattice_index(lat[u], lon[u], g), dtype=np.int64)
+        kv = np.array(lattice_index(lat[v], lon[v], g), dtype=np.int64)
+        sign = np.where(ku >= kv, 1, -1)
+        m = ku.copy()
+        while math.gcd(*(int(x) for x in m)) != 1:  # a primitive point beyond k_u
+            m = m + sign
+        a, c = float(np.abs(m).sum()), float(np.abs(m - kv).sum())
+        x = math.exp(-a / t)  # Σ_{j≥2} ≤ e^{2c/t} Σ_{i≥1} x^i (triangle inequality)
+        rest = math.exp(2 * c / t) * x / (1 - x)
+        total += float(np.abs(ku - kv).sum()) / t - math.log1p(rest)
+    return total
+
+
+def test_alice_trajectory_model_refused_and_the_new_bound_is_not_below_the_exact_loss():
+    sample = lk.load_sample()
+    with pytest.raises(ParameterError, match=r"preset, released, dp, none.*true trajectory"):
+        ExplorerSession(sample, user="alice", places=[HOME, CLINIC], loss_model="trajectory")
+    s = ExplorerSession(sample, user="alice", places=[HOME, CLINIC], epsilon=1.0,
+                        scheme="uniform", radius_m=200.0, interval_s=300.0,
+                        loss_model="released")
+    with pytest.raises(ParameterError, match="loss_model"):
+        s.update(loss_model="trajectory")
+    r = s.result
+    traj, L, eps = r.traj, r.landmarks, np.asarray(r.release.eps)
+    assert len(traj) == 1259 and int(L.sum()) == 825
+    np.testing.assert_allclose(eps, 1.0 / 826)  # Uniform: the same ε_t everywhere
+
+    # the former computation: a Markov chain fitted to the true trace, each step assumed
+    # ε_t-DP between any two cells
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lk.DataWarning)  # a coarser grid does not matter here
+        fitted = correlation.transition_matrix(traj, cell_m=500)
+    old = correlation.landmark_temporal_loss(eps, L, fitted.P_backward, fitted.P_forward)
+    old_bound = float(old.composed.max())
+
+    t = int(np.flatnonzero(~L)[0])  # a moment that is not a landmark: S = L ∪ {t}
+    S = np.flatnonzero(L | (np.arange(L.size) == t))
+    lower = _lattice_lower_bound(traj, eps, S, 200.0)
+    print(f"\nalice: former figure {old_bound:.3f}, exact loss of the lattice release "
+          f"≥ {lower:.2f}, released-points bound (preview) {r.loss.composed[t]:.1f}")
+    assert old_bound < 2 and lower > 20 * old_bound  # the former figure was no bound
+    assert r.loss.composed[t] >= lower  # the bound shown now is not below it
+
+    s.draw()  # the real draw: its own released-points model
+    r = s.result
+    assert r.kind == "real" and r.model.source == "released"
+    assert r.loss.composed[t] >= lower
+
