@@ -28,7 +28,7 @@ CELLS = [
     "import lmdk_core as lk\n"
     "from lmdk_core.jupyter import explore\n"
     "traj = lk.resample(lk.select_user(lk.load_sample(), 'alice'), 300)",
-    "ex = explore(traj, loss_model='moderate', map_height='420px')\nex",
+    "ex = explore(traj, loss_model='preset', strength='moderate', map_height='420px')\nex",
 ]
 PLACES = [(39.9925, 116.3395), (39.9820, 116.3564)]  # Home and the Clinic of the README
 
