@@ -13,8 +13,10 @@ Exploring is free: the heat maps, the error table and the repeated-query ledger 
 release with fresh OS randomness (:class:`lmdk_core.population.PopulationSession`): it is charged
 at once to the population's ProPer ledger (each user pays their own loss; users who cannot
 afford it are left out and pay nothing), never redrawn for the same settings, and its released
-counts are the only file the page offers. The true counts are shown because the publisher holds
-the data (they are private and never exported from here).
+counts are the only file the page offers. What the page says each person gets holds for every
+change of their data in an hour — counted or not, in one cell or another
+(docs/personalised-dp.md §3) — and the ledger charges exactly that bound. The true counts are
+shown because the publisher holds the data (they are private and never exported from here).
 
 Settings are kept in a store outside the widgets (``dashboard.state.page_widget``), so they
 survive a visit to another page; the page writes session state only through ``dashboard.state``.
@@ -54,9 +56,10 @@ w = state.page_widget  # the key of a widget whose value survives page switches
 REAL_EXPLAINER = """
 The real release is the personalised (Sample) release above, drawn with **fresh OS randomness**
 (no seed). It is charged to this population's ledger the moment it is drawn, whether or not you
-download it: each person pays their own loss — the most their own landmark guarantee can lose in
-this release, min(ε_u,t, τ) summed over their landmark hours and one more hour, at most their
-ε_u. The same settings always give back the same draw; other settings draw again and **add up**.
+download it: each person pays their own loss — the most this release can reveal about them, whether
+they were counted in an hour or not and in which cell: min(ε_u,t, τ) summed over their landmark
+hours and one more hour, at most their ε_u. The same settings always give back the same draw;
+other settings draw again and **add up**.
 **ProPer's rule:** people who cannot afford a release are **left out of it** — their records are
 not counted — and charged nothing, so no one's spend ever passes their own budget ε_u. A release
 nobody can afford is refused. The ledger's figures below are private (publisher only).
@@ -129,10 +132,12 @@ def ledger_section(pop: dict[str, Any], prefs: pd.DataFrame, pop_key: tuple, see
     st.caption(
         "A seeded simulation of repeated queries, to see how ProPer behaves — it costs nothing "
         "and is not the ledger of your real releases (below). Each query counts one day's "
-        "records per cell at ε per record; a user present in k hours pays k·ε. Users who cannot "
-        "afford a query are silently left out and charged nothing (ProPer). Budgets are never "
-        "shown; the number left out is shown only as a noisy (differentially private) count. "
-        "Drop-out biases later answers toward users with large budgets (UniTraX's critique).")
+        "records per cell at ε per record, with noise of scale 2/ε per cell, so a record counted, "
+        "dropped or moved to another cell costs ε; a user present in k hours pays k·ε. Users who "
+        "cannot afford a query are silently left out and charged nothing (ProPer). Budgets are "
+        "never shown; the number left out is shown only as a noisy (differentially private) "
+        "count. Drop-out biases later answers toward users with large budgets (UniTraX's "
+        "critique).")
     eps_q = st.select_slider("ε per record per query", QUERY_EPSILONS,
                              key=w(KEY + "ledger_eps", 0.01, QUERY_EPSILONS),
                              help="The budget each simulated query spends per record.")
@@ -275,10 +280,13 @@ def main() -> None:
     st.markdown(
         "Every person has their own privacy budget ε_u and their own landmark places. Counts "
         "per grid cell and hour are released with the **Sample mechanism**: a person whose "
-        "budget in an hour is below the threshold τ is counted only with probability "
-        "(e^ε − 1)/(e^τ − 1), so each gets exactly their own guarantee; then noise of scale "
-        "1/τ is added to every cell. Baselines: everyone at the minimum ε (Minimum), dropping "
-        "those below τ (Threshold), or one budget spread over all hours (user-level).")
+        "budget in an hour is below the threshold τ is counted only with a probability set by "
+        "their budget, and noise of scale 2/τ is added to every cell. Whatever a person's data "
+        "in one hour — counted or not, in one cell or another — it changes the probability of "
+        "any release by a factor of at most e^ε for their own budget ε in that hour; over their "
+        "landmark hours and any one more hour, by at most e^(ε_u). Baselines: everyone at the "
+        "minimum ε (Minimum), dropping those below τ (Threshold), or one budget spread over all "
+        "hours (user-level).")
     st.caption("**Previews are free, real releases count:** the maps, errors and simulated "
                "queries below are previews (seeded simulations, never downloadable); the real "
                "release at the end is drawn with fresh randomness and charged to every person.")

@@ -5,7 +5,9 @@
   only) and ``DIR/PRIVATE-report.json`` (budgets, landmarks, guarantee: keep it private).
 * ``lmdk population DATA --out DIR`` — a population release (``DATA``: a trajectory file or
   directory, a Parquet directory partitioned by user, or ``--generate N`` synthetic users) →
-  ``DIR/counts.csv`` and ``DIR/release.json`` (PUBLIC) and ``DIR/PRIVATE-users.csv``.
+  ``DIR/counts.csv`` and ``DIR/release.json`` (PUBLIC) and ``DIR/PRIVATE-users.csv``. Each
+  person u gets their own budget ε_u, for u's data in a bin added, removed or moved to another
+  cell (:data:`POPULATION_GUARANTEE`; docs/personalised-dp.md §3).
 * ``lmdk evaluate`` — prints the error table: personalised vs Minimum vs Threshold vs
   user-level, per preference mix (synthetic population, simulation seeds).
 
@@ -141,6 +143,17 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
 
 
 # ----------------------------------------------------------------------------- population
+
+POPULATION_GUARANTEE = (
+    "Counts per grid cell x time bin for many people, each person u with their own budget "
+    "ε_u (--preferences, else drawn from --mix) and their own landmark places. Whatever u's "
+    "data in one time bin — counted or not, in one cell or another — it changes the "
+    "probability of any release by a factor of at most e^(ε_u,t), u's own budget for that "
+    "bin; over u's landmark bins and any one more bin, by at most e^(ε_u) (schemes skip, "
+    "uniform and user; event is the non-landmark baseline). Every count carries exact discrete "
+    "Laplace noise of scale 2/τ (a record moved to another cell changes two counts). Without "
+    "--seed every release draws fresh OS randomness."
+)
 
 
 def _parse_bbox(text: str) -> tuple[float, float, float, float]:
@@ -304,14 +317,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
 
     q = sub.add_parser("population", help="release counts per cell x time bin for many people",
-                       parents=[common])
+                       description=POPULATION_GUARANTEE, parents=[common])
     q.add_argument("input", nargs="?", help="trajectories (file, directory, or Parquet "
                                            "directory partitioned by user for --engine dask)")
     q.add_argument("--generate", type=int, help="use N synthetic users instead of a file")
     q.add_argument("--points-per-user", type=int, default=200)
     q.add_argument("--days", type=int, default=7)
     q.add_argument("--data-seed", type=int, default=0, help="seed of the synthetic data")
-    q.add_argument("--preferences", help="CSV uid,epsilon (else drawn from --mix)")
+    q.add_argument("--preferences",
+                   help="CSV uid,epsilon: each person's own budget ε_u (else drawn from --mix)")
     q.add_argument("--mix", default="icde15", choices=["icde15", "liberal-heavy", "even",
                                                        "all-conservative"])
     q.add_argument("--places", help="CSV uid,lat,lon,radius_m[,name] of landmark places")
@@ -323,7 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"])
     q.add_argument("--method", default="personalised",
                    choices=["personalised", "threshold", "minimum", "user_level"])
-    q.add_argument("--tau", default="mean", help="number, mean, median, quantile:q, min_error")
+    q.add_argument("--tau", default="mean",
+                   help="threshold τ in budget units (noise scale 2/τ): a number, or a rule on "
+                        "the public mix: mean, median, quantile:q, min_error")
     q.add_argument("--epsilon-floor", type=float, help="public minimum ε (Minimum, user-level)")
     q.add_argument("--cell-m", type=float, default=500.0)
     q.add_argument("--bin-s", type=int, default=3600)

@@ -115,6 +115,19 @@ def test_population_release_with_progress(tmp_path, capsys):
     assert (users["PRIVATE"] == "do not publish").all() and len(users) == 40
 
 
+def test_population_help_states_the_guarantee(capsys):
+    """`lmdk population --help` says what holds: each person's own budget, for a record counted
+    or not and moved to another cell (docs/personalised-dp.md §3; docs/claims.md)."""
+    from lmdk_core.cli import POPULATION_GUARANTEE
+
+    assert main(["population", "--help"]) == 0
+    shown = "".join(capsys.readouterr().out.split())  # argparse wraps the text: compare unwrapped
+    assert "".join(POPULATION_GUARANTEE.split()) in shown
+    for words in ("in one cell or another", "at most e^(ε_u,t)", "by at most e^(ε_u)",
+                  "noise of scale 2/τ"):
+        assert words in POPULATION_GUARANTEE
+
+
 def test_population_bad_preferences_fail_cleanly(tmp_path, capsys):
     prefs = tmp_path / "prefs.csv"
     prefs.write_text("uid,epsilon\nu00000,0.5\nu00001,zero\n")
