@@ -9,8 +9,11 @@ draw, never a new one.
 
 **What a draw costs each person.** u's loss in the release is the landmark guarantee for u,
 max_t Σ_{i ∈ L_u ∪ {t}} min(ε_{u,i}, τ) ≤ ε_u (:func:`~lmdk_core.population.release_losses`,
-docs/personalised-dp.md §3): computed from u's own budget and landmarks before any coin or noise
-is drawn. Draws compose sequentially per person: u's spend is the sum of u's losses.
+docs/personalised-dp.md §3), for u's data at u's landmark bins and one more bin changed in any
+way: records added, removed, or moved to another cell of their bin (the release's noise,
+discrete Laplace(τ/2), and keep probabilities are calibrated for moves). It is computed from u's
+own budget and landmarks before any coin or noise is drawn, and the ledger charges exactly it.
+Draws compose sequentially per person: u's spend is the sum of u's losses.
 
 **The ProPer rule** (docs/personalised-dp.md §5): the ledger's budget of u is u's own ε_u.
 Users who can afford the draw are included and charged; users who cannot are **left out of the
