@@ -387,7 +387,7 @@ def _comparison(traj: pd.DataFrame, key: Any, s: Settings) -> None:
 def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> None:
     """Each scheme with and without dummy landmarks (section 2b's settings), same total ε."""
     eps_sel = float(st.session_state.get("hide_eps") or min(0.1, s.epsilon / 2))
-    generator = st.session_state.get("hide_gen") or "bernoulli"
+    generator = st.session_state.get("hide_gen") or "stays"
     if not st.button(
         "Compare with dummy landmarks",
         key="compare_dummies_go",

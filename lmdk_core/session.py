@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 PREVIEW_LABEL = "preview: a simulated draw, never released and never downloadable"
-GENERATORS = ("bernoulli", "greedy", "exhaustive")
+GENERATORS = ("stays", "bernoulli", "greedy", "exhaustive")
 """Dummy-landmark generators (:func:`lmdk_core.dummies.hide_landmarks`)."""
 KEPT_PREVIEWS = 16
 """Previews kept per session (a rerun shows the same preview; previews are free to redraw)."""
@@ -80,7 +80,7 @@ class ReleaseSettings:
     radius_m: float = 200.0
     hide: bool = False
     epsilon_select: float = 0.1
-    generator: str = "bernoulli"
+    generator: str = "stays"
     max_dummies: int | None = None
 
     def __post_init__(self) -> None:

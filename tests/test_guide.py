@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import test_app
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, _kept, add_place_by_click, run
+from test_app import APP, TIMEOUT, _kept, add_place_by_click, draw, run, session
 
 from lmdk_core import advice
 from lmdk_core.geo import haversine_m
@@ -86,8 +86,11 @@ def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
     assert "Skip" in _recommended(app)
     text = " ".join(c.value for c in app.caption)
     assert "for your eyes only" in text and "never exported" in text
-    # the seeded trial runs never become the page's release (which is what exports use)
-    assert not _kept(app)[-1].seeded
+    # the seeded trial runs never become the real release (which is what exports use): the
+    # page shows a preview (a labelled simulation) until the real release is drawn
+    assert _kept(app)[-1].seeded
+    draw(app)
+    assert not session(app).draws()[-1].release.seeded
 
 
 def test_use_recommended_scheme_button(app, fake_map, home):
