@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,14 +13,18 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from lmdk_core.correlation import (
+    MODEL_SOURCES,
     CorrelationModel,
     allocate_bounded_tpl,
     allocate_for_model,
+    declare_public_model,
     discrete_laplace,
     dp_grid_model,
+    location_steps,
     model_loss,
     public_grid_model,
     trajectory_model,
+    transition_matrix,
     value_steps,
 )
 from lmdk_core.errors import ParameterError
@@ -33,9 +39,10 @@ def test_allocation_keeps_the_exact_loss_below_alpha(n, T, seed, alpha):
     P = W / W.sum(1, keepdims=True)
     v = np.sort(rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], size=n, replace=False))
     steps = value_steps(v, sensitivity=1.0)
-    model = CorrelationModel.from_matrices(P, P, steps, source="public")
+    model = declare_public_model(P, P, steps, provenance="a random matrix (no data)")
     alloc = allocate_for_model(alpha, model, T=T)
-    assert alloc.eps.shape == (T,) and np.all(alloc.eps >= 0) and alloc.source == "public"
+    assert alloc.eps.shape == (T,) and np.all(alloc.eps >= 0)
+    assert alloc.source == "declared_public" and "a random matrix" in alloc.description
     for t in range(T):
         for lv in (v, None):  # the real Laplace mechanism and the worst kernel
             exact = case_exact(alloc.eps, [t], P, P, steps.delta, laplace_values=lv)
@@ -60,9 +67,111 @@ def test_models_state_their_source_and_refuse_private_fits():
         trajectory_model(walk, source="true", radius_m=200.0)
     with pytest.raises(ParameterError):
         allocate_for_model(1.0, m.P_forward, T=10)  # a bare matrix: origin unknown
-    with pytest.raises(ParameterError):
-        CorrelationModel.from_matrices(m.P_backward, m.P_forward, m.steps, source="public",
-                                       epsilon_model=0.5)
+
+
+# ---- provenance comes from the constructor (issue 24, finding 9) ---------------------------
+def _fitted():
+    """Matrices fitted to a (private) trajectory, and a neighbour relation for them."""
+    tm = transition_matrix(_walk(), cell_m=500.0)
+    return tm.P_backward, tm.P_forward, location_steps(tm.centres, radius_m=200.0,
+                                                       cell_m=tm.cell_m)
+
+
+@pytest.mark.parametrize("claim", ["public", "released", "unreleased", "dp", "declared_public",
+                                   "true data"])
+def test_from_matrices_cannot_claim_a_source(claim):
+    P_b, P_f, steps = _fitted()
+    with pytest.raises(ParameterError, match="caller"):
+        CorrelationModel.from_matrices(P_b, P_f, steps, source=claim)
+
+
+def test_a_caller_model_is_labelled_and_cannot_choose_released_budgets():
+    P_b, P_f, steps = _fitted()
+    m = CorrelationModel.from_matrices(P_b, P_f, steps)
+    assert m.source == "caller" and m.epsilon_model == 0 and m.protects is None
+    assert "unverified" in m.source_text and m.description == MODEL_SOURCES["caller"]
+    assert len(m.key) == 16
+    with pytest.raises(ParameterError, match="declare_public_model"):
+        allocate_for_model(1.0, m, T=20)
+    lm = model_loss(np.full(20, 0.1), [3], m)  # a loss under the stated model is still fine
+    assert lm.composed[3] <= lm.cap + 1e-12
+    with pytest.raises(TypeError):  # a caller model spends no budget of its own
+        CorrelationModel.from_matrices(P_b, P_f, steps, epsilon_model=0.5)  # type: ignore
+
+
+def test_a_model_cannot_be_relabelled_after_the_fact():
+    P_b, P_f, steps = _fitted()
+    caller = CorrelationModel.from_matrices(P_b, P_f, steps)
+    pub = public_grid_model("weak", radius_m=200.0)
+    dp = dp_grid_model(_walk(), epsilon_model=0.5, protected_events=3, centre=(39.95, 116.30),
+                       extent_m=4000.0, cell_m=1000.0, radius_m=200.0, rng=1)
+    with pytest.raises(ParameterError, match="constructor"):  # the dataclass constructor
+        CorrelationModel(caller.P_backward, caller.P_forward, steps, "public", "mine",
+                         env_backward=caller.env_backward, env_forward=caller.env_forward)
+    for model, changes in ((caller, {"source": "public"}), (caller, {"source": "released"}),
+                           (dp, {"source": "public", "epsilon_model": 0.0}),
+                           (dp, {"epsilon_model": 0.0}), (pub, {"P_forward": P_f})):
+        with pytest.raises(ParameterError, match="constructor"):
+            dataclasses.replace(model, **changes)
+    assert caller.source == "caller" and dp.source == "dp" and pub.source == "public"
+
+
+def test_each_constructor_states_its_source():
+    walk = _walk()
+    made = {
+        "public": public_grid_model("moderate", radius_m=200.0),
+        "unreleased": trajectory_model(walk, source="unreleased", radius_m=200.0),
+        "released": trajectory_model(walk, source="released", radius_m=200.0),
+        "dp": dp_grid_model(walk, epsilon_model=0.5, protected_events=3,
+                            centre=(39.95, 116.30), extent_m=4000.0, cell_m=1000.0,
+                            radius_m=200.0, rng=1),
+        "declared_public": declare_public_model(*_fitted(), provenance="a published survey"),
+        "caller": CorrelationModel.from_matrices(*_fitted()),
+    }
+    assert set(made) == set(MODEL_SOURCES)
+    for source, m in made.items():
+        assert m.source == source and m.source_text == MODEL_SOURCES[source]
+        assert m.epsilon_model == (0.5 if source == "dp" else 0.0)
+        assert m.protects == (3 if source == "dp" else None)
+        if source != "caller":  # every stated origin may choose budgets; the page refuses
+            alloc = allocate_for_model(1.0, m, T=10)  # a "released" one for its own release
+            assert alloc.source == source and alloc.model_key == m.key
+            assert alloc.epsilon_model == m.epsilon_model
+    assert len({m.key for m in made.values()}) == len(made)
+    declared = made["declared_public"].description
+    assert declared == "declared public by the caller: a published survey"
+
+
+@pytest.mark.parametrize("provenance", ["", "   ", None, 3])
+def test_declaring_a_model_public_needs_its_provenance(provenance):
+    with pytest.raises(ParameterError, match="provenance"):
+        declare_public_model(*_fitted(), provenance=provenance)
+
+
+def test_the_hosts_models_still_work():
+    """The dashboard and Jupyter build their models through lmdk_core.loss_models and
+    Session.dp_model: each keeps its source, key and cost."""
+    from lmdk_core import loss_models
+    from lmdk_core.release import release_locations
+    from lmdk_core.session import Session
+
+    walk = _walk(200).assign(time=pd.date_range("2024-01-01", periods=200, freq="min"))
+    mask = np.zeros(len(walk), dtype=bool)
+    mask[[10, 11, 50]] = True
+    pre = loss_models.preset_model("strong", radius_m=200.0, cell_m=500.0)
+    assert pre.source == "public"
+    assert allocate_for_model(1.0, pre, T=len(walk)).source == "public"
+    rel = release_locations(walk, mask, epsilon=1.0, scheme="skip", radius_m=200.0, rng=3)
+    got, _notes = loss_models.released_model(rel, cell_m=500.0)
+    assert got.source == "released" and got.epsilon_model == 0
+    lm = loss_models.release_loss(rel, mask, got, separation=200.0)
+    assert lm.composed.shape == (len(walk),) and np.all(lm.composed <= lm.cap + 1e-12)
+    s = Session(total_budget=5.0)
+    dp = s.dp_model("p", walk, key="m", protected_events=4, epsilon_model=0.3,
+                    centre=(39.95, 116.30), extent_m=4000.0, cell_m=1000.0, radius_m=200.0)
+    assert dp.source == "dp" and dp.protects == 4 and s.spent("p") == pytest.approx(0.3)
+    alloc = allocate_for_model(1.0, dp, T=len(walk))
+    assert alloc.source == "dp" and alloc.model_key == dp.key and alloc.epsilon_model == 0.3
 
 
 def _walk(n=400, seed=0):

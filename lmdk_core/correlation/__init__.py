@@ -6,7 +6,8 @@
   (:class:`EnvelopeLoss`).
 * :mod:`.loss` — BPL / FPL / TPL per timestamp for any budget vector, and the landmark view.
 * :mod:`.suprema` — closed-form suprema for a constant budget.
-* :mod:`.model` — where the Markov model comes from (public, unreleased, released, DP).
+* :mod:`.model` — where the Markov model comes from (public, unreleased, released, DP; caller
+  matrices are labelled as such, or declared public explicitly).
 * :mod:`.allocation` — budgets that bound TPL by a target α.
 
 All losses and budgets are in nats.
@@ -37,6 +38,7 @@ from .matrices import (
 from .model import (
     MODEL_SOURCES,
     CorrelationModel,
+    declare_public_model,
     discrete_laplace,
     dp_grid_model,
     model_loss,
@@ -62,6 +64,7 @@ __all__ = [
     "any_pair_steps",
     "check_transition_matrix",
     "constant_bounded_tpl",
+    "declare_public_model",
     "discrete_laplace",
     "dp_grid_model",
     "envelope",

@@ -131,15 +131,27 @@ def allocate_for_model(alpha: float, model: Any, *, T: int) -> BoundedAllocation
     The recursion runs on the step-loss-scaled budgets ε'_t = ε_t·δ_max, so the bound TPL_t of
     :func:`temporal_loss` with ``steps=model.steps`` equals ``alpha`` at every t, and the exact
     loss of any single event under the stated neighbour relation is at most ``alpha``
-    (docs/temporal-loss.md, Theorem 4). Only models whose source is stated can be used: the
-    budgets are released, so they must not depend on unaccounted private data.
+    (docs/temporal-loss.md, Theorem 4). The budgets are released, so they must not depend on
+    unaccounted private data: only a model whose constructor states its origin can be used
+    (public_grid_model, trajectory_model, dp_grid_model, or declare_public_model for matrices
+    the caller declares public); a ``"caller"`` model (``CorrelationModel.from_matrices``) is
+    refused.
     """
     from .model import CorrelationModel
 
     if not isinstance(model, CorrelationModel):
         raise ParameterError(
             "model must be a CorrelationModel (public_grid_model, trajectory_model, "
-            "dp_grid_model): the budgets are released, so the model's origin must be stated"
+            "dp_grid_model, declare_public_model): the budgets are released, so the model's "
+            "origin must be stated"
+        )
+    if model.source == "caller":
+        raise ParameterError(
+            "this model wraps matrices supplied by the caller (CorrelationModel.from_matrices), "
+            "whose origin the library cannot tell, and the budgets chosen from it are released: "
+            "fit it with dp_grid_model (paid for) or trajectory_model (unreleased or released "
+            "points), or, if the matrices do not depend on the private data, declare them with "
+            "declare_public_model(..., provenance=...)"
         )
     alpha = check_epsilon(alpha, "alpha")
     scale = model.steps.worst

@@ -2,15 +2,26 @@
 
 A model fitted to the true trajectory and then used to choose the budgets ε_t (which are
 released) leaks that trajectory without being accounted for. :class:`CorrelationModel` carries
-its ``source``, and only these constructors exist:
+its ``source``, and the source is set by the constructor that built the model, never by the
+caller:
 
-* :func:`public_grid_model` — a synthetic preset on a public grid (no data at all);
+* :func:`public_grid_model` — ``"public"``: a synthetic preset on a public grid (no data);
 * :func:`trajectory_model` with ``source="unreleased"`` — fitted to a period the caller
   designates and never releases; or ``source="released"`` — fitted to already released
   (published, paid-for) points: post-processing, free;
-* :func:`dp_grid_model` — transition counts on a public grid with discrete Laplace noise,
-  ``epsilon_model``-DP for changes of up to ``protected_events`` timestamps; its ε must be
-  added to the release's total (:attr:`CorrelationModel.epsilon_model`).
+* :func:`dp_grid_model` — ``"dp"``: transition counts on a public grid with discrete Laplace
+  noise, ``epsilon_model``-DP for changes of up to ``protected_events`` timestamps; its ε must
+  be added to the release's total (:attr:`CorrelationModel.epsilon_model`);
+* :meth:`CorrelationModel.from_matrices` — ``"caller"``: any matrices; the library cannot tell
+  where they come from, so :func:`allocate_for_model` refuses to choose released budgets from
+  them (losses can still be computed under them);
+* :func:`declare_public_model` — ``"declared_public"``: matrices the caller declares public
+  (not derived from the private data), naming where they come from; budgets may be chosen
+  from them, and every allocation carries that declaration.
+
+Constructing a :class:`CorrelationModel` any other way (its dataclass constructor,
+``dataclasses.replace``) raises :class:`~lmdk_core.errors.ParameterError`. (Python cannot stop
+deliberate tampering such as ``object.__setattr__``; the guard is against mislabelling.)
 
 Each model also carries the release's neighbour relation (:class:`StepLosses`) and its
 precomputed envelopes, so losses and allocations are cheap to recompute.
@@ -20,6 +31,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +55,7 @@ from .neighbours import StepLosses, location_steps
 __all__ = [
     "MODEL_SOURCES",
     "CorrelationModel",
+    "declare_public_model",
     "discrete_laplace",
     "dp_grid_model",
     "model_loss",
@@ -55,14 +68,31 @@ MODEL_SOURCES: dict[str, str] = {
     "unreleased": "fitted to a period designated by the user that is never released",
     "released": "estimated from already released points (post-processing, no extra cost)",
     "dp": "a differentially private estimate of the transition counts (its ε is added)",
+    "declared_public": "matrices the caller declared public (not derived from the private "
+                       "data); the library cannot verify that",
+    "caller": "matrices supplied by the caller, provenance unverified (cannot choose released "
+              "budgets)",
 }
-"""Allowed model sources and what each means for the privacy accounting."""
+"""Model sources and what each means for the privacy accounting."""
+
+_CONSTRUCTORS: dict[str, str] = {
+    "public": "public_grid_model",
+    "unreleased": "trajectory_model(source='unreleased')",
+    "released": "trajectory_model(source='released')",
+    "dp": "dp_grid_model",
+    "declared_public": "declare_public_model",
+    "caller": "CorrelationModel.from_matrices",
+}
+_ISSUING: ContextVar[bool] = ContextVar("lmdk_correlation_model_issuing", default=False)
+"""True only while :func:`_issue` constructs a model: the source comes from the library."""
 
 
 @dataclass(frozen=True, eq=False)
 class CorrelationModel:
     """A Markov model of the states, the release's neighbour relation and where they come from.
 
+    Built only by the library's constructors, each of which sets ``source`` (module docstring;
+    :data:`MODEL_SOURCES`): a model cannot be given a provenance its constructor did not check.
     ``epsilon_model`` is the budget spent on the model itself (0 except for ``"dp"``): a release
     whose budgets are chosen from this model has total budget ε + epsilon_model. ``protects``:
     how many changed points that ε_model covers (``"dp"``); ``key``: a random identifier of this
@@ -89,6 +119,14 @@ class CorrelationModel:
         """One sentence for the page: where the model comes from."""
         return MODEL_SOURCES[self.source]
 
+    def __post_init__(self) -> None:
+        if not _ISSUING.get():
+            raise ParameterError(
+                "a CorrelationModel is built by a constructor, which sets its source: "
+                "public_grid_model, trajectory_model, dp_grid_model, declare_public_model, or "
+                "CorrelationModel.from_matrices for matrices of your own (source 'caller')"
+            )
+
     @classmethod
     def from_matrices(
         cls,
@@ -96,34 +134,93 @@ class CorrelationModel:
         P_forward: Any,
         steps: StepLosses,
         *,
-        source: str,
         description: str = "",
-        epsilon_model: float = 0.0,
-        protects: int | None = None,
+        source: str = "caller",
     ) -> CorrelationModel:
-        """Wrap matrices whose provenance the caller states (``source`` from MODEL_SOURCES)."""
-        if source not in MODEL_SOURCES:
+        """Wrap matrices supplied by the caller: the model's source is ``"caller"``.
+
+        The library cannot tell where such matrices come from (they may be fitted to the very
+        data being released), so :func:`~lmdk_core.correlation.allocate_for_model` refuses to
+        choose released budgets from this model; losses under it can still be computed
+        (:func:`model_loss`). ``source`` exists only to reject other labels: a public, released,
+        unreleased or DP model comes from its own constructor, and matrices that really are
+        public are declared with :func:`declare_public_model`.
+        """
+        if source != "caller":
+            hint = (f"a {source!r} model comes only from {_CONSTRUCTORS[source]}"
+                    if source in _CONSTRUCTORS else f"unknown model source {source!r}")
             raise ParameterError(
-                f"unknown model source {source!r}; use one of {sorted(MODEL_SOURCES)}"
+                f"from_matrices builds a caller-supplied model (source 'caller'); {hint}. For "
+                "matrices that are public (not derived from the private data) use "
+                "declare_public_model(..., provenance=...)"
             )
-        P_b = check_transition_matrix(P_backward, "P_backward")
-        P_f = check_transition_matrix(P_forward, "P_forward")
-        if not isinstance(steps, StepLosses):
-            raise ParameterError("steps must be a StepLosses (see correlation.location_steps)")
-        if not (P_b.shape == P_f.shape and steps.n_states == P_f.shape[0]):
-            raise ParameterError(
-                f"P_backward {P_b.shape}, P_forward {P_f.shape} and steps "
-                f"({steps.n_states} states) disagree"
-            )
-        eps_m = check_nonnegative(epsilon_model, "epsilon_model")
-        if source != "dp" and eps_m:
-            raise ParameterError("only a 'dp' model spends budget (epsilon_model)")
-        for M in (P_b, P_f):
-            M.setflags(write=False)
-        env_b = EnvelopeLoss(P_b, name="P_backward")
-        env_f = env_b if np.array_equal(P_b, P_f) else EnvelopeLoss(P_f, name="P_forward")
-        return cls(P_b, P_f, steps, source, description or MODEL_SOURCES[source], eps_m,
-                   env_b, env_f, protects, secrets.token_hex(8))
+        return _issue(P_backward, P_forward, steps, "caller", description)
+
+
+def _issue(
+    P_backward: Any,
+    P_forward: Any,
+    steps: StepLosses,
+    source: str,
+    description: str,
+    epsilon_model: float = 0.0,
+    protects: int | None = None,
+) -> CorrelationModel:
+    """Validate and build a model with the ``source`` its library constructor states."""
+    if source not in MODEL_SOURCES:
+        raise ParameterError(f"unknown model source {source!r}")
+    P_b = check_transition_matrix(P_backward, "P_backward")
+    P_f = check_transition_matrix(P_forward, "P_forward")
+    if not isinstance(steps, StepLosses):
+        raise ParameterError("steps must be a StepLosses (see correlation.location_steps)")
+    if not (P_b.shape == P_f.shape and steps.n_states == P_f.shape[0]):
+        raise ParameterError(
+            f"P_backward {P_b.shape}, P_forward {P_f.shape} and steps "
+            f"({steps.n_states} states) disagree"
+        )
+    eps_m = check_nonnegative(epsilon_model, "epsilon_model")
+    if source != "dp" and eps_m:
+        raise ParameterError("only a 'dp' model spends budget (epsilon_model)")
+    for M in (P_b, P_f):
+        M.setflags(write=False)
+    env_b = EnvelopeLoss(P_b, name="P_backward")
+    env_f = env_b if np.array_equal(P_b, P_f) else EnvelopeLoss(P_f, name="P_forward")
+    token = _ISSUING.set(True)
+    try:
+        return CorrelationModel(P_b, P_f, steps, source, description or MODEL_SOURCES[source],
+                                eps_m, env_b, env_f, protects, secrets.token_hex(8))
+    finally:
+        _ISSUING.reset(token)
+
+
+def declare_public_model(
+    P_backward: Any,
+    P_forward: Any,
+    steps: StepLosses,
+    *,
+    provenance: str,
+    description: str = "",
+) -> CorrelationModel:
+    """A model of matrices the caller DECLARES public: source ``"declared_public"``.
+
+    Use it only for matrices that do not depend on the private data being released — a
+    published mobility study, a model of another population, a hand-made preset. The library
+    cannot check that; this call is the caller's statement, and ``provenance`` (required, in
+    words: where the matrices come from) is kept in the model's description and in every
+    allocation chosen from it. Such a model may choose released budgets for free
+    (:func:`~lmdk_core.correlation.allocate_for_model`). Matrices fitted to the private data
+    must instead come from :func:`dp_grid_model` (paid for) or a period never released
+    (:func:`trajectory_model` with ``source="unreleased"``).
+    """
+    if not isinstance(provenance, str) or not provenance.strip():
+        raise ParameterError(
+            "provenance must say where the matrices come from (e.g. 'published commuting "
+            "survey 2019'): declaring a model public is a statement the library cannot check"
+        )
+    what = provenance.strip()
+    desc = f"{description.strip()} — " if description.strip() else ""
+    return _issue(P_backward, P_forward, steps, "declared_public",
+                  f"{desc}declared public by the caller: {what}")
 
 
 def _grid_centres(rows: int, cols: int, cell_m: float, lat0: float, lon0: float) -> np.ndarray:
@@ -156,7 +253,7 @@ def public_grid_model(
                            cell_m=cell_m)
     desc = (f"synthetic {strength} correlation on a public {rows}×{cols} grid of "
             f"{cell_m:g} m cells (P^B = P^F)")
-    return CorrelationModel.from_matrices(P, P, steps, source="public", description=desc)
+    return _issue(P, P, steps, "public", desc)
 
 
 def trajectory_model(
@@ -183,8 +280,7 @@ def trajectory_model(
     what = "released points" if source == "released" else "an unreleased period"
     desc = (f"Markov chain on {tm.n_states} cells of {tm.cell_m:g} m estimated from {len(traj):,} "
             f"{what}")
-    return CorrelationModel.from_matrices(tm.P_backward, tm.P_forward, steps, source=source,
-                                          description=desc)
+    return _issue(tm.P_backward, tm.P_forward, steps, source, desc)
 
 
 def discrete_laplace(shape: tuple[int, ...], epsilon: float, sensitivity: float,
@@ -266,8 +362,7 @@ def dp_grid_model(
                            cell_m=cell)
     desc = (f"DP estimate (ε_model = {eps_m:g}, up to {k_events} changed points) of the "
             f"transitions on a public {side}×{side} grid of {cell:g} m cells")
-    return CorrelationModel.from_matrices(P_b, P_f, steps, source="dp", description=desc,
-                                          epsilon_model=eps_m, protects=k_events)
+    return _issue(P_b, P_f, steps, "dp", desc, epsilon_model=eps_m, protects=k_events)
 
 
 def model_loss(
