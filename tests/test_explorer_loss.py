@@ -17,6 +17,7 @@ true trace.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -215,6 +216,15 @@ def test_alice_trajectory_model_refused_and_the_new_bound_is_not_below_the_exact
           f"≥ {lower:.2f}, released-points bound (preview) {r.loss.composed[t]:.1f}")
     assert old_bound < 2 and lower > 20 * old_bound  # the former figure was no bound
     assert r.loss.composed[t] >= lower  # the bound shown now is not below it
+    # the README quotes both figures: they are these
+    from pathlib import Path
+
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(
+        encoding="utf-8").split())
+    quoted = re.search(r"labelled ([0-9.]+) an upper bound where the exact loss of that release "
+                       r"is at least ([0-9.]+);", readme)
+    assert quoted and float(quoted.group(1)) == round(old_bound, 2)
+    assert float(quoted.group(2)) == round(lower, 1)
 
     s.draw()  # the real draw: its own released-points model
     r = s.result

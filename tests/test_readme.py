@@ -12,8 +12,8 @@ def test_readme_example_runs_and_keeps_its_promises():
     exec(compile(code, "README.md", "exec"), ns)
     assert ns["G"].max() <= 1.0 + 1e-9
     assert int(ns["L"].sum()) == 7046 and len(ns["traj"]) == 11373  # as the comment says
-    assert len(ns["tl"].tpl) == len(ns["traj"])
-    assert (ns["tl"].tpl >= ns["rel"].budget - 1e-12).all()
+    assert len(ns["tl"].loss.tpl) == len(ns["traj"])
+    assert (ns["tl"].loss.tpl >= ns["rel"].budget - 1e-12).all()
     assert ns["public_csv"].splitlines()[0] == "time,lat,lon"
 
 
