@@ -70,3 +70,12 @@ def test_every_host_uses_the_offline_config():
     assert '"showSendToCloud": false' in html and '"sendChartToCloud"' in html
     for name in ("plotly_mimetype", "jupyterlab", "notebook"):
         assert pio.renderers[name].config.get("showSendToCloud") is False, name
+    import ipywidgets as w
+
+    from lmdk_core.jupyter.explorer import show_figure
+
+    out = w.Output()
+    show_figure(out, figures.error_figure([1.0, 2.0], [True, False]))
+    config = out.outputs[0]["data"]["application/vnd.plotly.v1+json"]["config"]
+    assert config["showSendToCloud"] is False and "sendChartToCloud" in config[
+        "modeBarButtonsToRemove"]

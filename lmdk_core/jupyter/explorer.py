@@ -76,7 +76,7 @@ def show_figure(out: w.Output, fig: go.Figure) -> None:
     """Replace what ``out`` shows with ``fig`` (Plotly's mimetype bundle; no kernel display call,
     so it works from widget callbacks and outside a kernel alike)."""
     spec = json.loads(pio.to_json(fig, validate=False))
-    spec.setdefault("config", {})["displaylogo"] = False
+    spec.setdefault("config", {}).update(figures.PLOTLY_CONFIG)  # no button uploads the chart
     title = (fig.layout.title.text or "figure") if fig.layout.title else "figure"
     out.outputs = ({"output_type": "display_data", "metadata": {},
                     "data": {"application/vnd.plotly.v1+json": spec,
