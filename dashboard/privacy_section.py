@@ -152,7 +152,8 @@ def controls() -> Settings:
         "on average.",
     )
     st.caption(
-        "ε: your total privacy budget — smaller means stronger protection and more noise. "
+        "ε: the privacy budget of the next release — smaller means stronger protection and more "
+        "noise; what all your releases may lose together is your total budget (section 6). "
         "r: locations closer than r look alike. ε_t: the part of ε spent at one moment."
     )
     return Settings(float(epsilon), scheme, compute.params_key(params), float(radius))
