@@ -34,6 +34,8 @@ from lmdk_core.patterns import (  # noqa: E402
     Pattern,
     PlaceRegions,
     adaptive_allocation,
+    predictive_types,
+    protection,
     region_events,
     release_with_allocation,
     type_budgets,
@@ -46,6 +48,11 @@ from lmdk_core.patterns.figures import (  # noqa: E402
     timeline_figure,
 )
 from lmdk_core.patterns.ledger import PatternSession  # noqa: E402
+from lmdk_core.patterns.protect import (  # noqa: E402
+    PREDICTIVE_LIFT,
+    PREDICTIVE_MIN_EVENTS,
+    PREDICTIVE_PRECISION,
+)
 from lmdk_core.patterns.taxi import hotspots, taxi_trajectories  # noqa: E402
 
 w = state.page_widget  # the key of a widget whose value survives page switches
@@ -62,9 +69,11 @@ EXPLAINER = """
 **Pattern-level privacy.** Some *sequences* of events are sensitive — leaving home and reaching a
 clinic within two hours — while others are what a data consumer legitimately asks about — home to
 work. Mark the sensitive sequences **private** and the consumer's queries **public**. The
-mechanism randomises only the event types that private patterns use: a real event of such a type
-may be *suppressed* and synthetic ones are *injected*, so nobody can tell whether a private
-pattern happened, while events of other types pass unchanged and public patterns stay detectable.
+mechanism randomises the event types that private patterns use **and the types paired with
+them** (arriving at and leaving the same place; crossing a threshold up and down): a real event
+of such a type may be *suppressed* and synthetic ones are *injected*, so nobody can tell whether
+a private pattern happened, while events of other types pass unchanged and public patterns stay
+detectable.
 
 **Previews are free, real releases count.** Sections 3 and 4 are *previews*: simulations with a
 seed, which cost nothing and can never be downloaded. Section 5 draws the *real* release with
@@ -189,18 +198,67 @@ def quality_table(_history, _stream, stream_key: tuple, patterns: tuple, mechani
 # ------------------------------------------------------------------------------ page
 
 
-def guarantee_sentence(neighbour: str, eps: float, pats: list[Pattern]) -> str:
+def guarantee_sentence(neighbour: str, eps: float, pats: list[Pattern],
+                       types: tuple[str, ...]) -> str:
+    """The page's guarantee in plain words (docs/pattern-level-dp.md §3–4; claims register)."""
     priv = [p for p in pats if p.private]
+    prot = protection(pats, types)
+    others = [t for t in types if t not in prot.types]
+    factor = f"{np.exp(eps):.3g}"
+    not_covered = (
+        f" **Not covered:** events of the other types ({', '.join(others)}) are published as "
+        "they are; if they predict a private event (see the check below), they can give it "
+        "away." if others else "")
     if neighbour == "instance":
         return (f"**Guarantee:** for every private pattern ({', '.join(p.name for p in priv)}), "
-                f"one occurrence — all its events together — changes the probability of any "
-                f"released stream by at most a factor e^ε = {np.exp(eps):.3g} (ε = {eps:g}); "
-                "several occurrences of the same person add up (k occurrences: e^(kε)).")
+                "whether one occurrence happened — its events together with the other events "
+                "of the visits they begin or end, all of the protected types "
+                f"({', '.join(prot.types)}) — changes the probability of any released stream "
+                f"by at most a factor e^ε = {factor} (ε = {eps:g}). In plain words: whatever "
+                "anyone knew before, seeing the release can multiply their odds that the "
+                f"occurrence happened by at most {factor}. Several occurrences of the same "
+                "person add up (k occurrences: e^(kε))." + not_covered)
     m = max(p.m for p in priv)
-    return (f"**Guarantee (single-event reading):** any ONE event of a private pattern changes "
-            f"the probability of any released stream by at most e^ε = {np.exp(eps):.3g}; a whole "
-            f"occurrence of length m costs up to e^(mε) (here up to e^{m * eps:g}) — weaker than "
-            "the default whole-occurrence reading.")
+    return (f"**Guarantee (single-event reading):** any ONE event of a private pattern, with "
+            f"the other events of its visit, changes the probability of any released stream by "
+            f"at most e^ε = {factor}; a whole occurrence of length m costs up to e^(mε) (here up "
+            f"to e^{m * eps:g}) — weaker than the default whole-occurrence reading." + not_covered)
+
+
+def protection_notes(stream, history, pats: list[Pattern]) -> None:
+    """Which types the page protects besides the patterns' own and why; and the check of the
+    unprotected types that predict a protected one on the history day."""
+    prot = protection(pats, stream.types)
+    if prot.added:
+        st.markdown("**Protected together with your private patterns** (added by the page):\n\n"
+                    + "\n".join(f"* {r}" for r in prot.reasons()))
+    table = predictive_types(history, pats)
+    measured = (
+        "What is checked: on the history day only (the first day, never released; read here "
+        "without protection, like the Adaptive PPM does, and shown to you alone), for each "
+        "unprotected type u and protected type k, the share of u events with a k event of the "
+        "same person within the private pattern's window before or after, against the same "
+        "share at a random sampling time. A warning means: at least "
+        f"{PREDICTIVE_MIN_EVENTS} u events, at least {PREDICTIVE_PRECISION:.0%} of them near a k "
+        f"event, and at least {PREDICTIVE_LIFT:g}× the random rate.")
+    strong = table[table["strong"]]
+    if not len(strong):
+        busy = table[table["events"] >= PREDICTIVE_MIN_EVENTS]
+        note = ("No unprotected type predicts a protected one on the history day."
+                if len(busy) else
+                f"The history day holds too few events of unprotected types (fewer than "
+                f"{PREDICTIVE_MIN_EVENTS} of each) to check whether they predict a protected "
+                "one.")
+        st.caption(f"{note} {measured}")
+        return
+    lines = [f"* **{r.unprotected}**: {r.hits} of its {r.events} events had a **{r.protected}** "
+             f"within {r.window_s / 60:g} min ({r.precision:.0%}; at a random time "
+             f"{r.base_rate:.0%})" for r in strong.itertuples()]
+    st.warning("Unprotected events that give a protected one away: the guarantee does not "
+               "cover them, since they are published as they are. Make a pattern with them "
+               "private, or remove that event kind.\n\n" + "\n".join(lines),
+               icon=":material/visibility:")
+    st.caption(measured)
 
 
 def show_message(name: str) -> None:
@@ -368,9 +426,13 @@ def preview_section(stream, release, pats: list[Pattern], alloc: dict, eps: floa
     st.subheader("3 · What is released — preview (simulation)")
     st.caption("A **preview**: this release is a seeded simulation, for exploring only. It "
                "costs nothing and can never be downloaded; the real release is section 5.")
-    st.markdown(guarantee_sentence(neighbour, eps, pats))
-    budgets = type_budgets(pats, alloc)
+    st.markdown(guarantee_sentence(neighbour, eps, pats, stream.types))
+    budgets = type_budgets(pats, alloc, types=stream.types)
+    added = protection(pats, stream.types).added
     st.dataframe(pd.DataFrame({"event type": list(budgets),
+                               "protected because": [
+                                   f"pairs with {', '.join(added[t])}" if t in added
+                                   else "in a private pattern" for t in budgets],
                                "ε per event": [round(v, 4) for v in budgets.values()],
                                "flip probability": [round(1 / (1 + np.exp(v)), 4)
                                                     for v in budgets.values()]}),
@@ -473,7 +535,8 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
     c2.button("Set total budget", key=KEY + "set_budget", on_click=state.page_set_budget,
               args=(KEY + "budget_error", sess, person, KEY + "budget_input"),
               help="Make the value on the left your total budget (a deliberate act).")
-    plan = sess.plan(person, pats, alloc, key=key, stream_key=stream_key, neighbour=neighbour)
+    plan = sess.plan(person, pats, alloc, key=key, stream_key=stream_key, types=stream.types,
+                     neighbour=neighbour)
     show_message(KEY + "budget_error")
     m1, m2, m3 = st.columns(3)
     m1.metric("Spent so far / your total budget",
@@ -482,8 +545,8 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
     m2.metric("This release costs", f"{plan.cost:.3g}",
               delta="already drawn" if plan.existing else "per occurrence", delta_color="off",
               delta_arrow="off",
-              help="ε per private-pattern occurrence (single-event reading: m·ε); nothing more "
-                   "for a release already drawn.")
+              help="ε per private-pattern occurrence, its paired events included (single-event "
+                   "reading: m·ε); nothing more for a release already drawn.")
     m3.metric("After drawing it", "—" if np.isinf(plan.after) else f"{plan.after:.3g}",
               help="Spent so far plus this release.")
     if mechanism == "adaptive" and neighbour == "instance":
@@ -571,6 +634,7 @@ def main() -> None:
         st.stop()
 
     preview_section(stream, release, pats, alloc, eps, neighbour)
+    protection_notes(stream, history, pats)
     stream_key = (source, n_taxis, user, regions_key, kinds, cfg["dwell_min"], cfg["tick_min"])
     quality_section(history, stream, stream_key, pats, eps)
     real_section(person, stream_key, stream, regions, pats, alloc, eps, neighbour, mechanism)

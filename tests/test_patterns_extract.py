@@ -116,7 +116,10 @@ def test_readme_patterns_example_runs_and_its_comments_hold(capsys):
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out
-    assert "{'leave:Home': 1.0, 'enter:Clinic': 1.0}" in out
+    # issue 24 finding 1: the paired types are protected too, ε/m split over each pair
+    assert ("{'leave:Home': 0.5, 'enter:Home': 0.5, 'enter:Clinic': 0.5, 'leave:Clinic': 0.5}"
+            in out)
+    assert "enter:Home is protected too because it pairs with leave:Home" in out
     assert "Quality(tp=" in out
 
 

@@ -106,7 +106,7 @@ def test_spent_is_the_largest_loss_of_a_pattern_every_draw_protected(draws):
         if not any(flags):
             continue
         alloc = uniform_allocation(pats, epsilon=e)
-        type_eps = type_budgets(pats, alloc)
+        type_eps = type_budgets(pats, alloc, types=TYPES)
         try:
             s.draw(PERSON, _stream(), pats, alloc, key=i, stream_key=STREAM_KEY, epsilon=e)
         except BudgetExceededError as err:
@@ -132,7 +132,7 @@ def test_budget_is_set_deliberately_and_refusals_record_nothing():
     s.set_total_budget(PERSON, 3.0)
     _draw(s, 2.0)
     plan = s.plan(PERSON, PATS, uniform_allocation(PATS, epsilon=1.5), key="next",
-                  stream_key=STREAM_KEY)
+                  stream_key=STREAM_KEY, types=TYPES)
     assert not plan.fits and plan.after == pytest.approx(3.5)
     with pytest.raises(BudgetExceededError, match="above your total budget 3"):
         _draw(s, 1.5)

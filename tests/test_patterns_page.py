@@ -255,3 +255,46 @@ def test_the_download_holds_the_released_events_only(downloads):
     assert len(frame) == len(drawn.release.stream)
     for word in ("seed", "suppressed", "injected", "epsilon", "private"):
         assert word not in text.lower()
+
+
+# ----------------------------------------------------------------------------- issue 24, finding 1
+
+
+def test_the_page_protects_the_paired_types_and_says_why(page):
+    """Private "to the clinic" (leave:Home → enter:Clinic): the page also protects enter:Home
+    and leave:Clinic, says so in plain words, states the guarantee over the whole footprint and
+    what it does not cover, and a real draw still costs ε per occurrence."""
+    text = _text(page)
+    assert "enter:Home is protected too because it pairs with leave:Home" in text
+    assert "leave:Clinic is protected too because it pairs with enter:Clinic" in text
+    assert ("seeing the release can multiply their odds that the occurrence happened by at "
+            "most 7.39") in text
+    not_covered = text.split("Not covered:** events of the other types (", 1)[1].split(")")[0]
+    assert "enter:Work" in not_covered and "enter:Home" not in not_covered
+    budgets = next(d.value for d in page.dataframe if "protected because" in d.value.columns)
+    assert dict(zip(budgets["event type"], budgets["ε per event"], strict=True)) == {
+        "leave:Home": 0.5, "enter:Home": 0.5, "enter:Clinic": 0.5, "leave:Clinic": 0.5}
+    assert set(budgets["protected because"]) == {"in a private pattern", "pairs with leave:Home",
+                                                 "pairs with enter:Clinic"}
+    assert any("history day holds too few events" in c.value for c in page.caption)
+    set_budget(page, 10.0)
+    draw(page)
+    (drawn,) = book(page).draws(person(page))
+    assert set(drawn.release.type_epsilon) == {"leave:Home", "enter:Home", "enter:Clinic",
+                                               "leave:Clinic"}
+    assert book(page).spent(person(page)) == pytest.approx(2.0)
+
+
+def test_the_page_warns_when_an_unprotected_type_predicts_a_protected_one(monkeypatch):
+    import lmdk_core.patterns as pt
+
+    def strong(history, pats):
+        return pd.DataFrame([{"unprotected": "enter:Work", "protected": "leave:Home",
+                              "window_s": 7200.0, "events": 9, "hits": 9, "precision": 1.0,
+                              "base_rate": 0.2, "strong": True}])
+
+    monkeypatch.setattr(pt, "predictive_types", strong)
+    at = fresh()
+    (warning,) = [w.value for w in at.warning if "give a protected one away" in w.value]
+    assert "**enter:Work**: 9 of its 9 events had a **leave:Home** within 120 min" in warning
+    assert any("What is checked: on the history day only" in c.value for c in at.caption)

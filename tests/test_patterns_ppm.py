@@ -49,9 +49,10 @@ PUB = Pattern(("C", "B"), 10, name="pub")
 def test_uniform_budgets_per_neighbour_reading_and_shared_types():
     p2 = Pattern(("A", "B"), 10, private=True, name="p2")
     p3 = Pattern(("A", "C", "D"), 10, private=True, name="p3")
-    inst = type_budgets([p2, p3], uniform_allocation([p2, p3], epsilon=1.2))
+    inst = type_budgets([p2, p3], uniform_allocation([p2, p3], epsilon=1.2), types=TYPES)
     assert inst == pytest.approx({"A": 0.4, "B": 0.6, "C": 0.4, "D": 0.4})  # A: min(0.6, 0.4)
-    ev = type_budgets([p2, p3], uniform_allocation([p2, p3], epsilon=1.2, neighbour="event"))
+    ev = type_budgets([p2, p3], uniform_allocation([p2, p3], epsilon=1.2, neighbour="event"),
+                      types=TYPES)
     assert ev == pytest.approx({"A": 1.2, "B": 1.2, "C": 1.2, "D": 1.2})
     with pytest.raises(ParameterError, match="neighbour"):
         uniform_allocation([p2], epsilon=1, neighbour="user")
@@ -136,7 +137,8 @@ def test_exact_pattern_level_bound_by_enumeration(eps):
     pat = Pattern(("A", "B", "A"), 10, private=True, name="p")
     instance = [(0, "A"), (1, "B"), (2, "A")]
     for reading, bound in (("instance", eps), ("event", 3 * eps)):
-        budgets = type_budgets([pat], uniform_allocation([pat], epsilon=eps, neighbour=reading))
+        budgets = type_budgets([pat], uniform_allocation([pat], epsilon=eps, neighbour=reading),
+                               types=("A", "B"))
         cell_eps = {(t, k): budgets[k] for t in range(3) for k in ("A", "B")}
         full = {c: 0 for c in cell_eps}
         for t, k in instance:

@@ -6,7 +6,8 @@ patterns a data consumer legitimately queries (public patterns) stay detectable.
 
 Pipeline: trajectory or value series → :mod:`~.extract` (typed events at public ticks, per
 user) → :mod:`~.match` (seq patterns within a window) → :mod:`~.ppm` (Uniform / Adaptive PPM,
-event-level RR) or :mod:`~.baselines` (w-event and landmark schemes via lmdk_core's
+event-level RR; :mod:`~.protect` decides the protected type set: the private patterns' types and
+the types paired with them) or :mod:`~.baselines` (w-event and landmark schemes via lmdk_core's
 ``release_values``) → :mod:`~.quality` (Prec, Rec, Q, MRE). :mod:`~.taxi` generates a
 T-Drive-shaped data set; ``python -m lmdk_core.patterns.evaluate`` prints the evaluation table.
 :mod:`~.ledger` keeps the real releases and their ledger (``PatternSession``: free seeded previews,
@@ -28,6 +29,7 @@ from .ppm import (
     uniform_allocation,
     uniform_ppm,
 )
+from .protect import Protection, footprint, paired_types, predictive_types, protection
 from .quality import Quality, confusion, mre, quality
 from .regions import GridRegions, PlaceRegions, as_regions
 from .rr import RR_MAX_EPSILON, flip_mask, flip_probability, flip_threshold, realised_epsilon
@@ -43,6 +45,7 @@ __all__ = [
     "Pattern",
     "PatternRelease",
     "PlaceRegions",
+    "Protection",
     "Quality",
     "adaptive_allocation",
     "adaptive_ppm",
@@ -53,10 +56,14 @@ __all__ = [
     "flip_mask",
     "flip_probability",
     "flip_threshold",
+    "footprint",
     "match",
     "match_all",
     "match_bruteforce",
     "mre",
+    "paired_types",
+    "predictive_types",
+    "protection",
     "quality",
     "realised_epsilon",
     "region_events",

@@ -7,13 +7,16 @@ stream with fresh OS randomness (``rng=None``) and is recorded in the ledger of 
 returns the same draw, never a new one.
 
 **What a draw costs.** A draw randomises each protected event type k with budget E(k) (the
-per-type budgets of its allocation, :func:`~lmdk_core.patterns.type_budgets`). One occurrence
-of a pattern P = seq(t_1..t_m) is m indicators, so the draw's loss for it is
-ℓ(P) = Σ_i E(t_i): at most ε for the draw's private patterns under the whole-occurrence reading
-(``neighbour="instance"``), up to m·ε under the single-event reading; a type the draw does not
-randomise is published as it is, ℓ(P) = ∞. Draws of the same events compose sequentially: the
-loss of one occurrence of P over the draws d is Σ_d ℓ_d(P) (k occurrences of one person: k
-times that, as the guarantee says; the ledger counts per occurrence).
+per-type budgets of its allocation, :func:`~lmdk_core.patterns.type_budgets`: the private
+patterns' types and the types paired with them). One occurrence of a pattern P = seq(t_1..t_m)
+changes the cells of its *footprint*: for each t_i, one cell of every type of its group G(t_i)
+(t_i and the types paired with it, :func:`~lmdk_core.patterns.footprint`). So the draw's loss
+for it is ℓ(P) = Σ_i Σ_{k∈G(t_i)} E(k): at most ε for the draw's private patterns under the
+whole-occurrence reading (``neighbour="instance"``), up to m·ε under the single-event reading;
+a footprint type the draw does not randomise — a pattern type, or a type paired with one — is
+published as it is and gives the occurrence away, ℓ(P) = ∞. Draws of the same events compose
+sequentially: the loss of one occurrence of P over the draws d is Σ_d ℓ_d(P) (k occurrences of
+one person: k times that, as the guarantee says; the ledger counts per occurrence).
 
 **The ledger** of a person set (one person of the sample, or all taxis of the taxi set at once,
 since the taxi release is one stream of many subjects) keeps every draw and, for every pattern
@@ -49,6 +52,7 @@ from ..session import BudgetExceededError
 from ..validation import check_epsilon
 from .match import Pattern
 from .ppm import PatternRelease, release_with_allocation, type_budgets
+from .protect import footprint
 from .stream import EventStream
 
 __all__ = [
@@ -69,11 +73,15 @@ _TOL = 1e-9  # float slack of budget comparisons (ε/m summed m times)
 Types = tuple[str, ...]
 
 
-def occurrence_loss(types: Sequence[str], type_epsilon: Mapping[str, float]) -> float:
+def occurrence_loss(types: Sequence[str], type_epsilon: Mapping[str, float],
+                    universe: Sequence[str] | None = None) -> float:
     """The loss of one occurrence of ``seq(types)`` in a release randomising each type k with
-    ``type_epsilon[k]``: Σ_i ε(t_i), infinite when a type is published as it is."""
+    ``type_epsilon[k]``: the sum over the cells of its footprint in the type ``universe``
+    (each type's group of paired types, :func:`~lmdk_core.patterns.footprint`; without a
+    universe the types themselves), infinite when one of them is published as it is."""
+    cells = tuple(types) if universe is None else footprint(types, universe)
     total = 0.0
-    for t in types:
+    for t in cells:
         e = type_epsilon.get(t)
         if e is None:
             return math.inf
@@ -95,6 +103,8 @@ class LedgerEntry:
     """(name, types) of each pattern this draw declared private."""
     cost: float
     """The draw's loss per occurrence of the private patterns it declared (the largest)."""
+    universe: Types = ()
+    """The event types of the released stream (public): they decide each type's paired types."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type_epsilon", MappingProxyType(dict(self.type_epsilon)))
@@ -138,7 +148,7 @@ class PatternLedger:
         for types, name in names.items():
             total, exposed = 0.0, None
             for i, e in enumerate(self.entries, start=1):
-                loss = occurrence_loss(types, e.type_epsilon)
+                loss = occurrence_loss(types, e.type_epsilon, e.universe)
                 if math.isinf(loss) and exposed is None:
                     exposed = i
                 total += loss
@@ -250,13 +260,15 @@ class PatternSession:
 
     def plan(self, person: Hashable, patterns: Sequence[Pattern],
              allocation: Mapping[str, Sequence[float]], *, key: Hashable,
-             stream_key: Hashable, neighbour: str = "instance") -> PatternPlan:
-        """What :meth:`draw` would cost, from the budgets alone (before any noise)."""
+             stream_key: Hashable, types: Sequence[str], neighbour: str = "instance"
+             ) -> PatternPlan:
+        """What :meth:`draw` would cost, from the budgets alone (before any noise); ``types``:
+        the event types of the stream to release (they decide the paired types)."""
         book = self._book(person)
         spent = book.ledger.spent
         if key in self._drawn:
             return PatternPlan(spent, spent, book.total_budget, True)
-        entry = _entry("plan", key, "plan", 1.0, neighbour, patterns, allocation)
+        entry = _entry("plan", key, "plan", 1.0, neighbour, patterns, allocation, types)
         before = {p.types: p for p in book.ledger.losses()}
         if book.ledger.entries and stream_key != book.ledger.stream_key:
             return PatternPlan(spent, math.inf, book.total_budget, False, (
@@ -272,7 +284,8 @@ class PatternSession:
         problem = None
         if lost:
             p = lost[0]
-            missing = [t for t in p.types if t not in entry.type_epsilon]
+            missing = list(dict.fromkeys(t for t in footprint(p.types, entry.universe)
+                                         if t not in entry.type_epsilon))
             problem = (f"this release would publish the events {', '.join(missing)} as they "
                        f"are, ending the protection your earlier real draws gave to "
                        f"“{p.name}”. Keep that pattern private.")
@@ -297,7 +310,7 @@ class PatternSession:
         if key in self._drawn:
             return self._drawn[key]
         plan = self.plan(person, patterns, allocation, key=key, stream_key=stream_key,
-                         neighbour=neighbour)
+                         types=stream.types, neighbour=neighbour)
         if not plan.fits:
             raise BudgetExceededError(f"Refused: {plan.problem} Nothing was drawn.")
         release = release_with_allocation(stream, patterns, allocation, epsilon=epsilon,
@@ -305,7 +318,7 @@ class PatternSession:
                                           mechanism=mechanism)
         token = secrets.token_hex(8)
         entry = _entry(token, key, mechanism, release.epsilon, release.neighbour, patterns,
-                       allocation)
+                       allocation, stream.types)
         book = self._book(person)
         # recorded before anyone sees it: every real draw counts from the moment it exists
         book.ledger = book.ledger.add(entry, stream_key)
@@ -315,10 +328,12 @@ class PatternSession:
 
 
 def _entry(token: str, key: Hashable, mechanism: str, epsilon: float, neighbour: str,
-           patterns: Sequence[Pattern], allocation: Mapping[str, Sequence[float]]
-           ) -> LedgerEntry:
-    type_eps = type_budgets(patterns, allocation)  # validates: a private pattern, its budgets
+           patterns: Sequence[Pattern], allocation: Mapping[str, Sequence[float]],
+           universe: Sequence[str]) -> LedgerEntry:
+    universe = tuple(str(t) for t in universe)
+    # the budgets the release will use (validates: a private pattern, its budgets)
+    type_eps = type_budgets(patterns, allocation, types=universe)
     private = tuple((p.name, p.types) for p in patterns if p.private)
-    cost = max(occurrence_loss(t, type_eps) for _, t in private)
+    cost = max(occurrence_loss(t, type_eps, universe) for _, t in private)
     return LedgerEntry(token, key, mechanism, float(epsilon), neighbour, type_eps, private,
-                       cost)
+                       cost, universe)

@@ -1,7 +1,10 @@
 """Pattern-level privacy-preserving mechanisms (PPMs): Uniform and Adaptive (Gu et al., ICDE 2023).
 
-**Indicators.** For every tick t of a user and every *protected* event type k (a type of some
-private pattern), the indicator I(t, k) ∈ {0, 1} says whether an event of type k occurs at t.
+**Indicators.** For every tick t of a user and every *protected* event type k, the indicator
+I(t, k) ∈ {0, 1} says whether an event of type k occurs at t. The protected types are the
+types of the private patterns **and the types deterministically paired with them**
+(:mod:`lmdk_core.patterns.protect`: the other kinds of the same region — enter, leave, dwell —
+and the other direction of the same threshold), so no public event gives a hidden one away.
 Each indicator goes through binary randomised response with the type's budget ε_k
 (:mod:`lmdk_core.patterns.rr`, exactly ε_k-DP in floating point): a real event whose bit flips to
 0 is *suppressed*; a tick whose bit flips to 1 gets a *synthetic* event of type k. Events of
@@ -11,16 +14,22 @@ region (uniform in the place or cell, :mod:`lmdk_core.patterns.regions`) for rea
 events alike, and their time is the (public) tick.
 
 **Budgets.** Each private pattern P = seq(E_1..E_m) gets per-position budgets ε_{P,i} ≥ 0 with
-Σ_i ε_{P,i} ≤ ε; a type's budget is the minimum over all positions (of all private patterns)
-where it occurs, so a type shared by several private patterns gets the smallest budget.
+Σ_i ε_{P,i} ≤ ε; position i's budget is split equally over the group G(E_i) of types paired
+with E_i (E_i included), and a type's budget is the minimum of the shares it gets over all
+positions of all private patterns, so a type shared by several of them gets the smallest.
 
 **Neighbour relation** (``neighbour=``; the seed's Definitions 1–3 admit both readings):
 
-* ``"instance"`` (default) — pattern-level neighbours differ in any subset of the events of one
-  private-pattern instance (up to m indicators). Uniform: ε_{P,i} = ε/m. Guarantee: the output
-  distributions of such neighbours differ by a factor ≤ e^ε (Σ over the instance ≤ ε).
-* ``"event"`` — in-pattern neighbours differ in exactly one event of an instance. Uniform:
-  ε_{P,i} = ε. Guarantee: e^ε for one event; a whole instance of length m costs up to m·ε.
+* ``"instance"`` (default) — pattern-level neighbours differ in any subset of the *footprint*
+  of one private-pattern instance: its m events and the other events of the visits (threshold
+  stretches) they begin or end. Uniform: ε_{P,i} = ε/m, i.e. ε/(m·|G(E_i)|) per type.
+  Guarantee: the output distributions of such neighbours differ by a factor ≤ e^ε.
+* ``"event"`` — in-pattern neighbours differ in the footprint of exactly one event of an
+  instance. Uniform: ε_{P,i} = ε. Guarantee: e^ε for one event; a whole instance costs up to m·ε.
+
+``paired=False`` (every function here) randomises the pattern types only: the opt-out, for
+comparisons with the pre-issue-24 mechanism. Its releases publish the paired events as they are
+and do NOT protect occurrences (docs/pattern-level-dp.md §3).
 
 Adaptive PPM (instance reading): ε_{P,i} with Σ_i ε_{P,i} = ε chosen to maximise the quality
 Q of the public patterns on a *historical period disjoint from the released one*, by replaying
@@ -49,6 +58,7 @@ from ..errors import ParameterError
 from ..noise import as_source
 from ..validation import check_epsilon, check_int, check_probability
 from .match import Pattern, match_all
+from .protect import Protection, footprint, paired_types, protection
 from .quality import quality
 from .regions import GridRegions, PlaceRegions
 from .rr import RR_MAX_EPSILON, flip_mask, flip_threshold
@@ -75,9 +85,11 @@ class PatternRelease:
     """Result of a pattern-level release.
 
     ``stream`` is the released (public) event stream, ``type_epsilon`` the per-type budgets
-    (public parameters). ``suppressed`` (per true event) and ``injected`` (per released event)
-    are PRIVATE diagnostics computed from the true stream: they are for the data holder's own
-    evaluation and must never be published with the release.
+    (public parameters) of every randomised type, ``protection`` which types are protected and
+    which of them only because they are paired with a private-pattern type. ``suppressed`` (per
+    true event) and ``injected`` (per released event) are PRIVATE diagnostics computed from the
+    true stream: they are for the data holder's own evaluation and must never be published with
+    the release.
     """
 
     mechanism: str
@@ -88,6 +100,7 @@ class PatternRelease:
     suppressed: np.ndarray
     injected: np.ndarray
     allocation: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    protection: Protection | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type_epsilon", MappingProxyType(dict(self.type_epsilon)))
@@ -123,8 +136,11 @@ def uniform_allocation(patterns: Sequence[Pattern], *, epsilon: float,
 
 
 def type_budgets(patterns: Sequence[Pattern],
-                 allocation: Mapping[str, Sequence[float] | np.ndarray]) -> dict[str, float]:
-    """Budget of each protected type: the minimum over the positions where it occurs."""
+                 allocation: Mapping[str, Sequence[float] | np.ndarray], *,
+                 types: Sequence[str], paired: bool = True) -> dict[str, float]:
+    """Budget of each protected type: position i's budget ε_{P,i} split equally over the group
+    of E_i (the types of the universe ``types`` paired with it; only E_i when ``paired=False``),
+    then the minimum over all the positions whose group holds the type."""
     out: dict[str, float] = {}
     for p in _private(patterns):
         if p.name not in allocation:
@@ -133,7 +149,9 @@ def type_budgets(patterns: Sequence[Pattern],
         if budget.shape != (p.m,):
             raise ParameterError(f"allocation for {p.name!r} needs {p.m} budgets")
         for t, e in zip(p.types, budget, strict=True):
-            out[t] = min(out.get(t, np.inf), float(e))
+            group = paired_types(t, types) if paired else (t,)
+            for k in group:
+                out[k] = min(out.get(k, np.inf), float(e) / len(group))
     return out
 
 
@@ -205,25 +223,28 @@ def _check_budget_limits(type_eps: Mapping[str, float]) -> None:
 
 
 def uniform_ppm(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float,
-                neighbour: str = "instance", regions: Any = None, rng: Any = None
-                ) -> PatternRelease:
-    """Uniform pattern-level PPM: randomised response with ε/m (or ε) per protected indicator.
+                neighbour: str = "instance", regions: Any = None, rng: Any = None,
+                paired: bool = True) -> PatternRelease:
+    """Uniform pattern-level PPM: ε/m (or ε) per position, split over each position's paired
+    types, by randomised response on every protected indicator.
 
     Pattern-level ε-DP for the chosen ``neighbour`` relation (module docstring). ``regions``
     (the regions the events were extracted with) lets released protected events carry a
     location drawn uniformly in their region; without it they carry none. ``rng=None``: fresh
-    OS entropy.
+    OS entropy. ``paired=False``: the opt-out (module docstring), no protection of occurrences.
     """
     alloc = uniform_allocation(patterns, epsilon=epsilon, neighbour=neighbour)
     return release_with_allocation(stream, patterns, alloc, epsilon=epsilon, neighbour=neighbour,
-                                   regions=regions, rng=rng, mechanism="uniform")
+                                   regions=regions, rng=rng, mechanism="uniform", paired=paired)
 
 
 def release_with_allocation(stream: EventStream, patterns: Sequence[Pattern],
                             allocation: Mapping[str, Sequence[float]], *, epsilon: float,
                             neighbour: str = "instance", regions: Any = None, rng: Any = None,
-                            mechanism: str = "allocation") -> PatternRelease:
-    """Release with given per-position budgets; checks Σ_i ε_{P,i} ≤ ε (instance) or ≤ ε each."""
+                            mechanism: str = "allocation", paired: bool = True
+                            ) -> PatternRelease:
+    """Release with given per-position budgets; checks Σ_i ε_{P,i} ≤ ε (instance) or ≤ ε each.
+    Each position's budget is split over its paired types (``paired=False``: the opt-out)."""
     eps = check_epsilon(epsilon)
     nb = _check_neighbour(neighbour)
     for p in _private(patterns):
@@ -235,11 +256,12 @@ def release_with_allocation(stream: EventStream, patterns: Sequence[Pattern],
             what = "sum" if nb == "instance" else "largest"
             raise ParameterError(f"allocation for {p.name!r}: {what} budget {total:.6g} "
                                  f"exceeds epsilon {eps:.6g}")
-    type_eps = type_budgets(patterns, allocation)
+    type_eps = type_budgets(patterns, allocation, types=stream.types, paired=paired)
     _check_budget_limits(type_eps)
     out, sup, inj = _rr_release(stream, type_eps, regions, rng)
     return PatternRelease(mechanism, eps, nb, out, type_eps, sup, inj,
-                          {k: tuple(float(x) for x in v) for k, v in allocation.items()})
+                          {k: tuple(float(x) for x in v) for k, v in allocation.items()},
+                          protection(patterns, stream.types, paired=paired))
 
 
 def event_rr(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float,
@@ -248,14 +270,19 @@ def event_rr(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float
     """Baseline: event-level randomised response on EVERY event type (a stream PPM).
 
     It does not know which patterns are private, so to give the same pattern-level guarantee as
-    the Uniform PPM it spends the smallest per-event budget min_P ε/m_P (instance reading; ε
-    under the event reading) on every type in ``types`` (default: all types of the stream;
-    restricting to the types of the patterns evaluated changes no match and saves time).
+    the Uniform PPM it spends the smallest per-event budget min_P ε/|F_P| on every type, with
+    |F_P| the number of cells of P's footprint (m_P without paired types; instance reading),
+    or min ε/|G| over the private types' groups (event reading), on every type in ``types``
+    (default: all types of the stream; restricting to the types of the patterns evaluated
+    changes no match and saves time).
     """
     eps = check_epsilon(epsilon)
     nb = _check_neighbour(neighbour)
     priv = _private(patterns)
-    per_event = min(eps / p.m for p in priv) if nb == "instance" else eps
+    if nb == "instance":
+        per_event = min(eps / len(footprint(p.types, stream.types)) for p in priv)
+    else:
+        per_event = min(eps / len(paired_types(t, stream.types)) for p in priv for t in p.types)
     chosen = stream.types if types is None else tuple(types)
     type_eps = {t: per_event for t in chosen}
     _check_budget_limits(type_eps)
@@ -268,9 +295,9 @@ def event_rr(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float
 
 def _replay_quality(history: EventStream, patterns: Sequence[Pattern],
                     allocation: Mapping[str, Sequence[float] | np.ndarray], alpha: float,
-                    seeds: Sequence[int], truth: list[np.ndarray]) -> float:
+                    seeds: Sequence[int], truth: list[np.ndarray], paired: bool) -> float:
     public = [p for p in patterns if not p.private]
-    type_eps = type_budgets(patterns, allocation)
+    type_eps = type_budgets(patterns, allocation, types=history.types, paired=paired)
     qs = []
     for s in seeds:
         out, _, _ = _rr_release(history, type_eps, None, np.random.default_rng(s))
@@ -280,7 +307,7 @@ def _replay_quality(history: EventStream, patterns: Sequence[Pattern],
 
 def adaptive_allocation(
     history: EventStream, patterns: Sequence[Pattern], *, epsilon: float, alpha: float = 0.5,
-    replays: int = 2, rounds: int = 3, floor: float = 0.1, seed: int = 0,
+    replays: int = 2, rounds: int = 3, floor: float = 0.1, seed: int = 0, paired: bool = True,
 ) -> dict[str, tuple[float, ...]]:
     """Per-position budgets (Σ_i ε_{P,i} = ε per private pattern) maximising replayed Q.
 
@@ -305,7 +332,7 @@ def adaptive_allocation(
         return {k: tuple(v) for k, v in alloc.items()}
     seeds = [seed + i for i in range(replays)]
     truth = match_all(history, public)
-    best = _replay_quality(history, patterns, alloc, a, seeds, truth)
+    best = _replay_quality(history, patterns, alloc, a, seeds, truth, paired)
     for r in range(rounds):
         improved = True
         while improved:
@@ -323,7 +350,7 @@ def adaptive_allocation(
                         trial[p.name][j] += delta
                         if trial[p.name].max() > RR_MAX_EPSILON:
                             continue
-                        q = _replay_quality(history, patterns, trial, a, seeds, truth)
+                        q = _replay_quality(history, patterns, trial, a, seeds, truth, paired)
                         if q > cand_best + 1e-12:
                             cand_best, cand_alloc = q, trial
             if cand_alloc is not None:
@@ -347,10 +374,11 @@ def adaptive_ppm(stream: EventStream, patterns: Sequence[Pattern], *, history: E
     history overlaps the released period). Pattern-level ε-DP (instance reading) for ``stream``.
     """
     _check_disjoint(history, stream)
+    paired = bool(search.get("paired", True))
     alloc = adaptive_allocation(history, patterns, epsilon=epsilon, alpha=alpha, **search)
     return release_with_allocation(stream, patterns, alloc, epsilon=epsilon,
                                    neighbour="instance", regions=regions, rng=rng,
-                                   mechanism="adaptive")
+                                   mechanism="adaptive", paired=paired)
 
 
 def adaptive_ppm_periods(stream: EventStream, patterns: Sequence[Pattern], *, period_s: float,
@@ -370,6 +398,7 @@ def adaptive_ppm_periods(stream: EventStream, patterns: Sequence[Pattern], *, pe
     step = int(check_positive(period_s, "period_s") * NS_PER_S)
     eps = check_epsilon(epsilon)
     gen = as_source(rng)  # one source for every period (None: fresh OS entropy)
+    paired = bool(search.get("paired", True))
     out: list[PatternRelease] = []
     if not stream.n_ticks:
         return out
@@ -383,7 +412,7 @@ def adaptive_ppm_periods(stream: EventStream, patterns: Sequence[Pattern], *, pe
         else:
             alloc = adaptive_allocation(previous, patterns, epsilon=eps, alpha=alpha, **search)
         rel = release_with_allocation(part, patterns, alloc, epsilon=eps, regions=regions,
-                                      rng=gen, mechanism="adaptive-periods")
+                                      rng=gen, mechanism="adaptive-periods", paired=paired)
         out.append(rel)
         previous = rel.stream
     return out
