@@ -1,6 +1,8 @@
 """The notebooks run top to bottom at small settings (executed with nbclient) and show what they
 claim: each gets small parameters injected after its ``parameters`` cell (as papermill does) and
-a check cell appended that asserts on the notebook's own variables."""
+a check cell appended that asserts on the notebook's own variables. The figures the conclusions
+quote are printed and their claims asserted by the notebook's own last code cell, so a conclusion
+the code no longer bears out fails here too."""
 
 from __future__ import annotations
 
@@ -71,6 +73,10 @@ def test_notebook_executes_and_shows_what_it_claims(name, tmp_path):
     first, last = nb.cells[0], nb.cells[-1]
     assert first.cell_type == "markdown" and "**Question.**" in first.source
     assert last.cell_type == "markdown" and last.source.startswith("## What this showed")
+    figures = nb.cells[-2]  # the conclusions' figures are computed, and their claims asserted
+    assert figures.cell_type == "code" and "assert " in figures.source, (
+        f"{name}: compute the figures 'What this showed' rests on, and assert its claims, in the "
+        "cell before it (issue 24 finding 12: numbers typed in prose go stale)")
 
     at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
     small = nbformat.v4.new_code_cell(SMALL[name].format(tmp=str(tmp_path)))
