@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/page_patterns.py` puts
     sys.path.insert(0, str(ROOT))
 
 from dashboard import charts, state  # noqa: E402
+from dashboard.formatting import plain_text  # noqa: E402
 from lmdk_core.errors import LmdkError  # noqa: E402
 from lmdk_core.patterns import (  # noqa: E402
     NEIGHBOURS,
@@ -206,18 +207,19 @@ def guarantee_sentence(neighbour: str, eps: float, pats: list[Pattern],
     others = [t for t in types if t not in prot.types]
     factor = f"{np.exp(eps):.3g}"
     not_covered = (
-        f" **Not covered:** events of the other types ({', '.join(others)}) are published as "
-        "they are; if they predict a private event (see the check below), they can give it "
-        "away." if others else "")
+        f" **Not covered:** events of the other types ({plain_text(', '.join(others))}) are "
+        "published as they are; if they predict a private event (see the check below), they "
+        "can give it away." if others else "")
     if neighbour == "instance":
-        return (f"**Guarantee:** for every private pattern ({', '.join(p.name for p in priv)}), "
+        return (f"**Guarantee:** for every private pattern "
+                f"({plain_text(', '.join(p.name for p in priv))}), "
                 "whether one occurrence happened — its events together with the other events "
                 "of the visits they begin or end, all of the protected types "
-                f"({', '.join(prot.types)}) — changes the probability of any released stream "
-                f"by at most a factor e^ε = {factor} (ε = {eps:g}). In plain words: whatever "
-                "anyone knew before, seeing the release can multiply their odds that the "
-                f"occurrence happened by at most {factor}. Several occurrences of the same "
-                "person add up (k occurrences: e^(kε))." + not_covered)
+                f"({plain_text(', '.join(prot.types))}) — changes the probability of any "
+                f"released stream by at most a factor e^ε = {factor} (ε = {eps:g}). In plain "
+                "words: whatever anyone knew before, seeing the release can multiply their "
+                f"odds that the occurrence happened by at most {factor}. Several occurrences of "
+                "the same person add up (k occurrences: e^(kε))." + not_covered)
     m = max(p.m for p in priv)
     return (f"**Guarantee (single-event reading):** any ONE event of a private pattern, with "
             f"the other events of its visit, changes the probability of any released stream by "
@@ -251,7 +253,8 @@ def protection_notes(stream, history, pats: list[Pattern]) -> None:
                 "one.")
         st.caption(f"{note} {measured}")
         return
-    lines = [f"* **{r.unprotected}**: {r.hits} of its {r.events} events had a **{r.protected}** "
+    lines = [f"* **{plain_text(r.unprotected)}**: {r.hits} of its {r.events} events had a "
+             f"**{plain_text(r.protected)}** "
              f"within {r.window_s / 60:g} min ({r.precision:.0%}; at a random time "
              f"{r.base_rate:.0%})" for r in strong.itertuples()]
     st.warning("Unprotected events that give a protected one away: the guarantee does not "
@@ -265,7 +268,7 @@ def show_message(name: str) -> None:
     """The stored message ``name`` (an error or a refusal), if any."""
     message = state.page_value(name)
     if message:
-        st.error(message, icon="⚠️")
+        st.error(plain_text(message), icon="⚠️")
 
 
 def sidebar() -> dict:
@@ -366,7 +369,7 @@ def regions_section(source: str, df: pd.DataFrame, user: str | None, region_kind
             for r in table.itertuples(index=False)))
         PlaceRegions.from_places(table)  # validates: unique names, ranges
     except (LmdkError, ValueError, AttributeError) as exc:
-        st.error(f"Regions: {exc}", icon="⚠️")
+        st.error(f"Regions: {plain_text(exc)}", icon="⚠️")
         st.stop()
     return regions_key
 
@@ -556,7 +559,8 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
     refusal = f"{KEY}draw_error:{hash(key)}"  # a refusal is shown with its own settings only
     if drawn is None:
         if plan.problem:
-            st.warning(f"A draw now would be refused: {plan.problem}", icon=":material/block:")
+            st.warning(f"A draw now would be refused: {plain_text(plan.problem)}",
+                       icon=":material/block:")
         st.button(
             "Draw the real release", key=KEY + "draw", type="primary",
             on_click=state.page_call,
@@ -616,7 +620,7 @@ def main() -> None:
         regions, history, stream = build_events(source, n_taxis, user, regions_key, kinds,
                                                 cfg["dwell_min"], cfg["tick_min"])
     except LmdkError as exc:
-        st.error(f"Events: {exc}", icon="⚠️")
+        st.error(f"Events: {plain_text(exc)}", icon="⚠️")
         st.stop()
     st.caption(f"{len(stream):,} events on {stream.n_ticks:,} ticks released "
                f"({len(history):,} events in the history day); {len(stream.types)} event types.")
@@ -630,7 +634,7 @@ def main() -> None:
         release = release_with_allocation(stream, pats, alloc, epsilon=eps, neighbour=neighbour,
                                           regions=regions, rng=cfg["seed"], mechanism=mechanism)
     except LmdkError as exc:
-        st.error(str(exc), icon="⚠️")
+        st.error(plain_text(exc), icon="⚠️")
         st.stop()
 
     preview_section(stream, release, pats, alloc, eps, neighbour)

@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from dashboard import charts, state  # noqa: E402
+from dashboard.formatting import plain_text  # noqa: E402
 from lmdk_core import LmdkError  # noqa: E402
 from lmdk_core import population as P  # noqa: E402
 
@@ -199,7 +200,7 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
     try:
         plan = sess.plan(pop_key, pop["traj"], prefs, key=key, **release)
     except LmdkError as exc:
-        st.error(str(exc), icon="⚠️")
+        st.error(plain_text(exc), icon="⚠️")
         return
     summary = sess.summary(pop_key, prefs)
     m = st.columns(4)
@@ -234,7 +235,7 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
                  "or not.")
         msg = state.page_value(refusal)
         if msg:
-            st.error(msg, icon="⚠️")
+            st.error(plain_text(msg), icon="⚠️")
     else:
         st.success(f"Real release drawn for these settings ({METHOD_LABELS['personalised']}, "
                    f"τ = {drawn.release.tau:.3g}): {drawn.n_excluded:,} user(s) left out "
@@ -261,7 +262,7 @@ def uploaded_preferences() -> tuple[pd.DataFrame | None, bool]:
         try:
             stored = {"name": up.name, "file_id": up.file_id, "prefs": P.read_preferences(up)}
         except LmdkError as exc:
-            st.error(str(exc))
+            st.error(plain_text(exc))
             return None, True
         state.set_page_value(KEY + "prefs", stored)
     if stored is None:
@@ -325,7 +326,7 @@ def main() -> None:
             with st.spinner("Simulating the previews…"):
                 memo = (key, compute(pop, mix_name, scheme, tau_arg, int(seed), prefs))
         except LmdkError as exc:
-            st.error(str(exc))
+            st.error(plain_text(exc))
             return
         state.set_page_value(KEY + "result", memo)
     result = memo[1]

@@ -263,8 +263,9 @@ def test_the_download_holds_the_released_events_only(downloads):
 def test_the_page_protects_the_paired_types_and_says_why(page):
     """Private "to the clinic" (leave:Home → enter:Clinic): the page also protects enter:Home
     and leave:Clinic, says so in plain words, states the guarantee over the whole footprint and
-    what it does not cover, and a real draw still costs ε per occurrence."""
-    text = _text(page)
+    what it does not cover, and a real draw still costs ε per occurrence. (Type names are
+    user-provided: the page escapes them for markdown, hence the backslashes removed here.)"""
+    text = _text(page).replace("\\", "")
     assert "enter:Home is protected too because it pairs with leave:Home" in text
     assert "leave:Clinic is protected too because it pairs with enter:Clinic" in text
     assert ("seeing the release can multiply their odds that the occurrence happened by at "
@@ -295,6 +296,31 @@ def test_the_page_warns_when_an_unprotected_type_predicts_a_protected_one(monkey
 
     monkeypatch.setattr(pt, "predictive_types", strong)
     at = fresh()
-    (warning,) = [w.value for w in at.warning if "give a protected one away" in w.value]
+    (warning,) = [w.value.replace("\\", "") for w in at.warning
+                  if "give a protected one away" in w.value]
     assert "**enter:Work**: 9 of its 9 events had a **leave:Home** within 120 min" in warning
     assert any("What is checked: on the history day only" in c.value for c in at.caption)
+
+
+def test_region_and_pattern_names_are_text_in_the_guarantee():
+    """Issue 24 finding 6 on this page: region names come from the user's table and reach the
+    guarantee sentence (markdown); a name that is a markdown image fetches nothing."""
+    import ast
+
+    import numpy as np
+
+    from dashboard.formatting import plain_text
+    from lmdk_core.patterns import Pattern, protection
+
+    # the page module runs the page when imported: take the one function from its source
+    source = (Path(__file__).resolve().parent.parent / "dashboard" / "page_patterns.py")
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef)
+              and n.name == "guarantee_sentence")
+    ns = {"np": np, "plain_text": plain_text, "protection": protection, "Pattern": Pattern}
+    exec(compile(ast.Module([fn], []), str(source), "exec"), ns)
+    evil = "enter:![x](https://tracker.example/p.png)"
+    sentence = ns["guarantee_sentence"](
+        "instance", 2.0, [Pattern((evil, "leave:Home"), 3600.0, private=True)],
+        (evil, "leave:Home", "enter:Work"))
+    assert "![x](" not in sentence and "\\!\\[x\\]\\(" in sentence
