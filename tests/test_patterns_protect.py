@@ -93,8 +93,9 @@ def test_readme_example_withstands_the_attack_within_e_to_the_epsilon(readme):
     assert [k for _, k in footprint_cells(events, pats[0], occ)] == [
         "enter:Home", "leave:Home", "enter:Clinic", "leave:Clinic"]
     n = 20_000
-    old = neighbour_audit(events, pats, occ, epsilon=EPS, runs=n, paired=False, rng=1)
-    assert old.attack_s == n and old.attack_s_prime == 0 and math.isinf(old.attack_ratio)
+    # unprotected paired types: the attack is right every time (1,000 runs show it, 16 s less)
+    old = neighbour_audit(events, pats, occ, epsilon=EPS, runs=1_000, paired=False, rng=1)
+    assert old.attack_s == 1_000 and old.attack_s_prime == 0 and math.isinf(old.attack_ratio)
     new = neighbour_audit(events, pats, occ, epsilon=EPS, runs=n, rng=2)
     for a, b in ((new.attack_s, new.attack_s_prime), (new.best_s, new.best_s_prime),
                  (new.attack_s_prime, new.attack_s), (new.best_s_prime, new.best_s)):
