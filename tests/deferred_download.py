@@ -25,3 +25,24 @@ def call_without_session(func: Callable[[], Any], timeout_s: float = 120) -> str
     assert "error" not in out, out.get("error")
     data = out["value"]
     return data.decode() if isinstance(data, bytes) else data
+
+
+def record_downloads(monkeypatch: Any) -> dict[str, dict]:
+    """Record every download button's label, data and file name as a page draws it (the
+    ``seen`` dict, filled on each run). Patches both the container method and
+    ``st.download_button`` (the main container's method, bound when streamlit is imported)."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    seen: dict[str, dict] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self: Any, label: str, data: Any, file_name: Any = None, *args: Any,
+                  **kwargs: Any) -> Any:
+        seen[label] = {"data": data, "file_name": file_name}
+        return original(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    monkeypatch.setattr(st, "download_button",
+                        lambda *a, **kw: recording(st._main, *a, **kw))
+    return seen

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit as st
-from deferred_download import call_without_session
+from deferred_download import call_without_session, record_downloads
 from page_charts import bundles, figure
 from streamlit.testing.v1 import AppTest
 
@@ -338,18 +338,8 @@ def test_export_buttons_only_for_a_real_draw(app):
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """Record every download button's label, data and file name as the page draws it."""
-    from streamlit.delta_generator import DeltaGenerator
-
-    seen: dict[str, dict] = {}
-    original = DeltaGenerator.download_button
-
-    def recording(self, label, data, file_name=None, *args, **kwargs):
-        seen[label] = {"data": data, "file_name": file_name}
-        return original(self, label, data, file_name, *args, **kwargs)
-
-    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
-    return seen
+    """Every download button's label, data and file name as the page draws it."""
+    return record_downloads(monkeypatch)
 
 
 def test_every_download_yields_a_parseable_file(downloads, fake_map, home):

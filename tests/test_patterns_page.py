@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
-from deferred_download import call_without_session
+from deferred_download import call_without_session, record_downloads
 from page_charts import figures
 from streamlit.testing.v1 import AppTest
 
@@ -225,20 +224,8 @@ def test_a_draw_past_the_budget_is_refused_and_nothing_is_recorded(page):
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """Record every download button's label, data and file name as the page draws it."""
-    from streamlit.delta_generator import DeltaGenerator
-
-    seen: dict[str, dict] = {}
-    original = DeltaGenerator.download_button
-
-    def recording(self, label, data, file_name=None, *args, **kwargs):
-        seen[label] = {"data": data, "file_name": file_name}
-        return original(self, label, data, file_name, *args, **kwargs)
-
-    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
-    # st.download_button is the main container's method, bound when streamlit is imported
-    monkeypatch.setattr(st, "download_button", lambda *a, **kw: recording(st._main, *a, **kw))
-    return seen
+    """Every download button's label, data and file name as the page draws it."""
+    return record_downloads(monkeypatch)
 
 
 def test_the_download_holds_the_released_events_only(downloads):

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from deferred_download import call_without_session
+from deferred_download import call_without_session, record_downloads
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
@@ -45,16 +45,7 @@ def home():
 @pytest.fixture
 def page(monkeypatch, home):
     """The page with Home marked; every download button's data and file name recorded."""
-    from streamlit.delta_generator import DeltaGenerator
-
-    seen: dict[str, dict] = {}
-    original = DeltaGenerator.download_button
-
-    def recording(self, label, data, file_name=None, *args, **kwargs):
-        seen[label] = {"data": data, "file_name": file_name}
-        return original(self, label, data, file_name, *args, **kwargs)
-
-    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    seen = record_downloads(monkeypatch)
     sent = ScriptRunContext.enqueue
 
     def enqueue(self, msg):  # the fragment each download button's element is sent from
