@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._version import __version__
 from .errors import LmdkError, ParameterError
 
 __all__ = ["main"]
@@ -304,6 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="no progress output")
     p = argparse.ArgumentParser(prog="lmdk", description="Landmark privacy for publishers.",
                                 parents=[common])
+    p.add_argument("--version", action="version", version=f"lmdk {__version__}",
+                   help="print the installed lmdk version and exit")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("release", help="release one person's trace", parents=[common])
@@ -321,45 +324,64 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("input", nargs="?", help="trajectories (file, directory, or Parquet "
                                            "directory partitioned by user for --engine dask)")
     q.add_argument("--generate", type=int, help="use N synthetic users instead of a file")
-    q.add_argument("--points-per-user", type=int, default=200)
-    q.add_argument("--days", type=int, default=7)
+    q.add_argument("--points-per-user", type=int, default=200,
+                   help="with --generate: location fixes per synthetic user (default 200)")
+    q.add_argument("--days", type=int, default=7,
+                   help="with --generate: days the synthetic data spans (default 7)")
     q.add_argument("--data-seed", type=int, default=0, help="seed of the synthetic data")
     q.add_argument("--preferences",
                    help="CSV uid,epsilon: each person's own budget ε_u (else drawn from --mix)")
     q.add_argument("--mix", default="icde15", choices=["icde15", "liberal-heavy", "even",
-                                                       "all-conservative"])
+                                                       "all-conservative"],
+                   help="public mix of personal budgets the ε_u are drawn from when no "
+                        "--preferences are given (default icde15: 54/37/9 %% conservative/"
+                        "moderate/liberal)")
     q.add_argument("--places", help="CSV uid,lat,lon,radius_m[,name] of landmark places")
     q.add_argument("--suggest-places", type=int, metavar="K",
                    help="landmarks = each user's K longest stays (instead of --places)")
     q.add_argument("--landmark-kinds", default="other",
                    help="with --generate: synthetic place kinds used as landmarks "
                         "(home,work,other; default: other)")
-    q.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"])
+    q.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"],
+                   help="how each person's ε_u is spread over their time bins (default skip)")
     q.add_argument("--method", default="personalised",
-                   choices=["personalised", "threshold", "minimum", "user_level"])
+                   choices=["personalised", "threshold", "minimum", "user_level"],
+                   help="personalised (Sample mechanism, the default) or a baseline: threshold "
+                        "(drop those below τ), minimum (everyone at the floor), user_level")
     q.add_argument("--tau", default="mean",
                    help="threshold τ in budget units (noise scale 2/τ): a number, or a rule on "
                         "the public mix: mean, median, quantile:q, min_error")
     q.add_argument("--epsilon-floor", type=float, help="public minimum ε (Minimum, user-level)")
-    q.add_argument("--cell-m", type=float, default=500.0)
-    q.add_argument("--bin-s", type=int, default=3600)
+    q.add_argument("--cell-m", type=float, default=500.0,
+                   help="side of the public grid's cells in metres (default 500)")
+    q.add_argument("--bin-s", type=int, default=3600,
+                   help="length of a time bin in seconds (default 3600)")
     q.add_argument("--bbox", default="39.70,40.15,116.10,116.70",
                    help="public box lat_min,lat_max,lon_min,lon_max")
     q.add_argument("--start", help="public start time (UTC)")
     q.add_argument("--end", help="public end time (UTC)")
-    q.add_argument("--engine", default="memory", choices=["memory", "dask"])
-    q.add_argument("--out", required=True)
+    q.add_argument("--engine", default="memory", choices=["memory", "dask"],
+                   help="memory (default) or dask (a Parquet directory partitioned by user)")
+    q.add_argument("--out", required=True,
+                   help="output directory (must not exist or be empty)")
     q.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
 
     e = sub.add_parser("evaluate", help="print the error table of the population methods",
                        parents=[common])
-    e.add_argument("--users", type=int, default=1000)
-    e.add_argument("--points-per-user", type=int, default=200)
-    e.add_argument("--mixes", default="icde15,liberal-heavy,even,all-conservative")
-    e.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"])
-    e.add_argument("--cell-m", type=float, default=1000.0)
-    e.add_argument("--repeats", type=int, default=3)
-    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--users", type=int, default=1000,
+                   help="synthetic users (default 1000)")
+    e.add_argument("--points-per-user", type=int, default=200,
+                   help="location fixes per synthetic user (default 200)")
+    e.add_argument("--mixes", default="icde15,liberal-heavy,even,all-conservative",
+                   help="comma-separated budget mixes to evaluate")
+    e.add_argument("--scheme", default="skip", choices=["event", "user", "uniform", "skip"],
+                   help="how each person's ε_u is spread over their time bins (default skip)")
+    e.add_argument("--cell-m", type=float, default=1000.0,
+                   help="side of the public grid's cells in metres (default 1000)")
+    e.add_argument("--repeats", type=int, default=3,
+                   help="simulated releases per method (default 3)")
+    e.add_argument("--seed", type=int, default=0,
+                   help="simulation seed of the evaluation (a simulation: nothing is released)")
     return p
 
 

@@ -207,3 +207,22 @@ def test_population_uses_every_imported_place(tmp_path):
                  "3000", "--out", str(out), "--seed", "1", "--quiet"]) == 0
     users = pd.read_csv(out / "PRIVATE-users.csv")
     assert (users["landmark_bins"] > 0).all()  # imported places are never filtered by name
+
+
+def test_every_option_has_help_and_there_is_a_version(capsys):
+    """Issue 29 item 5: 16 CLI options had no help text, and there was no `lmdk --version`."""
+    import argparse
+
+    from lmdk_core import __version__
+    from lmdk_core.cli import build_parser, main
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [f"{name} {', '.join(a.option_strings) or a.dest}"
+               for name, sp in [("lmdk", parser), *subs.choices.items()]
+               for a in sp._actions
+               if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
+               and not a.help]
+    assert missing == []
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"lmdk {__version__}"
