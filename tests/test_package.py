@@ -131,6 +131,8 @@ def test_core_dependencies_are_only_the_library_essentials():
     core = {re.split(r"[<>=]", r)[0].lower() for r in PYPROJECT["project"]["dependencies"]}
     # cryptography: the ChaCha20 keystream every real release draws from (lmdk_core.noise)
     assert core == {"numpy", "pandas", "pyarrow", "numba", "cryptography"}
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "needs only numpy, pandas, pyarrow, numba and cryptography" in readme  # says so
     app = " ".join(PYPROJECT["project"]["optional-dependencies"]["app"])
     assert "streamlit>=1.53" in app  # cache_resource(scope="session") first appears in 1.53.0
 
