@@ -28,7 +28,8 @@ from .privacy_section import Settings
 
 SOURCES = tuple(loss_models.LOSS_SOURCES.values())
 SOURCE_HELP = (
-    "A synthetic Markov chain of chosen strength on a public grid: no data is used, so the "
+    "A synthetic Markov chain of chosen strength on a public grid spanning the distance you "
+    "choose (its bounds hold for places up to that far apart): no data is used, so the "
     "TPL-bounded budgets chosen from it leak nothing.",
     "A Markov chain fitted to the released (noisy) points: post-processing of what is already "
     "public, free of charge. It describes this release, so it cannot choose this release's "
@@ -37,13 +38,14 @@ SOURCE_HELP = (
     "ε_model-DP. It is a release of your data: drawn once per setting and counted in the "
     "ledger (section 6) the moment it is drawn.",
 )
+EXTENTS_KM = [round(m / 1000) for m in loss_models.PRESET_EXTENTS_M]
 DEFAULT_CENTRE = (39.99, 116.33)  # the bundled sample's area (public, synthetic data)
 MODEL_INFO_KEY = "loss_model_info"
 """This section's record of the chosen correlation model (read by the export section)."""
 BOUNDED_OPEN_KEY = "bounded_open"
 """The TPL-bounded expander's open state: it stays open after switching the release."""
 _TOKEN_PARAMS = {
-    "preset": ("strength", "cell_m", "radius_m"),
+    "preset": ("strength", "extent_m", "radius_m"),
     "released": ("release", "cell_m_requested", "radius_m"),
     "dp": ("data", "epsilon_model", "protected_events", "centre", "extent_m", "cell_m",
            "radius_m"),
@@ -56,6 +58,8 @@ def model_info(model: Any, token: tuple) -> dict[str, Any]:
     params = {n: v for n, v in zip(names, token[1:], strict=True) if n not in ("release", "data")}
     if token[0] == "released":
         params["cell_m_used"] = cell_used(model)
+    if token[0] == "preset":  # the cell side the extent implies
+        params["cell_m"] = round(model.steps.offset / np.sqrt(2.0), 1)
     return {"source": model.source, "source_text": model.source_text,
             "description": model.description, "parameters": params,
             "epsilon_model": float(model.epsilon_model), "n_states": model.n_states,
@@ -136,17 +140,22 @@ def render(
         return None, None
     loss = lm_loss.loss
     pair_label = f"places {fmt_distance(separation)} apart"
+    beyond = _beyond(traj, key, model, float(separation))
+    scope = "" if beyond is None else f" Not a bound for places further apart than {beyond}."
+    flag = {} if beyond is None else {"delta": f"not a bound beyond {beyond}",
+                                      "delta_color": "off"}
     m = st.columns(4)
     m[0].metric("Bound, chosen pair", fmt_number(float(np.max(loss.pair))),
                 help=f"Upper bound on the loss of one moment for two {pair_label} "
-                "(largest over time).")
+                f"(largest over time).{scope}", **flag)
     m[1].metric("Bound, worst pair", fmt_number(float(np.max(loss.tpl))),
                 help="Upper bound on the loss of one moment for the two most distant cells "
-                "(largest over time).")
+                f"of the model (largest over time).{scope}", **flag)
     joint = float(np.max(lm_loss.composed_pair)) if mask.any() else None
     m[2].metric("Bound, landmarks + t", "—" if joint is None else fmt_number(joint),
                 help="Upper bound on the joint loss of all landmark moments and one more, for "
-                "places at the chosen distance. Mark a place in section 2 to see it.")
+                f"places at the chosen distance. Mark a place in section 2 to see it.{scope}",
+                **({} if joint is None else flag))
     m[3].metric("Composition bound", fmt_number(loss.cap),
                 help="Σ ε_t times the largest per-step loss of the model: no correlation can "
                 "make any figure here larger.")
@@ -159,7 +168,9 @@ def render(
         figures.loss_figure(release.eps, guarantee, s.epsilon, temporal=loss,
                             landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
                             max_points=CHART_POINTS, pair_label=pair_label,
-                            title="Privacy loss over time: guarantee and upper bounds"),
+                            title="Privacy loss over time: guarantee and upper bounds"
+                            + ("" if beyond is None else
+                               f" (not a bound for places further apart than {beyond})")),
         key="loss_chart",
     )
     with st.expander("What each curve means", expanded=False):
@@ -181,10 +192,14 @@ def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, rel
                     value="moderate", key="strength",
                     help="Strong: the next cell is (almost) certain given the current one, so "
                     "loss accumulates fastest. Weak: cells are nearly independent.")
-                cell = col.select_slider("Grid cell (m)", options=[100, 200, 500, 1000],
-                                         value=500, key="preset_cell_m",
-                                         help="Side of the preset's 6×5 public cells.")
-                token = ("preset", strength, float(cell), float(s.radius_m))
+                km = col.select_slider(
+                    "Places up to … km apart", options=EXTENTS_KM,
+                    value=round(loss_models.PRESET_EXTENT_M / 1000), key="preset_extent_km",
+                    help="The distance the preset covers (a public choice, not read from your "
+                    "data): its 6×5 cells are scaled so the two farthest cells are this far "
+                    "apart, and every bound holds for places up to this distance apart only. "
+                    "Choose one that covers everywhere you go.")
+                token = ("preset", strength, float(km) * 1000, float(s.radius_m))
                 model = _preset(*token[1:])  # loss_models.preset_model, shared by sessions
             elif source == SOURCES[1]:
                 cell = col.select_slider(
@@ -249,9 +264,32 @@ def _dp_controls(col: Any, traj: pd.DataFrame, key: Any, s: Settings, mask: np.n
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _preset(strength: str, cell_m: float, radius_m: float) -> Any:
+def _preset(strength: str, extent_m: float, radius_m: float) -> Any:
     """Public preset: no data involved, so shared between sessions."""
-    return loss_models.preset_model(strength, radius_m=radius_m, cell_m=cell_m)
+    return loss_models.preset_model(strength, radius_m=radius_m, extent_m=extent_m)
+
+
+def _beyond(traj: pd.DataFrame, key: Any, model: Any, separation: float) -> str | None:
+    """For a public preset that does not cover the user's trace (or the chosen pair): show the
+    warning and return the distance it covers, as text; else None.
+
+    This compares the user's own trace with a public setting and shows the result on the
+    user's own screen only: it is not a release (never exported, and neither the bounds nor
+    the budgets depend on it)."""
+    if model.source != "public":
+        return None
+    note = loss_models.extent_warning(model, _span(key, traj), separation)
+    if note is None:
+        return None
+    st.warning(note, icon=":material/warning:")
+    return f"{loss_models.covered_m(model) / 1000:g} km"
+
+
+@st.cache_resource(scope="session", show_spinner=False, max_entries=4)
+def _span(key: Any, _traj: pd.DataFrame) -> float:
+    """The largest distance between two fixes of the trajectory identified by ``key``
+    (metres)."""
+    return loss_models.trace_span_m(_traj["lat"], _traj["lon"])
 
 
 def _release_token(release: Any) -> str:

@@ -3,7 +3,10 @@
 The dashboard's section 5 and the Jupyter explorer offer the same three sources of a Markov
 model, each sound for the release it is applied to (docs/temporal-loss.md):
 
-* ``"preset"`` — a synthetic strength preset on a public grid (uses no data, free);
+* ``"preset"`` — a synthetic strength preset on a public grid (uses no data, free). Its
+  extent is a public setting ("places up to … km apart", :data:`PRESET_EXTENT_M`): its bounds
+  hold for places up to that distance apart only, and :func:`extent_warning` tells the user
+  when their own trace spans more;
 * ``"released"`` — fitted to the released points (post-processing of what is public, free; it
   describes the release, so it cannot choose that release's budgets);
 * ``"dp"`` — transition counts of the true trace with discrete Laplace noise (costs ε_model; a
@@ -29,11 +32,15 @@ from .errors import LmdkWarning, ParameterError
 __all__ = [
     "DP_DEFAULTS",
     "LOSS_SOURCES",
-    "PRESET_CELLS_M",
+    "PRESET_EXTENTS_M",
+    "PRESET_EXTENT_M",
     "STRENGTHS",
+    "covered_m",
+    "extent_warning",
     "preset_model",
     "release_loss",
     "released_model",
+    "trace_span_m",
 ]
 
 LOSS_SOURCES: dict[str, str] = {
@@ -43,19 +50,82 @@ LOSS_SOURCES: dict[str, str] = {
 }
 """The model sources both hosts offer, with their labels."""
 STRENGTHS = ("weak", "moderate", "strong")
-PRESET_CELLS_M = (100, 200, 500, 1000)
+PRESET_EXTENTS_M = (2_000.0, 5_000.0, 10_000.0, 20_000.0, 50_000.0, 100_000.0)
+"""The preset extents the hosts offer ("places up to … km apart")."""
+PRESET_EXTENT_M = 20_000.0
+"""Default preset extent: places up to 20 km apart (a city)."""
 DP_DEFAULTS: dict[str, Any] = {"epsilon_model": 0.5, "extent_m": 10_000.0, "cell_m": 1000.0}
 """Defaults of the DP model's public grid (its centre must be a public point)."""
 
 
-def preset_model(strength: str = "moderate", *, radius_m: float, cell_m: float = 500.0) -> Any:
-    """The public preset of ``strength`` on 6×5 public cells of ``cell_m`` metres, with the
-    neighbour relation of a release with protection radius ``radius_m``."""
+def preset_model(strength: str = "moderate", *, radius_m: float,
+                 extent_m: float = PRESET_EXTENT_M) -> Any:
+    """The public preset of ``strength`` on 6×5 public cells whose two farthest points are
+    ``extent_m`` metres apart (:func:`lmdk_core.correlation.public_grid_model`), with the
+    neighbour relation of a release with protection radius ``radius_m``.
+
+    Its worst pair covers any two places up to ``extent_m`` apart, and no further: for a trace
+    spanning more, its bounds are not bounds (:func:`extent_warning`)."""
     from .correlation import public_grid_model
 
     if strength not in STRENGTHS:
         raise ParameterError(f"strength must be one of {', '.join(STRENGTHS)}")
-    return public_grid_model(strength, radius_m=radius_m, cell_m=cell_m)
+    return public_grid_model(strength, radius_m=radius_m, extent_m=extent_m)
+
+
+def covered_m(model: Any) -> float:
+    """The largest distance (metres) between two places whose loss ``model``'s worst pair
+    bounds: δ_max·r for a location model."""
+    return float(model.steps.worst * model.steps.unit_distance)
+
+
+def trace_span_m(lat: Any, lon: Any) -> float:
+    """The largest distance (metres) between two fixes of a trace (0 for fewer than two).
+
+    Exact over all pairs up to 4,000 distinct fixes; beyond, over the vertices of the convex
+    hull of the fixes in a local plane (the farthest pair lies on it, up to the projection)."""
+    from .geo import degrees_to_metres, haversine_m
+
+    lat = np.asarray(lat, dtype=np.float64)
+    lon = np.asarray(lon, dtype=np.float64)
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    pts = np.unique(np.column_stack([lat[ok], lon[ok]]), axis=0)
+    if len(pts) < 2:
+        return 0.0
+    if len(pts) > 4000:
+        from scipy.spatial import ConvexHull, QhullError
+
+        east, north = degrees_to_metres(pts[0, 0], pts[0, 1], pts[:, 0], pts[:, 1])
+        try:
+            pts = pts[ConvexHull(np.column_stack([east, north])).vertices]
+        except QhullError:  # all fixes on a line: its two ends are among these four
+            pts = pts[[np.argmin(east), np.argmax(east), np.argmin(north), np.argmax(north)]]
+    best = 0.0
+    for i in range(0, len(pts), 1000):
+        block = pts[i:i + 1000]
+        d = haversine_m(block[:, None, 0], block[:, None, 1], pts[None, :, 0], pts[None, :, 1])
+        best = max(best, float(np.max(d)))
+    return best
+
+
+def extent_warning(model: Any, span_m: float, separation: float | None = None) -> str | None:
+    """The warning a host shows, to the user only, when a preset's bounds do not cover the
+    user's own trace (it spans more than the preset's extent) or the pair they chose; None when
+    they do or ``model`` is not a preset.
+
+    Comparing the user's trace with a public setting on their own screen is not a release: the
+    text is never exported, and the bounds and budgets do not depend on it."""
+    if model is None or getattr(model, "source", None) != "public":
+        return None
+    covered = covered_m(model)
+    far = [f"your trace spans {span_m / 1000:.1f} km"] if span_m > covered else []
+    if separation is not None and separation > covered:
+        far.append(f"the pair you chose is {separation / 1000:.1f} km apart")
+    if not far:
+        return None
+    return (f"The public preset covers places up to {covered / 1000:g} km apart, but "
+            f"{' and '.join(far)}: its figures are not a bound for places further apart than "
+            f"{covered / 1000:g} km. Choose a larger extent.")
 
 
 def released_model(release: Any, *, cell_m: float = 500.0) -> tuple[Any, list[str]]:

@@ -579,6 +579,25 @@ def test_loss_section_bounds_are_labelled_capped_and_never_exceedances(app, fake
     assert not any(getattr(m, "delta", None) == "exceeds ε" for m in app.metric)
 
 
+def test_loss_section_preset_covers_a_chosen_extent_and_warns_beyond_it(app):
+    # default: places up to 20 km apart, which covers the sample trace — no warning
+    assert app.select_slider(key="preset_extent_km").value == 20
+    assert any("up to 20 km apart" in c.value for c in app.caption)
+    assert not any("not a bound" in w.value for w in app.warning)
+    worst20 = float(metric(app, "Bound, worst pair").value.replace(",", ""))
+    # a preset smaller than the trace: the page says its figures are no bound beyond it
+    app.select_slider(key="preset_extent_km").set_value(2)
+    run(app)
+    assert not app.exception
+    note = next(w.value for w in app.warning if "not a bound" in w.value)
+    assert "covers places up to 2 km apart" in note and "your trace spans" in note
+    m = metric(app, "Bound, worst pair")
+    assert "not a bound beyond 2 km" in str(m.delta)
+    assert float(m.value.replace(",", "")) < worst20  # smaller, and no bound for the trace
+    title = chart(app, "loss_chart")["layout"]["title"]["text"]
+    assert "not a bound for places further apart than 2 km" in title
+
+
 def test_loss_section_released_and_dp_models(app):
     app.radio(key="loss_source").set_value("Estimated from the released points")
     run(app)

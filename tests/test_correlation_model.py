@@ -158,7 +158,7 @@ def test_the_hosts_models_still_work():
     walk = _walk(200).assign(time=pd.date_range("2024-01-01", periods=200, freq="min"))
     mask = np.zeros(len(walk), dtype=bool)
     mask[[10, 11, 50]] = True
-    pre = loss_models.preset_model("strong", radius_m=200.0, cell_m=500.0)
+    pre = loss_models.preset_model("strong", radius_m=200.0, extent_m=5_000.0)
     assert pre.source == "public"
     assert allocate_for_model(1.0, pre, T=len(walk)).source == "public"
     rel = release_locations(walk, mask, epsilon=1.0, scheme="skip", radius_m=200.0, rng=3)
@@ -244,3 +244,17 @@ def test_neighbour_relations_and_bad_input():
             bad()
     with pytest.raises(MatrixError):
         temporal_loss([0.1], P, steps=any_pair_steps(3))
+
+
+@pytest.mark.parametrize("extent_m", [2_000.0, 20_000.0, 100_000.0])
+@pytest.mark.parametrize("radius_m", [37.0, 200.0])
+def test_public_preset_covers_the_extent_chosen(extent_m, radius_m):
+    m = public_grid_model("moderate", radius_m=radius_m, extent_m=extent_m)
+    assert m.n_states == 30  # the states the strength presets are calibrated on
+    # the worst pair bounds any two places up to extent_m apart, and not much more
+    covered = m.steps.worst * radius_m
+    assert extent_m <= covered <= extent_m * (1 + 1e-6)
+    assert m.steps.pair_scale(extent_m) == pytest.approx(m.steps.worst)
+    assert f"up to {extent_m / 1000:g} km apart" in m.description
+    with pytest.raises(ParameterError, match="not both"):
+        public_grid_model("moderate", radius_m=radius_m, extent_m=extent_m, cell_m=500.0)

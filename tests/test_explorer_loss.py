@@ -11,7 +11,9 @@ true trace.
   can fail.
 * (c) The issue's alice case: the former "trajectory" model is refused; its figure (1.52) was
   below a computed lower bound on the exact loss of the lattice release, and the bound shown
-  now is not.
+  now is not. The public preset covers places up to a distance the user chooses (default
+  20 km): its former fixed 3 × 2.5 km grid gave 29.8, below that lower bound (37.8); the
+  default preset's figure is not, and a preset smaller than the trace says so.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def test_explorer_loss_is_release_loss_of_the_release_shown(source):
         _same_loss(r.loss, loss_models.release_loss(r.drawn.release, r.landmarks, model,
                                                     separation=radius))
     if source == "preset":
-        model = loss_models.preset_model("strong", radius_m=radius, cell_m=1000.0)
+        model = loss_models.preset_model("strong", radius_m=radius)
         np.testing.assert_array_equal(r.model.P_forward, model.P_forward)
         np.testing.assert_array_equal(r.model.steps.delta, model.steps.delta)
 
@@ -231,3 +233,64 @@ def test_alice_trajectory_model_refused_and_the_new_bound_is_not_below_the_exact
     assert r.kind == "real" and r.model.source == "released"
     assert r.loss.composed[t] >= lower
 
+
+
+def _alice(**kw) -> ExplorerSession:
+    return ExplorerSession(lk.load_sample(), user="alice", places=[HOME, CLINIC], epsilon=1.0,
+                           scheme="uniform", radius_m=200.0, interval_s=300.0, **kw)
+
+
+def test_alice_default_preset_bound_is_not_below_the_exact_loss():
+    s = _alice(loss_model="preset")
+    r = s.result
+    traj, L, eps = r.traj, r.landmarks, np.asarray(r.release.eps)
+    t = int(np.flatnonzero(~L)[0])
+    S = np.flatnonzero(L | (np.arange(L.size) == t))
+    lower = _lattice_lower_bound(traj, eps, S, 200.0)
+    assert lower > 37  # the two fixes farthest apart, 7.9 km
+    assert loss_models.trace_span_m(traj["lat"], traj["lon"]) == pytest.approx(7918, abs=1)
+    # the former preset: 6×5 cells of 500 m, its worst pair 3.9 km apart — no bound here
+    former = correlation.public_grid_model("moderate", radius_m=200.0, cell_m=500.0)
+    old = loss_models.release_loss(r.release, L, former, separation=200.0)
+    assert float(old.composed[t]) < lower
+    # the default preset covers places up to 20 km apart: its figures are bounds for alice
+    assert loss_models.covered_m(r.model) >= loss_models.PRESET_EXTENT_M == 20_000.0
+    assert "up to 20 km apart" in r.model.description
+    assert r.loss.composed[t] >= lower and r.loss.composed.max() >= lower
+    assert r.loss.loss.tpl.max() >= float(eps.max()) * 20_000.0 / 200.0
+    print(f"\nalice: former preset {old.composed.max():.1f}, exact ≥ {lower:.1f}, "
+          f"default preset {r.loss.composed.max():.1f}")
+    assert r.summary()["bounds hold for"] == "places up to 20 km apart" and not r.beyond
+    assert not any("not a bound" in w for w in r.warnings)
+
+
+def test_a_preset_smaller_than_the_trace_says_it_is_no_bound_there():
+    s = _alice(loss_model="preset", preset_extent_m=5_000.0)
+    r = s.result
+    assert r.beyond and r.covered_m == pytest.approx(5_000.0)
+    note = next(w for w in r.warnings if "not a bound" in w)
+    assert "covers places up to 5 km apart" in note and "your trace spans 7.9 km" in note
+    assert r.summary()["bounds hold for"].startswith(
+        "NOT a bound for places further apart than 5 km")
+    s.update(preset_extent_m=20_000.0)
+    assert not s.result.beyond and s.result.covered_m >= 20_000.0
+    assert not any("not a bound" in w for w in s.result.warnings)
+    # only a public preset is compared with the trace
+    s.update(loss_model="released")
+    assert s.result.covered_m is None and not s.result.beyond
+
+
+def test_trace_span_matches_all_pairs_beyond_the_exact_limit():
+    rng = np.random.default_rng(5)
+    lat = 40.0 + rng.normal(0, 0.05, 5000)
+    lon = 116.3 + rng.normal(0, 0.05, 5000)
+    from lmdk_core.geo import haversine_m
+
+    want = max(float(np.max(haversine_m(lat[i:i + 500, None], lon[i:i + 500, None],
+                                         lat[None, :], lon[None, :])))
+               for i in range(0, lat.size, 500))
+    assert loss_models.trace_span_m(lat, lon) == pytest.approx(want, rel=1e-4)
+    line = np.linspace(0, 0.1, 6000)
+    assert loss_models.trace_span_m(40 + line, np.full(6000, 116.3)) == pytest.approx(
+        haversine_m(40.0, 116.3, 40.1, 116.3), rel=1e-9)
+    assert loss_models.trace_span_m([40.0], [116.3]) == 0.0

@@ -360,8 +360,11 @@ def test_loss_chart_follows_the_correlation_model(alice):
     composed = np.array(_trace(ex.loss_chart, name).y, float)
     assert composed.max() == pytest.approx(np.max(loss.composed))
 
-    ex.controls["cell_m"].value = 1000.0  # a larger public grid: larger worst-pair steps
+    assert ex.controls["cell_m"].layout.display == "none"  # the released-points grid
+    assert ex.controls["preset_extent_m"].value == 20_000.0
+    ex.controls["preset_extent_m"].value = 50_000.0  # places further apart: larger steps
     assert ex.result.model.steps.worst > model.steps.worst
+    assert "up to 50 km apart" in ex.result.model.description
     ex.controls["loss_model"].value = "released"
     r = ex.result
     assert r.model.source == "released" and ex.release is r.release  # same release shown

@@ -235,24 +235,45 @@ def public_grid_model(
     strength: str | float = "moderate",
     *,
     radius_m: float,
-    cell_m: float = 500.0,
+    extent_m: float | None = None,
+    cell_m: float | None = None,
     rows: int = 6,
     cols: int = 5,
 ) -> CorrelationModel:
-    """Synthetic preset: ``rows × cols`` public cells of ``cell_m`` metres (30 by default, where
-    the strength presets are calibrated), P^B = P^F = :func:`synthetic_transition_matrix`.
+    """Synthetic preset: ``rows × cols`` public cells (30 by default, where the strength
+    presets are calibrated), P^B = P^F = :func:`synthetic_transition_matrix`.
 
-    Uses no data; its neighbour relation is that of a location release with radius
-    ``radius_m`` over these cells.
+    The grid's size is a public choice: ``extent_m``, the distance up to which two places are
+    covered (cells of side c = extent_m / (√((rows−1)² + (cols−1)²) + √2), so the worst pair —
+    the two corner cells, δ_max = (d(corners) + √2·c)/r — bounds any two places up to
+    ``extent_m`` apart), or the cell side ``cell_m`` (one of the two; default: cells of 500 m).
+    Its bounds say nothing about places further apart than δ_max·r
+    (:func:`lmdk_core.loss_models.extent_warning`). Uses no data; its neighbour relation is that
+    of a location release with radius ``radius_m`` over these cells.
     """
     rows = check_int(rows, "rows")
     cols = check_int(cols, "cols")
-    cell_m = check_positive(cell_m, "cell_m")
+    if extent_m is not None and cell_m is not None:
+        raise ParameterError("give the preset's extent_m or its cell_m, not both")
+    if extent_m is not None:
+        extent = check_positive(extent_m, "extent_m")
+        cell_m = extent / (math.hypot(rows - 1, cols - 1) + math.sqrt(2.0))
+    cell_m = check_positive(500.0 if cell_m is None else cell_m, "cell_m")
     P = synthetic_transition_matrix(rows * cols, strength)
-    steps = location_steps(_grid_centres(rows, cols, cell_m, 0.0, 0.0), radius_m=radius_m,
-                           cell_m=cell_m)
+    for _ in range(4):
+        steps = location_steps(_grid_centres(rows, cols, cell_m, 0.0, 0.0), radius_m=radius_m,
+                               cell_m=cell_m)
+        covered = steps.worst * steps.unit_distance
+        if extent_m is None or covered >= extent:
+            break
+        # the degree grid and haversine are not exactly planar: widen the cells a hair so
+        # the corner pair covers extent_m
+        cell_m *= extent / covered * (1 + 1e-9)
+    else:
+        raise ParameterError(f"the preset covers {covered:.0f} m < extent_m = {extent:.0f} m")
     desc = (f"synthetic {strength} correlation on a public {rows}×{cols} grid of "
-            f"{cell_m:g} m cells (P^B = P^F)")
+            f"{cell_m:.0f} m cells covering places up to {covered / 1000:.3g} km apart "
+            "(P^B = P^F)")
     return _issue(P, P, steps, "public", desc)
 
 

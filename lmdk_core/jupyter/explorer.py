@@ -60,11 +60,16 @@ _CELLS_M = (100.0, 200.0, 300.0, 500.0, 750.0, 1000.0, 2000.0, 5000.0)
 _DP_EXTENTS_M = (2000.0, 5000.0, 10000.0, 20000.0)
 _DP_CELLS_M = (500.0, 1000.0, 2000.0)
 _WARN = "#D55E00"
-_NUMERIC_OPTIONS = ("interval_s", "cell_m", "dp_extent_m", "dp_cell_m")  # (label, value) pairs
+_NUMERIC_OPTIONS = ("interval_s", "cell_m", "dp_extent_m", "dp_cell_m",
+                    "preset_extent_m")  # (label, value) pairs
 
 
 def _interval_label(step: float) -> str:
     return f"{step / 60:g} min" if step >= 60 else f"{step:g} s"
+
+
+def _extent_label(metres: float) -> str:
+    return f"places up to {metres / 1000:g} km apart"
 
 
 def _options(values: tuple[float, ...], current: float, unit: str = " m") -> list:
@@ -127,6 +132,11 @@ class Explorer:
                                      style=style, layout=layout),
             "strength": w.Dropdown(options=list(loss_models.STRENGTHS), value=s["strength"],
                                    description="preset strength", style=style, layout=layout),
+            "preset_extent_m": w.Dropdown(
+                options=[(_extent_label(v), v)
+                         for v in sorted({*loss_models.PRESET_EXTENTS_M, s["preset_extent_m"]})],
+                value=s["preset_extent_m"], description="preset covers", style=style,
+                layout=layout),
             "cell_m": w.Dropdown(options=_options(_CELLS_M, s["cell_m"]), value=s["cell_m"],
                                  description="model grid cell", style=style, layout=layout),
             "epsilon_model": w.BoundedFloatText(
@@ -203,7 +213,7 @@ class Explorer:
         self._refresh(r)
 
         order = ["user", "epsilon", "scheme", "radius_m", "interval_s", "loss_model", "strength",
-                 "cell_m", "epsilon_model", "dp_extent_m", "dp_cell_m"]
+                 "preset_extent_m", "cell_m", "epsilon_model", "dp_extent_m", "dp_cell_m"]
         panel = w.VBox([
             w.HTML("<b>Privacy settings</b>"),
             *[self.controls[k] for k in order if k in self.controls],
@@ -353,8 +363,9 @@ class Explorer:
                 if control.value != s[key]:
                     if key in _NUMERIC_OPTIONS and s[key] not in [
                             v for _label, v in control.options]:
-                        label = (f"{s[key]:,.0f} m" if key != "interval_s"
-                                 else _interval_label(s[key]))
+                        label = (_interval_label(s[key]) if key == "interval_s" else
+                                 _extent_label(s[key]) if key == "preset_extent_m" else
+                                 f"{s[key]:,.0f} m")
                         control.options = [*control.options, (label, s[key])]
                     control.value = s[key]
             for i, part in enumerate(("lat", "lon")):
@@ -363,7 +374,8 @@ class Explorer:
         finally:
             self._syncing = False
         source = s["loss_model"]
-        show = {"strength": source == "preset", "cell_m": source in ("preset", "released")}
+        show = {"strength": source == "preset", "preset_extent_m": source == "preset",
+                "cell_m": source == "released"}
         for key in ("epsilon_model", "dp_extent_m", "dp_cell_m"):
             show[key] = source == "dp"
         for key, on in show.items():
@@ -399,6 +411,8 @@ class Explorer:
                                        title=f"Privacy loss over time (no correlation){what}",
                                        max_points=CHART_POINTS, height=460)
         radius = self.session.settings["radius_m"]
+        if r.beyond:  # the user's trace spans more than the preset covers (their screen only)
+            what += f" — NOT a bound for places further apart than {r.covered_m / 1000:g} km"
         return figures.loss_figure(
             r.release.eps, r.guarantee, r.release.epsilon, temporal=r.loss.loss,
             landmark_loss=r.loss if r.landmarks.any() else None, time=self._time(r),

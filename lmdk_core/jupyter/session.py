@@ -67,8 +67,9 @@ MAX_TIMESTAMPS = 5000
 
 LOSS_MODELS: tuple[str, ...] = ("preset", "released", "dp", "none")
 """Where the Markov model of the loss chart comes from (:mod:`lmdk_core.loss_models`): a public
-preset of ``strength`` on ``cell_m`` cells, the released points of the release shown (grid of
-``cell_m``), a paid DP estimate on a public grid, or no correlation chart."""
+preset of ``strength`` covering places up to ``preset_extent_m`` apart, the released points of
+the release shown (grid of ``cell_m``), a paid DP estimate on a public grid, or no correlation
+chart."""
 
 LOSS_LABELS: dict[str, str] = {
     "preset": loss_models.LOSS_SOURCES["preset"],
@@ -117,7 +118,10 @@ class ExplorerResult:
     :class:`~lmdk_core.correlation.CorrelationModel`) or None; ``loss`` its
     :class:`~lmdk_core.correlation.LandmarkTemporalLoss` (upper bounds, nats, from
     :func:`lmdk_core.loss_models.release_loss` with the pair at the protection radius) or None;
-    ``warnings`` notes about the model (a coarser grid, a DP model not drawn yet, …).
+    ``warnings`` notes about the model (a coarser grid, a DP model not drawn yet, a trace
+    spanning more than the preset covers, …); ``covered_m`` the distance up to which the
+    preset's bounds hold (None for other models) and ``beyond`` True when the trace shown (or
+    the pair at r) is further apart than that: the figures are then no bound for those places.
     """
 
     traj: pd.DataFrame
@@ -131,6 +135,8 @@ class ExplorerResult:
     warnings: tuple[str, ...]
     drawn: Drawn | None = None
     preview: Preview | None = None
+    covered_m: float | None = None
+    beyond: bool = False
 
     @property
     def is_real(self) -> bool:
@@ -170,6 +176,11 @@ class ExplorerResult:
                 out["bound: landmarks + t, places r apart"] = float(
                     np.max(self.loss.composed_pair))
             out["composition bound"] = float(self.loss.cap)
+            if self.covered_m is not None:
+                km = f"{self.covered_m / 1000:g} km"
+                out["bounds hold for"] = (
+                    f"NOT a bound for places further apart than {km} (your trace spans more)"
+                    if self.beyond else f"places up to {km} apart")
         return out
 
 
@@ -182,7 +193,8 @@ class ExplorerSession:
     protection radius r (metres); ``interval_s`` release interval in seconds, None (every fix)
     or "auto"; ``params`` the scheme's parameters. Loss model: ``loss_model`` one of
     :data:`LOSS_MODELS` ("weak", "moderate", "strong" are accepted as the preset of that
-    strength); ``strength`` of the preset; ``cell_m`` cell side (metres) of the preset and of
+    strength); ``strength`` of the preset and ``preset_extent_m`` the distance (metres) up to
+    which its bounds hold (public: "places up to … km apart"); ``cell_m`` cell side (metres) of
     the released-points model; DP model: ``epsilon_model`` (its cost), ``dp_centre`` (a public
     (lat, lon)), ``dp_extent_m`` and ``dp_cell_m`` (metres) of its public grid.
     ``new_place_radius_m``: radius of places added by a click (metres). ``total_budget``: the
@@ -205,6 +217,7 @@ class ExplorerSession:
         params: Mapping[str, Any] | None = None,
         loss_model: str = "preset",
         strength: str = "moderate",
+        preset_extent_m: float = loss_models.PRESET_EXTENT_M,
         cell_m: float = 500.0,
         epsilon_model: float = float(loss_models.DP_DEFAULTS["epsilon_model"]),
         dp_centre: tuple[float, float] = DEFAULT_CENTRE,
@@ -231,14 +244,16 @@ class ExplorerSession:
         self._seeded: dict[Hashable, Preview] = {}
         self._generation: dict[Hashable, int] = {}
         self._presets: dict[Any, Any] = {}
+        self._spans: dict[int, tuple[pd.DataFrame, float]] = {}
         self._released: list[tuple[Release, float, Any, tuple[str, ...]]] = []
         self._dp_models: dict[tuple[tuple, int], Any] = {}  # (grid, |L| + 1) -> model
         self.settings: dict[str, Any] = {}
         self.update(user=user if user is not None else (self.users[0] if self.users else None),
                     epsilon=epsilon, scheme=scheme, radius_m=radius_m, interval_s=interval_s,
                     params=dict(params or {}), loss_model=loss_model, strength=strength,
-                    cell_m=cell_m, epsilon_model=epsilon_model, dp_centre=dp_centre,
-                    dp_extent_m=dp_extent_m, dp_cell_m=dp_cell_m,
+                    preset_extent_m=preset_extent_m, cell_m=cell_m,
+                    epsilon_model=epsilon_model, dp_centre=dp_centre, dp_extent_m=dp_extent_m,
+                    dp_cell_m=dp_cell_m,
                     new_place_radius_m=new_place_radius_m, _compute=False)
         for p in places:
             self._places.append(self._as_place(p))
@@ -253,7 +268,8 @@ class ExplorerSession:
             if value not in SCHEMES:
                 raise ParameterError(f"unknown scheme {value!r}; valid: {', '.join(SCHEMES)}")
             return value
-        if key in ("radius_m", "cell_m", "new_place_radius_m", "dp_extent_m", "dp_cell_m"):
+        if key in ("radius_m", "cell_m", "new_place_radius_m", "dp_extent_m", "dp_cell_m",
+                   "preset_extent_m"):
             return check_positive(value, key)
         if key == "interval_s":
             if value is None or value == "auto":
@@ -523,10 +539,10 @@ class ExplorerSession:
         if source == "none":
             return None, ()
         if source == "preset":
-            key = (s["strength"], s["cell_m"], s["radius_m"])
+            key = (s["strength"], s["preset_extent_m"], s["radius_m"])
             if key not in self._presets:
                 self._presets[key] = loss_models.preset_model(
-                    s["strength"], radius_m=s["radius_m"], cell_m=s["cell_m"])
+                    s["strength"], radius_m=s["radius_m"], extent_m=s["preset_extent_m"])
             return self._presets[key], ()
         if source == "released":
             for rel, cell, model, notes in self._released:
@@ -560,17 +576,36 @@ class ExplorerSession:
         model: Any = None
         loss: Any = None
         notes: tuple[str, ...] = ()
+        covered, beyond = None, False
         try:
             model, notes = self._model(rel)
             if model is not None:
                 loss = loss_models.release_loss(rel, mask, model,
                                                 separation=self.settings["radius_m"])
+            if model is not None and model.source == "public":
+                # The user's own trace compared with a public setting, shown on their own
+                # screen: not a release (never exported; the bounds and budgets ignore it).
+                covered = loss_models.covered_m(model)
+                note = loss_models.extent_warning(model, self._span(traj),
+                                                  self.settings["radius_m"])
+                if note is not None:
+                    beyond, notes = True, (*notes, note)
         except LmdkError as exc:
             model, loss, notes = None, None, (*notes, f"No loss chart: {exc}")
         return ExplorerResult(traj=traj, landmarks=mask, release=rel,
                               kind="real" if drawn is not None else "preview", guarantee=g,
                               errors_m=errors, model=model, loss=loss, warnings=tuple(notes),
-                              drawn=drawn, preview=preview)
+                              drawn=drawn, preview=preview,
+                              covered_m=covered if loss is not None else None,
+                              beyond=beyond and loss is not None)
+
+    def _span(self, traj: pd.DataFrame) -> float:
+        """The largest distance between two fixes of ``traj`` (cached per trajectory)."""
+        hit = self._spans.get(id(traj))
+        if hit is None or hit[0] is not traj:
+            hit = (traj, loss_models.trace_span_m(traj["lat"], traj["lon"]))
+            self._spans = {**dict(list(self._spans.items())[-(_KEPT - 1):]), id(traj): hit}
+        return hit[1]
 
     # ------------------------------------------------------------------ export
 
@@ -587,7 +622,8 @@ class ExplorerSession:
             return None
         params: dict[str, Any] = {"loss_model": s["loss_model"], "radius_m": s["radius_m"]}
         if s["loss_model"] == "preset":
-            params.update(strength=s["strength"], cell_m=s["cell_m"])
+            params.update(strength=s["strength"], extent_m=s["preset_extent_m"],
+                          cell_m=round(model.steps.offset / math.sqrt(2.0), 1))
         elif s["loss_model"] == "released":
             params.update(cell_m_requested=s["cell_m"])
         else:
