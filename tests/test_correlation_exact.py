@@ -4,9 +4,12 @@ Exact losses come from tests/correlation_exact.py (independent enumeration over 
 hypotheses, no lmdk_core code), for three neighbour relations: any two states (Cao et al.),
 values (the real mechanisms — continuous Laplace and the integer grid mechanism the releases
 use, lmdk_core.noise.exact — and the worst kernel with steps ε_t·(|a−b| + g_max)/Δ) and grid
-cells of a location release (the worst kernel with steps ε_t·(d + cell diagonal)/r).
-Deliberately wrong formulas (Σ TPL over L ∪ {t}; the recursion fed ε_t instead of the step
-losses; value steps without the grid's rounding) are shown to fail, so these checks can fail.
+cells of a location release (the worst kernel with steps ε_t·f(d + cell diagonal, r), f the
+lattice mechanism's distance factor; the step itself is checked against the integer lattice
+shift of real point pairs inside the two cells). Deliberately wrong formulas (Σ TPL over
+L ∪ {t}; the recursion fed ε_t instead of the step losses; value steps without the grid's
+rounding; location steps (d + cell diagonal)/r without the lattice's rounding) are shown to
+fail, so these checks can fail.
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ from lmdk_core.correlation import (
     temporal_loss,
     value_steps,
 )
-from lmdk_core.noise.exact import value_params
+from lmdk_core.correlation.neighbours import location_factor
+from lmdk_core.geo import haversine_m, offset_points
+from lmdk_core.ledger import LATTICE_SLACK, distance_factor
+from lmdk_core.noise.exact import lattice_index, lattice_params, value_params
 
 TOL = 1e-9
 CEX_P = np.array([[1 - 1e-6, 1e-6], [0.7, 0.3]])
@@ -156,6 +162,121 @@ def test_value_steps_bound_the_exact_grid_loss(case):
     assert g <= _g_max(sens)
     assert Fraction(eps * steps.delta[0, 1]) >= exact
     assert Fraction(eps * steps.pair_scale(abs(b - a))) >= exact
+
+
+# ---- location steps against the lattice mechanism's exact loss ----------------------------
+def _lattice_loss(p, q, radius_m: float, eps: float) -> Fraction:
+    """Exact loss over every output of the location release between true points p and q:
+    ‖k − k'‖₁/t with k = lattice_index(·, g), (g, D, t) = lattice_params(r, ε_t)."""
+    g, _d, t = lattice_params(radius_m, eps)
+    k1, k2 = lattice_index(*p, g), lattice_index(*q, g)
+    return Fraction(sum(abs(int(a) - int(b)) for a, b in zip(k1, k2, strict=True)), int(t))
+
+
+def _former_location_delta(ca, cb, radius_m: float, cell_m: float) -> float:
+    return float((haversine_m(*ca, *cb) + np.sqrt(2.0) * cell_m) / radius_m)
+
+
+def test_location_lattice_rounding_counterexample():
+    """Two points 0.85 mm apart (cell_m = 0) round to neighbouring lattice points: loss 1/t,
+    ~100× the former bound ε_t·d/r; the new δ covers it."""
+    r, eps = 200.0, 0.5
+    a, b = (39.9, 116.3), (39.9, 116.3 + 1e-8)
+    exact = _lattice_loss(a, b, r, eps)
+    assert exact == Fraction(1, int(lattice_params(r, eps)[2]))  # one lattice step, 1/5549
+    assert Fraction(eps * _former_location_delta(a, b, r, 0.0)) * 50 < exact
+    steps = location_steps([a, b], radius_m=r, cell_m=0.0)
+    assert Fraction(eps * steps.delta[0, 1]) >= exact
+    assert Fraction(eps * steps.pair_scale(float(haversine_m(*a, *b)))) >= exact
+
+
+def _cell_pairs(n: int, seed: int):
+    """n random nearby pairs of cells (centres 10^-3.5·r to 2·r apart, anywhere up to ±70°),
+    r from 3 m to 3 km, ε_t from 10⁻³ to 50, cells from 0 to r/256 (the small cells where the
+    diagonal does not absorb the rounding), and a true point in each cell (half of them at a
+    corner): (centre a, centre b, point a, point b, r, ε_t, cell side)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        r = 10.0 ** rng.uniform(0.5, 3.5)
+        eps = 10.0 ** rng.uniform(-3, np.log10(50))
+        cell = float(rng.choice([0.0, r * 2.0**-12, r * 2.0**-10, r * 2.0**-8]))
+        cell *= float(rng.choice([1.0, 0.7]))
+        ca = (rng.uniform(-70, 70), rng.uniform(-180, 179))
+        sep, ang = 10.0 ** rng.uniform(-3.5, 0.3) * r, rng.uniform(0, 2 * np.pi)
+        la, lo = offset_points(ca[0], ca[1], sep * np.cos(ang), sep * np.sin(ang))
+        cb = (float(la), float(lo))
+        points = []
+        for c in (ca, cb):
+            corner = rng.random() < 0.5
+            off = rng.choice([-0.5, 0.5], 2) if corner else rng.uniform(-0.5, 0.5, 2)
+            pla, plo = offset_points(c[0], c[1], *(off * cell * 0.999))
+            assert haversine_m(*c, pla, plo) <= cell / np.sqrt(2.0)  # inside the cell's disc
+            points.append((float(pla), float(plo)))
+        yield ca, cb, points[0], points[1], r, eps, cell
+
+
+def test_location_steps_cover_the_lattice_rounding():
+    """3,000 random nearby cell pairs: the exact lattice loss of the two true points never
+    exceeds ε_t·δ(a, b) (nor ε_t·pair_scale(d(c_a, c_b))); the former (d + √2·c)/r is below it
+    for dozens of them (79 with this seed, up to 2.8×)."""
+    former_below, worst, moved = 0, 0.0, 0
+    for ca, cb, pa, pb, r, eps, cell in _cell_pairs(3000, 1):
+        exact = _lattice_loss(pa, pb, r, eps)
+        if exact == 0:
+            continue
+        moved += 1
+        steps = location_steps([ca, cb], radius_m=r, cell_m=cell)
+        assert Fraction(eps * steps.delta[0, 1]) >= exact, (ca, cb, pa, pb, r, eps, cell)
+        sep = float(haversine_m(*ca, *cb))
+        assert Fraction(eps * steps.pair_scale(sep)) >= exact
+        former = Fraction(eps * _former_location_delta(ca, cb, r, cell))
+        if former < exact:
+            former_below += 1
+            worst = max(worst, float(exact / former))
+    assert moved > 2900
+    assert former_below > 50 and worst > 2.5, (former_below, worst)  # 79 and 2.78×
+
+
+@settings(max_examples=300)
+@given(st.floats(0.0, 60.0), st.floats(0.0, 60.0), st.floats(0.0, 3.0), st.floats(0.0, 4.0))
+def test_location_factor_is_the_ledger_factor_and_subadditive(x1, x2, log_r, cells):
+    """f = ledger.distance_factor at d·(1 + 1e-12) + 1e-6 m, non-decreasing and subadditive, so
+    δ(a, b) = f(d(c_a, c_b) + D_cell) obeys the triangle inequality (docs/temporal-loss.md §1)."""
+    r = 10.0**log_r
+    d1, d2 = x1 * r / 20.0, x2 * r / 20.0
+    f1, f2 = float(location_factor(d1, r)), float(location_factor(d2, r))
+    assert f1 == distance_factor(d1 * (1 + 1e-12) + 1e-6, r)
+    assert d1 / r <= f1 <= d1 / r + 3 * LATTICE_SLACK + 1e-5 / r
+    assert float(location_factor(d1 + d2, r)) <= f1 + f2 + 1e-15
+    lo, hi = sorted((d1, d2))
+    assert float(location_factor(lo, r)) <= float(location_factor(hi, r))
+    diag = np.sqrt(2.0) * cells * r / 4.0  # triangle inequality with the cell diagonal added
+    assert float(location_factor(d1 + d2 + diag, r)) <= (float(location_factor(d1 + diag, r))
+                                                         + float(location_factor(d2 + diag, r))
+                                                         + 1e-15)
+
+
+@pytest.mark.parametrize("cell_m", [100.0, 500.0, 1000.0, 5000.0])
+@pytest.mark.parametrize("radius_m", [50.0, 200.0, 500.0, 2000.0])
+def test_default_cells_change_negligibly(cell_m, radius_m):
+    """For the default cells (100–5000 m) the new δ is the former (d + √2·c)/r plus at most
+    3·LATTICE_SLACK ≈ 0.0017, and unchanged (up to the 10⁻⁶ m allowance) from 1.5·r on: δ_max
+    is unchanged whenever the grid spans 1.5·r."""
+    n = 6
+    lat = 39.9 + np.arange(n) * cell_m / 111_195.0
+    centres = np.column_stack([np.repeat(lat, n), np.tile(116.3 + np.arange(n) * cell_m
+                                                          / 85_000.0, n)])
+    steps = location_steps(centres, radius_m=radius_m, cell_m=cell_m)
+    d = haversine_m(centres[:, None, 0], centres[:, None, 1], centres[None, :, 0],
+                    centres[None, :, 1])
+    former = (d + np.sqrt(2.0) * cell_m) / radius_m
+    np.fill_diagonal(former, 0.0)
+    diff = steps.delta - former
+    assert diff.min() >= 0.0 and diff.max() <= 3 * LATTICE_SLACK + 1e-8
+    far = former >= 1.5
+    assert np.all(np.abs(diff[far]) <= 1e-9 * former[far] + 2e-6 / radius_m)
+    if former.max() >= 1.5:
+        assert steps.worst == pytest.approx(former.max(), rel=1e-9, abs=2e-6 / radius_m)
 
 
 # ---- random cases -------------------------------------------------------------------------

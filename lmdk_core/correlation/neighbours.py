@@ -12,12 +12,16 @@ A release step with budget ε_t is assumed to satisfy, for every output o and st
   rounded to a grid of spacing g ≤ g_max = 2^⌊log2(Δ/2^10)⌋, discrete Laplace noise of integer
   scale t ≥ D/ε_t added, D = ⌊Δ/g⌋ + 1): δ(a, b) = (|v_a − v_b| + g_max) / Δ for a ≠ b, since
   rounding can put two values one grid step further apart than they are;
-* ``"locations"`` — planar Laplace / geo-indistinguishability with radius r on grid cells whose
-  true point may lie anywhere in its cell: δ(a, b) = (d(c_a, c_b) + D_cell) / r for a ≠ b,
-  with d the great-circle distance of the cell centres and D_cell the cell diagonal
-  (two points in cells a and b are at most d(c_a, c_b) + D_cell apart).
+* ``"locations"`` — the location release with radius r (lmdk_core.noise.exact: the point is
+  rounded to a global 3-D lattice of spacing g ≤ r/2^10, discrete Laplace noise of integer scale
+  t ≥ D/ε_t added per axis) on grid cells whose true point may lie anywhere in its cell:
+  δ(a, b) = f(d(c_a, c_b) + D_cell, r) for a ≠ b, with d the great-circle distance of the cell
+  centres, D_cell the cell diagonal (two points in cells a and b are at most d(c_a, c_b) + D_cell
+  apart) and f = :func:`lmdk_core.ledger.distance_factor`, the mechanism's loss per unit of ε
+  between two points that far apart: (d + D_cell)/r plus the lattice rounding, at most
+  3·LATTICE_SLACK ≈ 0.0017 and nothing from 1.5·r on.
 
-δ(a, a) = 0 and δ obeys the triangle inequality in all three cases.
+δ(a, a) = 0 and δ obeys the triangle inequality in all three cases (docs/temporal-loss.md §1).
 """
 
 from __future__ import annotations
@@ -29,10 +33,14 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..geo import haversine_m
-from ..noise.exact import GRID_BITS, pow2_floor
+from ..ledger import LATTICE_SLACK
+from ..noise.exact import ECEF_ERR_M, GRID_BITS, pow2_floor
 from ..validation import as_finite_array, check_nonnegative, check_positive
 
 __all__ = ["StepLosses", "any_pair_steps", "location_steps", "value_grid_step", "value_steps"]
+
+DIST_ERR_M = 1e-6
+"""Allowance (metres, plus a relative 1e-12) for the float error of a computed centre distance."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,12 +69,15 @@ class StepLosses:
     def pair_scale(self, separation: float) -> float:
         """δ for two hypotheses ``separation`` apart (metres or value units), ≤ :attr:`worst`.
 
-        Locations: (separation + D_cell) / r; values: (separation + g_max) / Δ. Any two states
-        of the model have δ ≤ worst, so the result is capped there.
+        Locations: f(separation + D_cell, r) (:func:`location_factor`); values:
+        (separation + g_max) / Δ. Any two states of the model have δ ≤ worst, so the result is
+        capped there.
         """
         sep = check_nonnegative(separation, "separation")
         if self.kind == "any":
             return self.worst
+        if self.kind == "locations":
+            return min(float(location_factor(sep + self.offset, self.unit_distance)), self.worst)
         return float(min((sep + self.offset) / self.unit_distance, self.worst))
 
 
@@ -116,11 +127,29 @@ def value_steps(values: Any, *, sensitivity: float) -> StepLosses:
                       sens, g)
 
 
+def location_factor(distance_m: Any, radius_m: float) -> np.ndarray:
+    """:func:`lmdk_core.ledger.distance_factor` (d', r) elementwise, d' = d·(1 + 1e-12) + 10⁻⁶ m.
+
+    Loss per unit of ε_t between two true points at most ``distance_m`` = d apart (d computed in
+    floating point: d' covers its error) released with protection radius r by the lattice
+    mechanism: with x = d'/r and c = LATTICE_SLACK, min(1, x + 3c + 6δ/(√3·r)) for x ≤ 1 and
+    x + max(0, 3 − 2x)·c above (docs/composition.md §2.3; the same floating-point expressions).
+    """
+    d = np.asarray(distance_m, dtype=np.float64)
+    x = (d * (1.0 + 1e-12) + DIST_ERR_M) / radius_m
+    near = np.minimum(1.0, x + 3.0 * LATTICE_SLACK + 6.0 * ECEF_ERR_M / (np.sqrt(3.0) * radius_m))
+    far = x + np.maximum(0.0, 3.0 - 2.0 * x) * LATTICE_SLACK
+    return np.where(x <= 1.0, near, far)
+
+
 def location_steps(centres: Any, *, radius_m: float, cell_m: float) -> StepLosses:
-    """δ(a, b) = (d(c_a, c_b) + √2·cell_m) / r for grid cells with centres (lat, lon) degrees.
+    """δ(a, b) = f(d(c_a, c_b) + √2·cell_m, r) for grid cells with centres (lat, lon) degrees.
 
     ``radius_m`` is the geo-indistinguishability radius r (metres) of the release: points r
-    apart are ε_t-indistinguishable; ``cell_m`` the side of the model's square cells (metres).
+    apart are ε_t-indistinguishable; ``cell_m`` the side of the model's square cells (metres,
+    0 allowed: the states are points). f = :func:`location_factor` adds the release lattice's
+    rounding to (d + √2·cell_m)/r: at most 3·LATTICE_SLACK ≈ 0.0017, none from 1.5·r on
+    (docs/temporal-loss.md §1).
     """
     c = as_finite_array(centres, "centres", ndim=2)
     if c.shape[1] != 2 or c.shape[0] == 0:
@@ -130,5 +159,6 @@ def location_steps(centres: Any, *, radius_m: float, cell_m: float) -> StepLosse
     diag = float(np.sqrt(2.0) * side)
     d = haversine_m(c[:, None, 0], c[:, None, 1], c[None, :, 0], c[None, :, 1])
     rel = (f"points r = {r:g} m apart are ε_t-indistinguishable; two cells a, b lose at most "
-           f"ε_t·(d(a, b) + {diag:.0f} m)/r (cell diagonal {diag:.0f} m)")
-    return StepLosses(_frozen((d + diag) / r), "locations", rel, r, diag)
+           f"ε_t·(d(a, b) + {diag:.0f} m)/r (cell diagonal {diag:.0f} m) plus the release "
+           f"lattice's rounding (≤ {3.0 * LATTICE_SLACK:.4f}·ε_t)")
+    return StepLosses(_frozen(location_factor(d + diag, r)), "locations", rel, r, diag)
