@@ -53,3 +53,8 @@ class LmdkWarning(UserWarning):
 
 class DataWarning(LmdkWarning):
     """Input data was altered while loading (e.g. duplicate timestamps dropped)."""
+
+
+class FigureExportError(LmdkError):
+    """A static figure (PNG/SVG/PDF) cannot be written: kaleido or a Chromium/Chrome is missing, or
+    the browser failed. The message names what to install; ``.html`` export needs neither."""

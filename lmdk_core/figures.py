@@ -696,6 +696,38 @@ def _places_frame(places: Any) -> pd.DataFrame:
 FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf", "html")
 """Formats :func:`save_figure` writes: static images (kaleido + a local Chromium) or HTML."""
 
+BROWSER_NAMES: tuple[str, ...] = (
+    "chromium-headless-shell",  # Debian's, what `make chromium` installs
+    "chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome",
+)
+"""Executables :func:`save_figure` looks for on PATH to render static images (first found wins;
+``BROWSER_PATH`` overrides). kaleido alone does not know the headless shell."""
+
+INSTALL_BROWSER = ("install a Chromium: `make chromium` (Debian's chromium-headless-shell) or "
+                   "`apt-get install chromium`, or set BROWSER_PATH to a Chrome/Chromium")
+"""What to do when no browser is found (part of :class:`~lmdk_core.errors.FigureExportError`)."""
+
+
+def browser_path() -> str | None:
+    """The Chromium/Chrome :func:`save_figure` renders with: ``BROWSER_PATH`` if set (even when
+    it does not exist, so the error names it), else the first of :data:`BROWSER_NAMES` on PATH,
+    else one kaleido/choreographer finds on its own (a copy it downloaded earlier, typical install
+    paths) — nothing is downloaded. None when there is none."""
+    import os
+    import shutil
+
+    if env := os.environ.get("BROWSER_PATH"):
+        return env
+    for name in BROWSER_NAMES:
+        if found := shutil.which(name):
+            return found
+    try:
+        from choreographer.browsers.chromium import Chromium
+
+        return Chromium.find_browser(skip_local=False)
+    except Exception:  # choreographer missing or its layout changed: no browser known
+        return None
+
 
 def save_figure(
     fig: Any,
@@ -712,16 +744,19 @@ def save_figure(
     ``height`` in CSS pixels (default: the figure's own, else 1000 by its height or 500);
     ``scale`` multiplies the PNG resolution (2 = print quality). Returns the path written.
 
-    Offline: static images are rendered by kaleido (≥ 1) in the system's Chromium/Chrome (found
-    on PATH, or set ``BROWSER_PATH``), on a local page that loads plotly.js from the installed
-    plotly package with MathJax off, so no request leaves the machine. ``html`` needs no browser:
-    a standalone file with plotly.js inlined (~5 MB), which opens offline and prints to PDF/PNG
-    from any browser. Raises LmdkError (naming the HTML route) when kaleido or a browser is
-    missing, ParameterError for an unknown format or a bad size.
+    Offline: static images are rendered by kaleido (≥ 1) in the system's Chromium/Chrome
+    (:func:`browser_path`: Debian's chromium-headless-shell from ``make chromium`` is enough), on
+    a local page that loads plotly.js from the installed plotly package with MathJax off, so no
+    request leaves the machine and no browser is downloaded. ``html`` needs no browser: a
+    standalone file with plotly.js inlined (~5 MB), which opens offline and prints to PDF/PNG
+    from any browser. Raises :class:`~lmdk_core.errors.FigureExportError` (naming what to
+    install, and the HTML route) when kaleido or a browser is missing or the browser fails,
+    ParameterError for an unknown format or a bad size.
     """
+    import os
     import pathlib
 
-    from .errors import LmdkError
+    from .errors import FigureExportError
 
     out = pathlib.Path(path)
     fmt = (format or out.suffix.lstrip(".")).lower()
@@ -741,21 +776,29 @@ def save_figure(
         fig.write_html(out, include_plotlyjs=True, full_html=True,
                        default_width=f"{int(w)}px", default_height=f"{int(h)}px")
         return out
+    html_route = (f"or save as .html (save_figure(fig, '{out.stem}.html')) and print it "
+                  "from a browser")
     try:
         import kaleido
     except ImportError:
-        raise LmdkError(
+        raise FigureExportError(
             f"{out.name}: static {fmt.upper()} export needs kaleido>=1 (pip install "
-            "'lmdk[jupyter]') and a Chromium/Chrome; without them save as .html "
-            "(save_figure(fig, 'figure.html')) and print it from a browser"
+            f"'lmdk[jupyter]') and a Chromium/Chrome; {html_route}"
         ) from None
+    browser = browser_path()
+    if browser is None or not (os.path.isfile(browser) and os.access(browser, os.X_OK)):
+        where = (f"BROWSER_PATH={browser!r} is not an executable file"
+                 if browser else "no Chromium/Chrome found")
+        raise FigureExportError(
+            f"{out.name}: static {fmt.upper()} export needs a Chromium/Chrome and {where}; "
+            f"{INSTALL_BROWSER}; {html_route}")
     opts = {"format": fmt, "width": int(w), "height": int(h), "scale": float(scale)}
     try:
-        data = kaleido.calc_fig_sync(fig, opts=opts, kopts={"mathjax": False})
-    except Exception as exc:  # ChromeNotFoundError, browser crash, render timeout
-        raise LmdkError(
-            f"{out.name}: static {fmt.upper()} export failed ({type(exc).__name__}: {exc}); "
-            "install chromium (or set BROWSER_PATH to a Chrome/Chromium), or save as .html"
+        data = kaleido.calc_fig_sync(fig, opts=opts, kopts={"mathjax": False, "path": browser})
+    except Exception as exc:  # browser crash, render timeout
+        raise FigureExportError(
+            f"{out.name}: static {fmt.upper()} export in {browser} failed "
+            f"({type(exc).__name__}: {exc}); {INSTALL_BROWSER}; {html_route}"
         ) from None
     out.write_bytes(data)
     return out

@@ -1,9 +1,10 @@
 """Static figure export (lmdk_core.save_figure): PNG/SVG/PDF through kaleido and the local
-Chromium, offline HTML without a browser."""
+Chromium (Debian's chromium-headless-shell, what `make chromium` installs, is enough), offline
+HTML without a browser; without a browser, an error that says what to install."""
 
 from __future__ import annotations
 
-import shutil
+import os
 import struct
 import xml.etree.ElementTree as ET
 
@@ -11,7 +12,10 @@ import numpy as np
 import pytest
 
 import lmdk_core as lk
-from lmdk_core.errors import ParameterError
+from lmdk_core import figures
+from lmdk_core.errors import FigureExportError, LmdkError, ParameterError
+
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"  # Debian's, installed by `make chromium`
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +27,16 @@ def fig():
 
 def _browser_or_skip():
     pytest.importorskip("kaleido")
-    if not (shutil.which("chromium") or shutil.which("google-chrome")):
-        pytest.skip("no Chromium/Chrome for kaleido")
+    if figures.browser_path() is None:
+        pytest.skip("no Chromium/Chrome for kaleido (make chromium)")
+
+
+@pytest.mark.skipif(not os.access(HEADLESS_SHELL, os.X_OK), reason="no chromium-headless-shell")
+def test_the_headless_shell_make_chromium_installs_is_found(monkeypatch):
+    """kaleido alone looks only for chrome/chromium; save_figure also finds the headless shell."""
+    monkeypatch.delenv("BROWSER_PATH", raising=False)
+    monkeypatch.setenv("PATH", os.path.dirname(HEADLESS_SHELL))
+    assert os.path.realpath(figures.browser_path()) == os.path.realpath(HEADLESS_SHELL)
 
 
 def test_html_export_is_standalone_and_offline(fig, tmp_path):
@@ -84,6 +96,22 @@ def test_bad_size_is_refused(fig, tmp_path, kw):
 def test_missing_browser_gives_the_html_route(fig, tmp_path, monkeypatch):
     pytest.importorskip("kaleido")
     monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "no-such-chromium"))
-    with pytest.raises(lk.LmdkError, match=r"\.html"):
+    with pytest.raises(FigureExportError, match=r"no-such-chromium.*\.html"):
         lk.save_figure(fig, tmp_path / "a.png")
     assert not (tmp_path / "a.png").exists()
+
+
+def test_no_browser_names_what_to_install_and_html_still_works(fig, tmp_path, monkeypatch):
+    """With no browser at all, static export refuses with the package's error (before starting
+    kaleido, and without downloading Chrome) naming what to install; .html is unaffected."""
+    pytest.importorskip("kaleido")
+    monkeypatch.setattr(figures, "browser_path", lambda: None)
+    with pytest.raises(FigureExportError) as err:
+        lk.save_figure(fig, tmp_path / "x.svg")
+    assert isinstance(err.value, LmdkError)
+    message = str(err.value)
+    assert "make chromium" in message and "apt-get install chromium" in message
+    assert "x.html" in message and "BROWSER_PATH" in message
+    assert not (tmp_path / "x.svg").exists()
+    out = lk.save_figure(fig, tmp_path / "x.html")
+    assert "Export test: Skip allocation" in out.read_text(encoding="utf-8")
