@@ -59,24 +59,31 @@ DP_DEFAULTS: dict[str, Any] = {"epsilon_model": 0.5, "extent_m": 10_000.0, "cell
 
 
 def preset_model(strength: str = "moderate", *, radius_m: float,
-                 extent_m: float = PRESET_EXTENT_M) -> Any:
+                 extent_m: float | None = None, cell_m: float | None = None) -> Any:
     """The public preset of ``strength`` on 6×5 public cells whose two farthest points are
-    ``extent_m`` metres apart (:func:`lmdk_core.correlation.public_grid_model`), with the
+    ``extent_m`` metres apart (default :data:`PRESET_EXTENT_M`), or of cells of ``cell_m``
+    metres (:func:`lmdk_core.correlation.public_grid_model`; give one of the two), with the
     neighbour relation of a release with protection radius ``radius_m``.
 
-    Its worst pair covers any two places up to ``extent_m`` apart, and no further: for a trace
-    spanning more, its bounds are not bounds (:func:`extent_warning`)."""
+    Its worst pair covers any two places up to :func:`covered_m` apart, and no further: for a
+    trace spanning more, its bounds are not bounds (:func:`extent_warning`)."""
     from .correlation import public_grid_model
 
     if strength not in STRENGTHS:
         raise ParameterError(f"strength must be one of {', '.join(STRENGTHS)}")
-    return public_grid_model(strength, radius_m=radius_m, extent_m=extent_m)
+    if cell_m is not None:
+        if extent_m is not None:
+            raise ParameterError("give the preset's extent_m or its cell_m, not both")
+        return public_grid_model(strength, radius_m=radius_m, cell_m=cell_m)
+    return public_grid_model(strength, radius_m=radius_m,
+                             extent_m=PRESET_EXTENT_M if extent_m is None else extent_m)
 
 
 def covered_m(model: Any) -> float:
     """The largest distance (metres) between two places whose loss ``model``'s worst pair
-    bounds: δ_max·r for a location model."""
-    return float(model.steps.worst * model.steps.unit_distance)
+    bounds: the farthest cell centres plus the cell diagonal (``StepLosses.reach`` plus its
+    offset), not δ_max·r, which overstates it near r by the lattice's rounding."""
+    return float(model.steps.reach + model.steps.offset)
 
 
 def trace_span_m(lat: Any, lon: Any) -> float:

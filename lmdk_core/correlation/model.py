@@ -263,7 +263,7 @@ def public_grid_model(
     for _ in range(4):
         steps = location_steps(_grid_centres(rows, cols, cell_m, 0.0, 0.0), radius_m=radius_m,
                                cell_m=cell_m)
-        covered = steps.worst * steps.unit_distance
+        covered = steps.reach + steps.offset  # the farthest centres, plus the cell diagonal
         if extent_m is None or covered >= extent:
             break
         # the degree grid and haversine are not exactly planar: widen the cells a hair so

@@ -26,6 +26,7 @@ A release step with budget ε_t is assumed to satisfy, for every output o and st
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,27 @@ class StepLosses:
     def worst(self) -> float:
         """max_{a,b} δ(a, b): the factor turning ε_t into a step loss valid for every pair."""
         return float(self.delta.max()) if self.delta.size else 0.0
+
+    @property
+    def reach(self) -> float:
+        """The largest separation (metres or value units) whose loss the worst pair bounds: the
+        inverse of :meth:`pair_scale` at :attr:`worst`. For locations δ = f(s + D_cell, r) ≥
+        s/r, so δ_max·r would overstate the reach near r; this inverts f (x ≤ 1:
+        x + 3c + 6δ_e/(√3 r) capped at 1; 1 < x < 1.5: x + (3 − 2x)c; beyond: x)."""
+        if self.kind == "any":
+            return math.inf
+        r, w = self.unit_distance, self.worst
+        if self.kind == "values":
+            return max(w * r - self.offset, 0.0)
+        from ..ledger import LATTICE_SLACK as c
+
+        if w >= 1.5:
+            x = w
+        elif w > 1.0:
+            x = (w - 3.0 * c) / (1.0 - 2.0 * c)
+        else:
+            x = w - 3.0 * c - 6.0 * 1e-6 / (math.sqrt(3.0) * r)
+        return max(x * r / (1.0 + 1e-12) - DIST_ERR_M - self.offset, 0.0)
 
     def pair_scale(self, separation: float) -> float:
         """δ for two hypotheses ``separation`` apart (metres or value units), ≤ :attr:`worst`.

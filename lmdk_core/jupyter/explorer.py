@@ -411,7 +411,7 @@ class Explorer:
                                        title=f"Privacy loss over time (no correlation){what}",
                                        max_points=CHART_POINTS, height=460)
         radius = self.session.settings["radius_m"]
-        if r.beyond:  # the user's trace spans more than the preset covers (their screen only)
+        if r.beyond and r.covered_m is not None:  # the trace spans more than the preset covers
             what += f" — NOT a bound for places further apart than {r.covered_m / 1000:g} km"
         return figures.loss_figure(
             r.release.eps, r.guarantee, r.release.epsilon, temporal=r.loss.loss,
