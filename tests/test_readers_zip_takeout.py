@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import struct
+import tracemalloc
 import zipfile
 
 import numpy as np
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 
 from lmdk_core.errors import DataWarning, TrajectoryFormatError
-from lmdk_core.readers import read_trajectories
+from lmdk_core.readers import read_trajectories, takeout
 from lmdk_core.readers import source as source_mod
 
 PLT_HEADER = (
@@ -321,3 +322,127 @@ def test_takeout_detected_by_content_and_inside_zip(tmp_path):
     data = make_zip({"Takeout/Location History/Records.json": raw})
     df = read_trajectories(data)
     assert df["uid"].unique().tolist() == ["Records"] and len(df) == 4
+
+
+# ------------------------------------------ Google location history: linear reading (issue 27)
+
+
+class _Watched(list):
+    """A list whose iteration notes, per item, what the reader allocated and freed again while
+    handling it (``tracemalloc`` peak above current): an O(1) step per record allocates a few
+    small objects, whatever the record's number. Deterministic (bytes, not seconds)."""
+
+    def __iter__(self):
+        self.transient = []
+        for item in list.__iter__(self):
+            tracemalloc.reset_peak()
+            yield item
+            current, peak = tracemalloc.get_traced_memory()
+            self.transient.append(peak - current)
+
+
+def _transient_per_item(read, items: list) -> np.ndarray:
+    watched = _Watched(items)
+    tracemalloc.start()
+    try:
+        read(watched)
+    finally:
+        tracemalloc.stop()
+    assert len(watched.transient) == len(items)
+    return np.asarray(watched.transient)
+
+
+N_LINEAR = 20_000  # a step costing O(records so far) would allocate ~8 bytes × 20,000 at the end
+
+
+def _e7_record(i: int) -> dict:
+    rec = {"latitudeE7": 399925000 + i, "longitudeE7": 1163395000 - i, "accuracy": i % 40}
+    ms = 1646121600000 + 1000 * i + i % 1000  # 2022-03-01T08:00:00Z + i s + i ‰ s
+    if i % 2:
+        rec["timestamp"] = pd.Timestamp(ms, unit="ms", tz="UTC").isoformat()
+    else:
+        rec["timestampMs"] = str(ms)
+    if i % 3 == 0:
+        rec["altitude"] = 40
+    return rec
+
+
+def test_records_json_reading_is_linear():
+    """Each record costs the same whatever its number (the quadratic reader rebuilt a list as
+    long as all records so far for every record: 385 s for a million, issue 27)."""
+    out = takeout._Points()
+    records = [_e7_record(i) for i in range(N_LINEAR)]
+    transient = _transient_per_item(
+        lambda locations: takeout._records({"locations": locations}, "Records.json", out), records
+    )
+    assert transient.max() < 4096, transient.argmax()
+    frame = out.frame()
+    assert len(frame) == N_LINEAR and frame.columns.tolist() == [
+        "lat",
+        "lon",
+        "time",
+        "kind",
+        "accuracy",
+        "altitude",
+    ]
+
+
+def test_timeline_reading_is_linear():
+    """The same for the Timeline export's points (``_Points.add``), with columns that appear
+    late or only on some points."""
+    out = takeout._Points()
+    segments = [
+        {"timelinePath": [{"point": f"48.{i:07d}°, 11.5°", "time": f"2024-05-01T{i % 24:02d}:00Z"}]}
+        for i in range(N_LINEAR)
+    ]
+    signals = [
+        {
+            "position": {
+                "LatLng": "48.1°, 11.6°",
+                "timestamp": "2024-05-02T00:00:00Z",
+                **({"accuracyMeters": 5} if i % 2 else {"altitudeMeters": 500.0}),
+            }
+        }
+        for i in range(N_LINEAR)
+    ]
+    doc = {"semanticSegments": segments, "rawSignals": []}
+    transient = _transient_per_item(
+        lambda segs: takeout._timeline({**doc, "semanticSegments": segs}, "T.json", out), segments
+    )
+    assert transient.max() < 4096, transient.argmax()
+    doc["semanticSegments"] = []
+    transient = _transient_per_item(
+        lambda sigs: takeout._timeline({**doc, "rawSignals": sigs}, "T.json", out), signals
+    )
+    assert transient.max() < 4096, transient.argmax()
+    frame = out.frame()
+    assert len(frame) == 2 * N_LINEAR
+    assert frame["accuracy"].isna().sum() == N_LINEAR + N_LINEAR // 2
+    assert frame["altitude"].notna().sum() == N_LINEAR // 2
+
+
+def test_records_json_large_file_errors_and_times(tmp_path):
+    """Paths are built only for messages; timestampMs and timestamp read the same instants."""
+    records = [_e7_record(i) for i in range(5000)]
+    df = read_trajectories(_json_file(tmp_path, "Records.json", {"locations": records}))
+    assert len(df) == 5000
+    ms = df["time"].dt.tz_convert(None).to_numpy().astype("datetime64[ms]").astype(np.int64)
+    i = np.arange(5000)
+    np.testing.assert_array_equal(ms, 1646121600000 + 1000 * i + i % 1000)
+    records[4321] = {**records[4321], "timestampMs": "soon"}
+    records[4321].pop("timestamp", None)
+    records[4400] = {"latitudeE7": 1}
+    with pytest.raises(
+        TrajectoryFormatError,
+        match=r"Records\.json locations\[4321\]: timestampMs 'soon' is not epoch milliseconds",
+    ):
+        read_trajectories(_json_file(tmp_path, "Records.json", {"locations": records}))
+    records[4321] = _e7_record(4321)
+    with pytest.raises(TrajectoryFormatError, match=r"locations\[4400\]: longitudeE7 missing"):
+        read_trajectories(_json_file(tmp_path, "Records.json", {"locations": records}))
+    records[4400] = {**_e7_record(4400), "latitudeE7": 4294967296 - 338000000}
+    records[4401] = {**_e7_record(4401), "latitudeE7": 1000000001}
+    with pytest.raises(
+        TrajectoryFormatError, match=r"locations\[4401\]: latitude 100.0000001 outside"
+    ):
+        read_trajectories(_json_file(tmp_path, "Records.json", {"locations": records}))

@@ -51,7 +51,7 @@ _GEO = re.compile(r"^\s*geo:\s*([-+]?\d+(?:\.\d*)?)\s*,\s*([-+]?\d+(?:\.\d*)?)")
 class _JsonLocator(Locator):
     """Rows of a JSON file are reported by their JSON path, e.g. ``locations[16]``."""
 
-    def __init__(self, name: str, paths: list[str]):
+    def __init__(self, name: str, paths: list[str] | _IndexPaths):
         super().__init__(name)
         self._paths = paths
 
@@ -81,69 +81,142 @@ def _pair(text: Any, where: str, name: str) -> tuple[float, float]:
     )
 
 
+class _IndexPaths:
+    """The JSON paths ``prefix[0]``, ``prefix[1]``, ... as a sequence, built only when asked for.
+
+    A million-record ``Records.json`` needs one path only if a message names a record.
+    """
+
+    def __init__(self, prefix: str, n: int):
+        self._prefix, self._n = prefix, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: int) -> str:
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return f"{self._prefix}[{i}]"
+
+
 class _Points:
-    """Column lists of the points read so far, with each point's JSON path."""
+    """Column lists of the points read so far, with each point's JSON path.
+
+    Every operation is O(1) per point: reading must stay linear in the number of points (a test
+    and ``bench/bench_takeout.py`` watch this).
+    """
 
     def __init__(self) -> None:
-        self.cols: dict[str, list[Any]] = {k: [] for k in ("lat", "lon", "time", "kind")}
-        self.extra: dict[str, list[Any]] = {}
-        self.paths: list[str] = []
+        self.cols: dict[str, Any] = {k: [] for k in ("lat", "lon", "time", "kind")}
+        self.extra: dict[str, Any] = {}
+        self.paths: list[str] | _IndexPaths = []
 
     def add(self, lat: Any, lon: Any, time: Any, kind: str, path: str, **extra: Any) -> None:
+        """Append one point: O(1) per call (an extra column is back-filled once, when first seen).
+
+        Never build anything the size of the points read so far here (``setdefault(key, [None] *
+        n)`` did, on every call: quadratic reading, 385 s for a million records).
+        """
         n = len(self.paths)
-        for col, value in (("lat", lat), ("lon", lon), ("time", time), ("kind", kind)):
-            self.cols[col].append(value)
+        cols = self.cols
+        cols["lat"].append(lat)
+        cols["lon"].append(lon)
+        cols["time"].append(time)
+        cols["kind"].append(kind)
         for key, value in extra.items():
-            self.extra.setdefault(key, [None] * n).append(value)
-        for values in self.extra.values():
-            if len(values) == n:
-                values.append(None)
+            values = self.extra.get(key)
+            if values is None:
+                values = self.extra[key] = [None] * n
+            values.append(value)
+        if len(self.extra) > len(extra):  # columns this point does not give
+            for values in self.extra.values():
+                if len(values) == n:
+                    values.append(None)
+        assert isinstance(self.paths, list)
         self.paths.append(path)
 
     def frame(self) -> pd.DataFrame:
-        data = {k: pd.Series(v, dtype=object) for k, v in self.cols.items()}
+        # lat/lon are always numbers here (checked, or parsed by _pair): float64 at once
+        data: dict[str, Any] = {
+            k: np.asarray(self.cols[k], dtype=np.float64) for k in ("lat", "lon")
+        }
+        for k in ("time", "kind"):
+            data[k] = pd.Series(self.cols[k], dtype=object)
         for key, values in self.extra.items():
             data[key] = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
         return pd.DataFrame(data)
 
 
+# epoch milliseconds well inside datetime64[ns]: converted in one vectorised pass; any other value
+# takes pandas' own per-value route (pd.Timestamp), so what such a value reads as is unchanged
+_MS_SAFE = pd.Timestamp.max.value // 10**6 - 1
+
+
+def _bad_e7(key: str, value: Any, name: str, i: int) -> TrajectoryFormatError | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        what = "missing" if value is None else f"not a number ({value!r})"
+        return TrajectoryFormatError(f"{key} {what}", source=f"{name} locations[{i}]")
+    return None
+
+
 def _records(doc: dict, name: str, out: _Points) -> None:
+    """``locations[]`` of a Records.json; one tight pass, first bad record raises (file order)."""
     locations = doc["locations"]
     if not isinstance(locations, list):
         raise TrajectoryFormatError("'locations' is not a list", source=name)
+    lats: list[Any] = []
+    lons: list[Any] = []
+    times: list[Any] = []
+    accuracy: list[Any] = []
+    altitude: list[Any] = []
+    ms_rows: list[int] = []
+    ms_values: list[int] = []
+    number = (int, float)
     for i, rec in enumerate(locations):
-        path = f"locations[{i}]"
-        if not isinstance(rec, dict):
-            raise TrajectoryFormatError("entry is not an object", source=f"{name} {path}")
-        lat, lon = rec.get("latitudeE7"), rec.get("longitudeE7")
-        for key, value in (("latitudeE7", lat), ("longitudeE7", lon)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                what = "missing" if value is None else f"not a number ({value!r})"
-                raise TrajectoryFormatError(f"{key} {what}", source=f"{name} {path}")
-        time = rec.get("timestamp")
-        if time is None and rec.get("timestampMs") is not None:
-            try:
-                time = pd.Timestamp(int(rec["timestampMs"]), unit="ms", tz="UTC").isoformat()
-            except (TypeError, ValueError, OverflowError):
-                raise TrajectoryFormatError(
-                    f"timestampMs {rec['timestampMs']!r} is not epoch milliseconds",
-                    source=f"{name} {path}",
-                ) from None
-        out.add(
-            lat,
-            lon,
-            time,
-            "record",
-            path,
-            accuracy=rec.get("accuracy"),
-            altitude=rec.get("altitude"),
-        )
-    if out.paths:
-        lat = np.asarray(out.cols["lat"], dtype=np.float64)
-        lon = np.asarray(out.cols["lon"], dtype=np.float64)
-        lat = np.where(lat >= _INT32, lat - 2 * _INT32, lat) * _E7
-        lon = np.where(lon >= _INT32, lon - 2 * _INT32, lon) * _E7
-        out.cols["lat"], out.cols["lon"] = list(lat), list(lon)
+        if type(rec) is not dict and not isinstance(rec, dict):
+            raise TrajectoryFormatError("entry is not an object", source=f"{name} locations[{i}]")
+        get = rec.get
+        lat, lon = get("latitudeE7"), get("longitudeE7")
+        if type(lat) not in number or type(lon) not in number:  # the rare case: check exactly
+            err = _bad_e7("latitudeE7", lat, name, i) or _bad_e7("longitudeE7", lon, name, i)
+            if err is not None:
+                raise err
+        time = get("timestamp")
+        if time is None:
+            raw_ms = get("timestampMs")
+            if raw_ms is not None:
+                try:
+                    ms = int(raw_ms)
+                    if -_MS_SAFE <= ms <= _MS_SAFE:
+                        ms_rows.append(i)
+                        ms_values.append(ms)
+                    else:
+                        time = pd.Timestamp(ms, unit="ms", tz="UTC").isoformat()
+                except (TypeError, ValueError, OverflowError):
+                    raise TrajectoryFormatError(
+                        f"timestampMs {raw_ms!r} is not epoch milliseconds",
+                        source=f"{name} locations[{i}]",
+                    ) from None
+        lats.append(lat)
+        lons.append(lon)
+        times.append(time)
+        accuracy.append(get("accuracy"))
+        altitude.append(get("altitude"))
+    n = len(lats)
+    if not n:
+        return
+    if ms_rows:
+        stamps = np.asarray(ms_values, dtype=np.int64).astype("datetime64[ms]")
+        text = np.datetime_as_string(stamps, unit="ms", timezone="UTC").tolist()
+        for row, value in zip(ms_rows, text, strict=True):
+            times[row] = value
+    lat = np.asarray(lats, dtype=np.float64)
+    lon = np.asarray(lons, dtype=np.float64)
+    lat = np.where(lat >= _INT32, lat - 2 * _INT32, lat) * _E7
+    lon = np.where(lon >= _INT32, lon - 2 * _INT32, lon) * _E7
+    out.cols.update(lat=lat, lon=lon, time=times, kind=["record"] * n)
+    out.extra.update(accuracy=accuracy, altitude=altitude)
+    out.paths = _IndexPaths("locations", n)
 
 
 def _segment_points(seg: dict, i: int, name: str, out: _Points, prefix: str) -> None:
