@@ -270,14 +270,12 @@ def _preset(strength: str, extent_m: float, radius_m: float) -> Any:
 
 
 def _beyond(traj: pd.DataFrame, key: Any, model: Any, separation: float) -> str | None:
-    """For a public preset that does not cover the user's trace (or the chosen pair): show the
-    warning and return the distance it covers, as text; else None.
+    """For a location model that does not cover the user's trace (or the chosen pair): show
+    the warning and return the distance it covers, as text; else None.
 
     This compares the user's own trace with a public setting and shows the result on the
     user's own screen only: it is not a release (never exported, and neither the bounds nor
     the budgets depend on it)."""
-    if model.source != "public":
-        return None
     note = loss_models.extent_warning(model, _span(key, traj), separation)
     if note is None:
         return None

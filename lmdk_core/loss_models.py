@@ -116,13 +116,16 @@ def trace_span_m(lat: Any, lon: Any) -> float:
 
 
 def extent_warning(model: Any, span_m: float, separation: float | None = None) -> str | None:
-    """The warning a host shows, to the user only, when a preset's bounds do not cover the
-    user's own trace (it spans more than the preset's extent) or the pair they chose; None when
-    they do or ``model`` is not a preset.
+    """The warning a host shows, to the user only, when a location model's bounds do not cover
+    the user's own trace (it spans more than the model's worst pair reaches) or the pair they
+    chose; None when they do, or for a model that is not about locations.
 
-    Comparing the user's trace with a public setting on their own screen is not a release: the
-    text is never exported, and the bounds and budgets do not depend on it."""
-    if model is None or getattr(model, "source", None) != "public":
+    Every location model bounds the loss only between its own cells: the public preset's
+    extent, the DP model's public grid (points outside are clamped to its border), the cells of
+    the released points. Comparing the user's trace with the model on their own screen is not
+    a release: the text is never exported, and the bounds and budgets do not depend on it."""
+    steps = getattr(model, "steps", None)
+    if steps is None or steps.kind != "locations":
         return None
     covered = covered_m(model)
     far = [f"your trace spans {span_m / 1000:.1f} km"] if span_m > covered else []
@@ -130,9 +133,17 @@ def extent_warning(model: Any, span_m: float, separation: float | None = None) -
         far.append(f"the pair you chose is {separation / 1000:.1f} km apart")
     if not far:
         return None
-    return (f"The public preset covers places up to {covered / 1000:g} km apart, but "
+    what, fix = _MODEL_REACH.get(model.source, ("The model", "Choose a model that covers it."))
+    return (f"{what} covers places up to {covered / 1000:g} km apart, but "
             f"{' and '.join(far)}: its figures are not a bound for places further apart than "
-            f"{covered / 1000:g} km. Choose a larger extent.")
+            f"{covered / 1000:g} km. {fix}")
+
+
+_MODEL_REACH = {
+    "public": ("The public preset", "Choose a larger extent."),
+    "dp": ("The DP model's public grid", "Choose a larger grid (side) for the DP model."),
+    "released": ("The model of the released points", "Choose larger grid cells."),
+}
 
 
 def released_model(release: Any, *, cell_m: float = 500.0) -> tuple[Any, list[str]]:

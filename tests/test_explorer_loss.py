@@ -275,9 +275,10 @@ def test_a_preset_smaller_than_the_trace_says_it_is_no_bound_there():
     s.update(preset_extent_m=20_000.0)
     assert not s.result.beyond and s.result.covered_m >= 20_000.0
     assert not any("not a bound" in w for w in s.result.warnings)
-    # only a public preset is compared with the trace
+    # every location model is compared with the trace: the released points' cells reach far
+    # (noisy points spread over hundreds of km), so they cover alice's 7.9 km
     s.update(loss_model="released")
-    assert s.result.covered_m is None and not s.result.beyond
+    assert s.result.covered_m > 20_000.0 and not s.result.beyond
 
 
 def test_trace_span_matches_all_pairs_beyond_the_exact_limit():
@@ -294,3 +295,25 @@ def test_trace_span_matches_all_pairs_beyond_the_exact_limit():
     assert loss_models.trace_span_m(40 + line, np.full(6000, 116.3)) == pytest.approx(
         haversine_m(40.0, 116.3, 40.1, 116.3), rel=1e-9)
     assert loss_models.trace_span_m([40.0], [116.3]) == 0.0
+
+
+def test_every_location_model_says_when_it_does_not_cover_the_trace():
+    """Like the preset, the DP model's public grid (points outside are clamped to its border)
+    and the released points' cells bound the loss only between their own cells: a trace that
+    spans more gets the warning, a model that covers it does not."""
+    traj = lk.select_user(lk.load_sample(), "alice")
+    span = loss_models.trace_span_m(traj["lat"], traj["lon"])
+    assert span > 7_000  # alice's fixes are 7.9 km apart at most
+
+    def dp(extent_m: float, cell_m: float):
+        return correlation.dp_grid_model(traj, epsilon_model=0.5, protected_events=10,
+                                         centre=(39.99, 116.33), extent_m=extent_m,
+                                         cell_m=cell_m, radius_m=200.0, rng=1)
+
+    small, large = dp(2_000.0, 500.0), dp(10_000.0, 1_000.0)
+    assert loss_models.covered_m(small) < span < loss_models.covered_m(large)
+    note = loss_models.extent_warning(small, span, 200.0)
+    assert note is not None and "DP model's public grid" in note and "not a bound" in note
+    assert loss_models.extent_warning(large, span, 200.0) is None
+    preset = loss_models.preset_model("moderate", radius_m=200.0, extent_m=2_000.0)
+    assert "public preset" in loss_models.extent_warning(preset, span, 200.0)

@@ -119,9 +119,10 @@ class ExplorerResult:
     :class:`~lmdk_core.correlation.LandmarkTemporalLoss` (upper bounds, nats, from
     :func:`lmdk_core.loss_models.release_loss` with the pair at the protection radius) or None;
     ``warnings`` notes about the model (a coarser grid, a DP model not drawn yet, a trace
-    spanning more than the preset covers, …); ``covered_m`` the distance up to which the
-    preset's bounds hold (None for other models) and ``beyond`` True when the trace shown (or
-    the pair at r) is further apart than that: the figures are then no bound for those places.
+    spanning more than the model covers, …); ``covered_m`` the distance up to which the
+    location model's bounds hold (its worst pair's reach; None without a model) and ``beyond``
+    True when the trace shown (or the pair at r) is further apart than that: the figures are
+    then no bound for those places.
     """
 
     traj: pd.DataFrame
@@ -582,7 +583,7 @@ class ExplorerSession:
             if model is not None:
                 loss = loss_models.release_loss(rel, mask, model,
                                                 separation=self.settings["radius_m"])
-            if model is not None and model.source == "public":
+            if model is not None:
                 # The user's own trace compared with a public setting, shown on their own
                 # screen: not a release (never exported; the bounds and budgets ignore it).
                 covered = loss_models.covered_m(model)
