@@ -37,7 +37,7 @@ Everything else a release spends is added too (docs/composition.md):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -164,6 +164,9 @@ class ReleaseLedger:
     """The releases taken away so far (immutable; see the module docstring for the loss)."""
 
     entries: tuple[LedgerEntry, ...] = ()
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Totals already computed, per distance: the ledger never changes, and a page asks for its
+    total several times on every rerun (about 0.1 s each per 10⁶ recorded moments)."""
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -210,7 +213,23 @@ class ReleaseLedger:
         return union, total
 
     def _totals(self, distance_m: float | None) -> tuple[np.ndarray, np.ndarray, float]:
-        """(union of timestamps, total(t) there, total(t) at a t no release covers)."""
+        """(union of timestamps, total(t) there, total(t) at a t no release covers); computed
+        once per distance (the arrays are read-only)."""
+        if distance_m not in self._memo:
+            union, total, base = self._compute_totals(distance_m)
+            for a in (union, total):
+                a.setflags(write=False)
+            self._memo[distance_m] = (union, total, base)
+        return self._memo[distance_m]
+
+    def landmark_times(self) -> np.ndarray:
+        """The union L of the recorded releases' real landmark timestamps (sorted)."""
+        if not self.entries:
+            return np.zeros(0, dtype=np.int64)
+        return _sorted_unique(np.concatenate([e.times[e.landmarks] for e in self.entries]))
+
+    def _compute_totals(self, distance_m: float | None
+                        ) -> tuple[np.ndarray, np.ndarray, float]:
         if not self.entries:
             return np.zeros(0, dtype=np.int64), np.zeros(0), 0.0
         union = _sorted_unique(np.concatenate([e.times for e in self.entries]))

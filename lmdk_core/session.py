@@ -39,7 +39,7 @@ import pandas as pd
 from .dummies import HiddenLandmarks, hide_landmarks, split_budget
 from .errors import LmdkError, ParameterError
 from .ledger import Cost, ReleaseLedger
-from .release import SCHEMES, Release, release_locations, release_with_budget
+from .release import SCHEMES, Release, _times, release_locations, release_with_budget
 from .validation import check_epsilon, check_positive
 
 __all__ = [
@@ -195,6 +195,7 @@ class Session:
         self._drawn: dict[Hashable, Drawn] = {}
         self._previews: dict[Hashable, Preview] = {}
         self._models: dict[Hashable, Any] = {}
+        self._plans: dict[tuple[Hashable, Hashable], tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------------ budgets and ledger
 
@@ -300,9 +301,20 @@ class Session:
         spent = book.ledger.total_loss(distance_m=ref)
         if key is not None and key in self._drawn:
             return Plan(spent, spent, book.total_budget, True)
+        # the host's key names the trace, places, settings and allocation; with the same
+        # ledger and reference distance the plan is the same (a page asks on every rerun)
+        memo = self._plans.get((person, key)) if key is not None else None
+        if memo is not None and memo[0] is book.ledger and memo[1] == ref:
+            return Plan(spent, memo[2], book.total_budget, False)
         mask = _mask(traj, landmarks)
         after = _plan_after(book.ledger, traj, mask, settings, allocation,
                             _costs("plan", settings, allocation, mask), ref)
+        if key is not None:  # keep only plans against current ledgers (each holds its totals)
+            self._plans = {k: v for k, v in self._plans.items()
+                           if v[0] is self._book(k[0]).ledger}
+            self._plans[(person, key)] = (book.ledger, ref, after)
+            while len(self._plans) > KEPT_PREVIEWS:
+                self._plans.pop(next(iter(self._plans)))
         return Plan(spent, after, book.total_budget, False)
 
     def draw(self, person: Hashable, traj: Any, landmarks: Any, settings: ReleaseSettings, *,
@@ -374,22 +386,12 @@ class Session:
 
 
 def _with_cost(ledger: ReleaseLedger, cost: Cost, label: str = "") -> ReleaseLedger:
-    """``ledger`` with a cost that has no per-moment budgets (an empty entry)."""
-    empty = _EmptyRelease()
+    """``ledger`` with a cost that has no per-moment budgets (an empty entry, with times of the
+    ledger's kind)."""
     kind = ledger.entries[0].times.dtype.kind if ledger.entries else "M"
-    if kind == "M":
-        empty = _EmptyRelease(time=np.zeros(0, dtype="datetime64[ns]"))
+    time = np.zeros(0, dtype="datetime64[ns]") if kind == "M" else None
+    empty = _Planned(np.zeros(0), np.zeros(0, dtype=bool), time, {})
     return ledger.add(empty, key=cost.key, label=label or cost.label, costs=(cost,))
-
-
-@dataclass(frozen=True)
-class _EmptyRelease:
-    """A zero-length release: the ledger entry of a cost drawn on its own (a DP model)."""
-
-    time: np.ndarray | None = None
-    budget: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    landmarks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    params: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _mask(traj: Any, landmarks: Any) -> np.ndarray:
@@ -479,33 +481,21 @@ def _plan_after(ledger: ReleaseLedger, traj: Any, mask: np.ndarray, settings: Re
     base = ledger.add(_Planned(np.zeros(mask.size), mask, time, params), key="__plan__",
                       landmarks=mask, costs=costs)
     extra = 0
-    if ledger.entries:
+    if ledger.entries:  # this draw's moments that are real landmarks of earlier draws, not of L
         tt = time if time is not None else np.arange(mask.size, dtype=np.int64)
-        union, _ = ledger.loss_per_time()
-        earlier = np.zeros(union.size, dtype=bool)
-        for e in ledger.entries:
-            earlier[np.searchsorted(union, e.times[e.landmarks])] = True
-        pos = np.searchsorted(union, tt)
-        inside = pos < union.size
-        hit = np.zeros(mask.size, dtype=bool)
-        hit[inside] = (union[pos[inside]] == tt[inside]) & earlier[pos[inside]]
+        earlier = ledger.landmark_times()
+        pos = np.minimum(np.searchsorted(earlier, tt), max(earlier.size - 1, 0))
+        hit = earlier[pos] == tt if earlier.size else np.zeros(mask.size, dtype=bool)
         extra = int((hit & ~mask).sum())
     share = eps * (1 + extra)
     factor = 1.0 if reference_m is None else distance_factor(reference_m, settings.radius_m)
     return base.total_loss(distance_m=reference_m) + share * factor
 
 
-def _times(traj: Any) -> np.ndarray | None:
-    if isinstance(traj, pd.DataFrame) and "time" in traj.columns:
-        from .release import utc_times
-
-        return utc_times(traj["time"])
-    return None
-
-
 @dataclass(frozen=True)
 class _Planned:
-    """Budgets a draw will spend, before any noise (for :meth:`Session.plan`)."""
+    """What the ledger reads of a release, without one: the budgets a draw will spend, before
+    any noise (for :meth:`Session.plan`), or none at all (a cost drawn on its own)."""
 
     budget: np.ndarray
     landmarks: np.ndarray
