@@ -30,11 +30,13 @@ ROW_SUM_TOL = 1e-8
 """Absolute tolerance on |Σ_k P[a, k] − 1| accepted by :func:`check_transition_matrix`."""
 
 STRENGTH_PRESETS: dict[str, float] = {"strong": 0.0, "moderate": 0.01, "weak": 0.1}
-"""Pseudo-count s of :func:`synthetic_transition_matrix` per named correlation strength.
+"""Strength s of :func:`synthetic_transition_matrix` per named correlation, as in the ConTPL demo
+(Cao et al., PVLDB 2018: TM1 strong s = 0, TM2 moderate s = 0.01, TM3 weak s = 0.1, n = 30).
 
-s = 0 is the identity (perfect correlation: TPL grows to the user-level Σ ε); at n = 30,
-s = 0.01 keeps 1/1.3 ≈ 77 % of each row on the diagonal (moderate) and s = 0.1 keeps
-1.1/4 ≈ 27 % (weak).
+Its ``genTM(s, n)`` adds s to every entry of the identity *twice*, so every entry gets the
+pseudo-count 2s: at n = 30, s = 0.01 keeps 1.02/1.6 ≈ 64 % of each row on the diagonal
+(moderate) and s = 0.1 keeps 1.2/7 ≈ 17 % (weak); s = 0 is the identity (perfect correlation:
+TPL grows to the user-level Σ ε).
 """
 
 
@@ -101,12 +103,14 @@ def reverse_chain(P: Any, marginal: Any) -> np.ndarray:
 
 
 def synthetic_transition_matrix(n: int, strength: str | float = "moderate") -> np.ndarray:
-    """Synthetic n-state matrix: identity plus a pseudo-count s on every entry, rows normalised.
+    """Synthetic n-state matrix (I + 2s)/(1 + 2ns): the ConTPL demo's ``genTM(s, n)``.
 
     ``strength`` is a preset name from :data:`STRENGTH_PRESETS` (``"strong"`` s = 0, i.e. the
-    identity; ``"moderate"`` s = 0.01; ``"weak"`` s = 0.1 — calibrated at n = 30) or a float
-    s ≥ 0. Larger s means weaker correlation; the matrix is symmetric, so it is its own
-    backward counterpart under the uniform (stationary) marginal.
+    identity; ``"moderate"`` s = 0.01; ``"weak"`` s = 0.1 — the demo's TM1–TM3 at n = 30) or a
+    float s ≥ 0, on the authors' scale: every entry gets the pseudo-count 2s (``genTM`` adds s
+    to the identity twice) before the rows are normalised. Larger s means weaker correlation;
+    the matrix is symmetric, so it is its own backward counterpart under the uniform
+    (stationary) marginal. Closed form of its loss increment: docs/temporal-loss.md §9.
     """
     n = check_int(n, "n", minimum=1)
     if isinstance(strength, str):
@@ -119,7 +123,7 @@ def synthetic_transition_matrix(n: int, strength: str | float = "moderate") -> n
         s = STRENGTH_PRESETS[key]
     else:
         s = check_nonnegative(strength, "strength")
-    return (np.eye(n) + s) / (1.0 + n * s)
+    return (np.eye(n) + 2.0 * s) / (1.0 + 2.0 * n * s)
 
 
 @dataclass(frozen=True, eq=False)
