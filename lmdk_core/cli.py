@@ -196,7 +196,7 @@ def _load_population(args: argparse.Namespace, progress: Progress
 
 def _read_places(path: str) -> pd.DataFrame:
     """uid, lat, lon, radius_m[, name] per row; problems name the file."""
-    from lmdk_core.population.core import _places_by_user
+    from lmdk_core.population.core import places_by_user
 
     try:
         df = pd.read_csv(path, dtype={"uid": str})
@@ -206,7 +206,7 @@ def _read_places(path: str) -> pd.DataFrame:
         raise ParameterError(f"{path}: not a readable CSV ({str(exc).splitlines()[0]})") \
             from None
     try:
-        _places_by_user(df)
+        places_by_user(df)
     except ParameterError as exc:
         raise ParameterError(f"{path}: {exc}") from None
     return df

@@ -103,7 +103,7 @@ def test_population_release_with_progress(tmp_path, capsys):
                  "--cell-m", "2000", "--out", str(out), "--seed", "1"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "users: 40/40 (100%)" in captured.err and "noise" in captured.err
+    assert "partitions: 1/1 (100%)" in captured.err and "noise" in captured.err
     counts = pd.read_csv(out / "counts.csv")
     meta = json.loads((out / "release.json").read_text())
     g = meta["grid"]

@@ -48,8 +48,17 @@ from .grid import Grid
 from .tau import keep_probability
 
 __all__ = [
-    "BOUNDING_RULES", "PartitionResult", "bounded_records", "keyed_source", "process_partition",
-    "release_loss", "user_coins", "user_losses",
+    "BOUNDING_RULES",
+    "PartitionResult",
+    "Places",
+    "Totals",
+    "bounded_records",
+    "keyed_source",
+    "places_by_user",
+    "process_partition",
+    "release_loss",
+    "user_coins",
+    "user_losses",
 ]
 
 BOUNDING_RULES = ("first", "mode")
@@ -124,19 +133,22 @@ def keep_thresholds(eps: np.ndarray, tau: float, mode: str) -> np.ndarray:
 
 def _sorted_view(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                               np.ndarray]:
-    """(uids, user code, time ns, lat, lon) sorted by (user, time)."""
+    """(uids, user code, time ns, lat, lon) sorted by (user, time); ``uids[code]`` is the id
+    (as text). Users are numbered by hashing (:func:`.partitions.user_codes`: ids compared as
+    text, one Python string per *user*), then the package's one (uid, time) sort orders the
+    rows of this partition (identity when they are in order already)."""
+    from .partitions import user_codes
+
     missing = [c for c in ("uid", "time", "lat", "lon") if c not in part.columns]
     if missing:
         raise ParameterError(f"population frame is missing column(s) {', '.join(missing)}")
-    uid = part["uid"].astype(str)
-    # the package's one (uid, time) sort; ids compared as text, times of any unit and zone in ns
-    order, codes, t_ns = time_order(pd.DataFrame({"uid": uid.to_numpy(), "time": part["time"]}))
-    first = np.ones(codes.size, dtype=bool)  # each user's first row in that order
-    first[1:] = codes[1:] != codes[:-1]
-    uniq = uid.to_numpy()[order][first]  # uniq[code] is that user's id
+    code0, uniq = user_codes(part["uid"])
+    # integer codes keep their order in time_order's factorize, so codes[i] is still uniq's index
+    order, codes, t_ns = time_order(pd.DataFrame({"uid": code0, "time": part["time"]}))
+    codes = code0[order]
     lat = part["lat"].to_numpy(dtype=np.float64)[order]
     lon = part["lon"].to_numpy(dtype=np.float64)[order]
-    return np.asarray(uniq, dtype=object), codes.astype(np.int64), t_ns, lat, lon
+    return uniq, codes.astype(np.int64), t_ns, lat, lon
 
 
 def _bounded_records(key: np.ndarray, cell: np.ndarray, rule: str, n_cells: int
@@ -156,12 +168,15 @@ def _bounded_records(key: np.ndarray, cell: np.ndarray, rule: str, n_cells: int
     return k[first], c[first]
 
 
+Places = pd.DataFrame | dict[str, np.ndarray] | None
+"""Landmark places: a table (uid, lat, lon, radius_m), its :func:`places_by_user` index, or None."""
+
 Variant = tuple[str, float, str]
 """(scheme, τ, mode) of one release computed from the same per-user work."""
 
 
 def process_partition(
-    part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series, places: pd.DataFrame | None,
+    part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series, places: Places,
     scheme: str = "skip", tau: float = 1.0, mode: str = "sample", rule: str = "first",
     master_key: bytes, progress: Callable[[int, int], None] | None = None,
     variants: list[Variant] | None = None,
@@ -224,7 +239,7 @@ class _Prepared:
 
 
 def _prepare(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
-             places: pd.DataFrame | None, rule: str) -> _Prepared:
+             places: Places, rule: str) -> _Prepared:
     if rule not in BOUNDING_RULES:
         raise ParameterError(f"unknown bounding rule {rule!r}; use one of {BOUNDING_RULES}")
     uids, code, t_ns, lat, lon = _sorted_view(part)
@@ -270,14 +285,15 @@ def user_losses(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
 
 
 def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.ndarray,
-                   places: pd.DataFrame | None) -> np.ndarray:
-    """True where a point lies within one of *its own user's* places.
+                   places: Places) -> np.ndarray:
+    """True where a point lies within one of *its own user's* places (``places``: a table, or
+    :func:`places_by_user` of it, computed once for all partitions).
 
     The rule of :func:`lmdk_core.landmark_mask` (haversine distance ≤ radius_m, inclusive),
     vectorised over all users at once: each point is compared with its user's places only
     (padded to the largest number of places per user). Chunked to bound memory."""
     out = np.zeros(code.size, dtype=bool)
-    by_user = _places_by_user(places)
+    by_user = places if isinstance(places, dict) else places_by_user(places)
     if not by_user or code.size == 0:
         return out
     k = max(len(v) for v in by_user.values())
@@ -312,7 +328,11 @@ def bounded_records(part: pd.DataFrame, *, grid: Grid, rule: str = "first") -> p
                          "cell": rcell, "key": rbin * grid.n_cells + rcell})
 
 
-def _places_by_user(places: pd.DataFrame | None) -> dict[str, np.ndarray]:
+def places_by_user(places: Places) -> dict[str, np.ndarray]:
+    """Each user's places as an array of (lat, lon, radius_m) rows, keyed by uid (text); the
+    table is checked as :func:`lmdk_core.landmark_mask` checks places. Idempotent."""
+    if isinstance(places, dict):
+        return places
     if places is None or len(places) == 0:
         return {}
     missing = [c for c in ("uid", "lat", "lon", "radius_m") if c not in places.columns]
@@ -328,23 +348,44 @@ def _places_by_user(places: pd.DataFrame | None) -> dict[str, np.ndarray]:
     return {str(uid[s]): arr[s:e] for s, e in zip(starts, ends, strict=True)}
 
 
-def merge_sparse(keys: list[np.ndarray], counts: list[np.ndarray], size: int) -> np.ndarray:
-    """Dense int64 counts of length ``size`` from sparse (key, count) pieces (a sum)."""
-    if not keys:
-        return np.zeros(size, dtype=np.int64)
-    return np.bincount(np.concatenate(keys), weights=np.concatenate(counts),
-                       minlength=size).astype(np.int64)
+def _add_users(seen: set[str], users: Any) -> None:
+    s = set(map(str, users))
+    both = seen & s
+    if both:
+        raise ParameterError(
+            f"user {sorted(both)[0]!r} appears in two partitions; the Parquet input must be "
+            "partitioned by user (write it with lmdk_core.population.write_partitioned)"
+        )
+    seen |= s
 
 
-def check_disjoint(user_lists: list[Any]) -> None:
-    """Raise ParameterError if a user appears in two partitions (bounding would break)."""
-    seen: set[str] = set()
-    for users in user_lists:
-        s = set(map(str, users))
-        both = seen & s
-        if both:
-            raise ParameterError(
-                f"user {sorted(both)[0]!r} appears in two partitions; the Parquet input must be "
-                "partitioned by user (write it with lmdk_core.population.write_partitioned)"
-            )
-        seen |= s
+class Totals:
+    """The running sum of partition results, added one at a time (memory: the dense grid and
+    the per-user table, not the partitions). Raises ParameterError when a user appears in two
+    partitions."""
+
+    def __init__(self, size: int):
+        self.kept = np.zeros(size, dtype=np.int64)
+        self.true = np.zeros(size, dtype=np.int64)
+        self.users: list[pd.DataFrame] = []
+        self.n_points = 0
+        self.n_outside = 0
+        self.n_parts = 0
+        self._seen: set[str] = set()
+
+    def add(self, part: PartitionResult) -> None:
+        _add_users(self._seen, part.users["uid"])
+        self.kept[part.kept_keys] += part.kept_counts  # keys of one part are unique (np.unique)
+        self.true[part.true_keys] += part.true_counts
+        self.users.append(part.users)
+        self.n_points += part.n_points
+        self.n_outside += part.n_outside
+        self.n_parts += 1
+
+    def user_table(self) -> pd.DataFrame:
+        """All partitions' user rows, sorted by uid (independent of the partitioning)."""
+        if not self.users:
+            return pd.DataFrame(columns=["uid", "epsilon", "records", "landmark_bins", "kept",
+                                         "loss"])
+        return pd.concat(self.users, ignore_index=True).sort_values(
+            "uid", kind="stable", ignore_index=True)

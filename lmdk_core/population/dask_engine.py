@@ -1,14 +1,25 @@
-"""The Dask engine: the same per-user work on partitions that each hold all rows of their users.
+"""The Dask engine: the per-user work of each user-disjoint partition on a Dask cluster.
 
-Input is a Parquet directory written by :func:`write_partitioned` (one file per user bucket,
-``bucket = BLAKE2b(uid) mod n``; users never straddle files) or a DataFrame, which is split the
-same way in memory. Each partition runs :func:`lmdk_core.population.core.process_partition`
-(no shuffle); only the sparse per-cell counts travel back, the driver checks that no user
-appears in two partitions, sums them and adds the noise once. The coins of each user are keyed
-by the uid, so the result is identical to the in-memory engine for the same seed.
+The partitions (:mod:`.partitions`) are pieces of a DataFrame or runs of row groups of Parquet
+files partitioned by user, at any fsspec URL the workers can read (``s3://``, ``gs://``,
+``file://`` on a shared disk, local paths). The driver reads only the Parquet footers; each task
+reads its own row groups, so a worker's memory follows the partition size, not the file or the
+population. The per-user tables (ε_u by uid, the places of every user) are sent to every worker
+once (``Client.scatter(broadcast=True)``) and tasks refer to them. Only each partition's sparse
+counts and per-user rows come back; the driver adds them up as they arrive (checking that no user
+appears in two partitions) and draws the noise once.
 
-Uses the active ``distributed.Client`` if there is one (a local or remote cluster), else Dask's
-threaded scheduler. Needs the optional extra ``lmdk[dask]``.
+**Recomputation is safe.** A partition's result is a deterministic function of its rows and the
+release key: each user's keep coins are the ChaCha20 keystream keyed by BLAKE2b(key ‖ "coin" ‖
+uid) (:func:`lmdk_core.population.core.user_coins`), and the count noise is drawn on the driver
+only, after the sum. When a worker dies and Dask reruns its partitions elsewhere, they draw the
+very same coins — never fresh randomness that an observer of two runs could compare — so the
+release equals the undisturbed one (and the in-memory engine's, for the same ``rng``). If Dask
+gives up (a partition's worker died too often) the release stops with an LmdkError and nothing
+is published.
+
+Without a cluster (no ``scheduler``, no active ``distributed.Client``) the partitions run on a
+pool of threads on this machine. Needs the optional extra ``lmdk[dask]``.
 """
 
 from __future__ import annotations
@@ -16,16 +27,22 @@ from __future__ import annotations
 import hashlib
 import os
 import pathlib
+import uuid
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import LmdkError, ParameterError
+from ..errors import LmdkError
 from ..trajectory import time_order
-from .core import PartitionResult, process_partition
+from .core import PartitionResult, Totals, process_partition
+from .partitions import MAX_ROWS, ParquetUnit, load, read_unit, units_of
 
-__all__ = ["run_dask", "user_buckets", "write_partitioned"]
+__all__ = ["SCHEDULER_ENV", "distinct_users", "run_dask", "user_buckets", "write_partitioned"]
+
+SCHEDULER_ENV = "LMDK_DASK_SCHEDULER"
+"""Environment variable the CLI reads for the address of a Dask scheduler."""
 
 
 def _require_dask():
@@ -45,9 +62,11 @@ def user_buckets(uids: Any, n: int) -> np.ndarray:
     return b[inv]
 
 
-def write_partitioned(traj: pd.DataFrame, path: Any, n_files: int = 8) -> pathlib.Path:
+def write_partitioned(traj: pd.DataFrame, path: Any, n_files: int = 8,
+                      row_group_rows: int = 250_000) -> pathlib.Path:
     """Write ``traj`` as Parquet files ``part-XXXX.parquet`` under ``path``, users bucketed by
-    uid so each user's rows are in exactly one file (sorted by uid, time)."""
+    uid so each user's rows are in exactly one file (sorted by uid, time; row groups of about
+    ``row_group_rows`` rows, which the engines read one run at a time)."""
     out = pathlib.Path(path)
     out.mkdir(parents=True, exist_ok=True)
     frame = traj[["uid", "time", "lat", "lon"]].copy()
@@ -56,47 +75,119 @@ def write_partitioned(traj: pd.DataFrame, path: Any, n_files: int = 8) -> pathli
     for i in range(n_files):
         part = frame[bucket == i]
         part = part.take(time_order(part)[0])  # the package's one (uid, time) sort, stable
-        part.to_parquet(out / f"part-{i:04d}.parquet", index=False)
+        part.to_parquet(out / f"part-{i:04d}.parquet", index=False,
+                        row_group_size=row_group_rows)
     return out
 
 
-def _partitions(data: Any, n: int | None) -> list[Any]:
-    dask = _require_dask()
-    if isinstance(data, pd.DataFrame):
-        k = n or max(1, min(32, (os.cpu_count() or 1) * 2))
-        bucket = user_buckets(data["uid"], k)
-        return [dask.delayed(data[bucket == i]) for i in range(k)]
-    path = pathlib.Path(data)
-    if not path.is_dir():
-        raise ParameterError(f"{path}: engine 'dask' needs a Parquet directory partitioned by "
-                             "user (see write_partitioned) or a DataFrame")
-    files = sorted(path.glob("*.parquet"))
-    if not files:
-        raise ParameterError(f"{path}: no .parquet files")
-    read = dask.delayed(pd.read_parquet)
-    return [read(f, columns=["uid", "time", "lat", "lon"]) for f in files]
-
-
-def run_dask(data: Any, *, places: pd.DataFrame | None, progress: Any = None,
-             n_partitions: int | None = None, **kw: Any) -> list[PartitionResult]:
-    """Per-partition results (see module docstring); ``kw`` as for process_partition."""
-    dask = _require_dask()
-    parts = _partitions(data, n_partitions)
-    job = dask.delayed(process_partition)
-    tasks = [job(p, places=places, **kw) for p in parts]
+def _client(scheduler: Any) -> tuple[Any, bool]:
+    """(client or None, whether we opened it)."""
+    if scheduler is not None and not isinstance(scheduler, str):
+        return scheduler, False  # a distributed.Client
     try:
-        from distributed import as_completed, get_client
+        from distributed import Client, get_client
+    except ImportError:
+        if scheduler is not None:
+            raise LmdkError("a Dask scheduler needs distributed: pip install 'lmdk[dask]'") \
+                from None
+        return None, False
+    if scheduler is None:
+        try:
+            return get_client(), False
+        except ValueError:
+            return None, False
+    try:
+        return Client(scheduler, timeout="20s", set_as_default=False), True
+    except (OSError, TimeoutError) as exc:
+        raise LmdkError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
 
-        client = get_client()
-    except (ImportError, ValueError):
-        client = None
+
+def _run_unit(unit: Any, epsilon_of: pd.Series, places: Any, kw: dict) -> PartitionResult:
+    return process_partition(load(unit), epsilon_of=epsilon_of, places=places, **kw)
+
+
+def _unit_users(unit: Any) -> np.ndarray:
+    uid = read_unit(unit, columns=["uid"])["uid"] if isinstance(unit, ParquetUnit) else unit["uid"]
+    return np.asarray(pd.Index(pd.unique(uid)).astype(str), dtype=object)
+
+
+def _map_units(fn: Any, units: list[Any], args: tuple, client: Any, on_result: Any,
+               progress: Any, stage: str) -> None:
+    """``on_result(fn(unit, *args))`` for every unit, as results arrive; progress per unit."""
+    n = len(units)
     if client is None:
-        results = list(dask.compute(*tasks, scheduler="threads"))
-        if progress is not None:
-            progress("partitions", len(results), len(results))
-        return results
-    futures = client.compute(tasks)
-    for done, _ in enumerate(as_completed(futures), start=1):
-        if progress is not None:
-            progress("partitions", done, len(futures))
-    return client.gather(futures)
+        workers = max(1, min(n, os.cpu_count() or 1))
+        with ThreadPoolExecutor(workers) as pool:
+            todo = list(units)
+            running: set[Any] = set()
+            done_n = 0
+            try:
+                while todo or running:
+                    while todo and len(running) < 2 * workers:  # bounded: memory ~ workers
+                        running.add(pool.submit(fn, todo.pop(0), *args))
+                    done, running = wait(running, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        on_result(f.result())
+                        done_n += 1
+                        if progress is not None:
+                            progress(stage, done_n, n)
+            except BaseException:
+                for f in running:
+                    f.cancel()
+                raise
+        return
+    from distributed import as_completed
+
+    # the per-user tables go to every worker once; tasks refer to them
+    shared = client.scatter(list(args), broadcast=True, hash=False) if args else []
+    token = uuid.uuid4().hex[:12]
+    futures = [client.submit(fn, u, *shared, key=f"lmdk-{stage}-{token}-{i}", pure=False)
+               for i, u in enumerate(units)]
+    try:
+        for done_n, fut in enumerate(as_completed(futures), start=1):
+            on_result(fut.result())
+            fut.release()
+            if progress is not None:
+                progress(stage, done_n, n)
+    except BaseException as exc:
+        client.cancel(futures)
+        if shared:
+            client.cancel(shared)
+        if type(exc).__name__ == "KilledWorker":
+            raise LmdkError(f"a Dask worker died while computing a partition too many times "
+                            f"({exc}); nothing was released") from None
+        raise
+
+
+def run_dask(units: list[Any], totals: Totals, *, epsilon_of: pd.Series, places: Any,
+             progress: Any = None, scheduler: Any = None, **kw: Any) -> None:
+    """Add every partition's result to ``totals`` (see module docstring); ``kw`` as for
+    :func:`~lmdk_core.population.core.process_partition` (grid, scheme, tau, mode, rule,
+    master_key)."""
+    _require_dask()
+    client, own = _client(scheduler)
+    try:
+        _map_units(_run_unit, units, (epsilon_of, places, kw), client, totals.add, progress,
+                   "partitions")
+    finally:
+        if own:
+            client.close()
+
+
+def distinct_users(data: Any, *, scheduler: Any = None, storage_options: dict | None = None,
+                   max_rows: int = MAX_ROWS, progress: Any = None) -> np.ndarray:
+    """The sorted user ids (text) of ``data`` (DataFrame or Parquet location), found partition
+    by partition — on the cluster when there is one, so no process reads the whole uid column
+    at once; the driver holds one id per user."""
+    units = units_of(data, storage_options=storage_options, max_rows=max_rows)
+    parts: list[np.ndarray] = []
+    client, own = (None, False) if isinstance(data, pd.DataFrame) else _client(scheduler)
+    try:
+        _map_units(_unit_users, units, (), client, parts.append, progress, "users")
+    finally:
+        if own:
+            client.close()
+    if not parts:
+        return np.zeros(0, dtype=object)
+    all_ids = np.concatenate(parts)
+    return np.asarray(pd.unique(np.sort(all_ids.astype(str))), dtype=object)

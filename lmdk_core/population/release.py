@@ -40,17 +40,19 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..noise import RandomSource
+from ..validation import check_int
 from .core import (
     BOUNDING_RULES,
     PartitionResult,
-    check_disjoint,
+    Totals,
     keyed_source,
-    merge_sparse,
+    places_by_user,
     process_partition,
     user_losses,
 )
 from .grid import Grid
 from .noise import MOVE_SENSITIVITY, count_noise_tau, publish_counts, snap_tau
+from .partitions import MAX_ROWS, load, units_of
 from .preferences import PreferenceMix
 from .tau import choose_tau, public_bin_budgets
 
@@ -227,9 +229,20 @@ def release_population(
     epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
     cell_count: float = 10.0, bounding_rule: str = "first", engine: str = "memory",
     rng: Any = None, progress: Progress | None = None, dask_partitions: int | None = None,
+    scheduler: Any = None, storage_options: dict | None = None,
+    partition_rows: int = MAX_ROWS,
 ) -> PopulationRelease:
-    """Release counts per cell × bin of ``data`` (uid, time, lat, lon; a DataFrame, or for
-    ``engine="dask"`` also a Parquet directory partitioned by user).
+    """Release counts per cell × bin of ``data`` (uid, time, lat, lon): a DataFrame, or a
+    Parquet file, directory or fsspec URL (``file://``, ``s3://``, ``memory://`` …) partitioned
+    by user (no user in two files; :func:`~lmdk_core.population.write_partitioned`).
+
+    Both engines process user-disjoint partitions of at most ``partition_rows`` points
+    (:mod:`.partitions`) and sum their sparse counts: ``engine="memory"`` one at a time in this
+    process (memory bounded by a partition when reading Parquet), ``engine="dask"`` on the
+    Dask cluster at ``scheduler`` (an address or a ``distributed.Client``; else the active
+    client, else threads here). ``progress(stage, done, total)`` is called per partition.
+    The release is the same for the same ``rng`` whatever the engine and partitioning: each
+    user's coins are keyed by (release key, uid), the noise is drawn once on this process.
 
     ``preferences``: each user's ε_u (DataFrame uid, epsilon). ``places``: each user's landmark
     places (uid, lat, lon, radius_m). ``tau``: a number or a rule of :mod:`.tau` (rules read
@@ -242,27 +255,34 @@ def release_population(
                              f"{', '.join(BOUNDING_RULES)}")
     if not isinstance(grid, Grid):
         raise ParameterError("grid must be a lmdk_core.population.Grid")
+    if engine == "memory" and scheduler is not None:
+        raise ParameterError("a Dask scheduler needs engine='dask'")
     run_scheme, t, mode = resolve_method(
         method, scheme, tau, n_bins=grid.n_bins, mix=mix, public_eps=public_eps,
         epsilon_floor=epsilon_floor, assumed_landmark_bins=assumed_landmark_bins,
         cell_count=cell_count)
     eps_of = _preferences_series(preferences)
+    rows = check_int(partition_rows, "partition_rows")
+    if engine == "dask" and dask_partitions and isinstance(data, pd.DataFrame):
+        rows = max(1, -(-len(data) // check_int(dask_partitions, "dask_partitions")))
+    units = units_of(data, storage_options=storage_options, max_rows=rows)
     key = master_key(rng)
-    kw = dict(grid=grid, epsilon_of=eps_of, scheme=run_scheme, tau=t, mode=mode,
-              rule=bounding_rule, master_key=key)
+    kw = dict(grid=grid, scheme=run_scheme, tau=t, mode=mode, rule=bounding_rule,
+              master_key=key)
+    totals = Totals(grid.n_bins * grid.n_cells)
+    places_idx = places_by_user(places)  # once, for every partition
     if engine == "memory":
-        if not isinstance(data, pd.DataFrame):
-            raise ParameterError("engine 'memory' needs a DataFrame (read files with "
-                                 "read_trajectories or pandas.read_parquet)")
-        cb = None if progress is None else (lambda i, n: progress("users", i, n))
-        one = cast(PartitionResult, process_partition(data, places=places, progress=cb, **kw))
-        parts = [one]
+        for i, unit in enumerate(units):
+            totals.add(cast(PartitionResult, process_partition(
+                load(unit), epsilon_of=eps_of, places=places_idx, **kw)))
+            if progress is not None:
+                progress("partitions", i + 1, len(units))
     else:
         from .dask_engine import run_dask
 
-        parts = run_dask(data, places=places, progress=progress, n_partitions=dask_partitions,
-                         **kw)
-    return _finish(parts, grid, t, key, method=method, scheme=run_scheme,
+        run_dask(units, totals, epsilon_of=eps_of, places=places_idx, progress=progress,
+                 scheduler=scheduler, **kw)
+    return _finish(totals, grid, t, key, method=method, scheme=run_scheme,
                    rule=bounding_rule, engine=engine, progress=progress)
 
 
@@ -315,28 +335,25 @@ def release_methods(
     parts = cast(list[PartitionResult], process_partition(
         data, grid=grid, epsilon_of=_preferences_series(preferences), places=places,
         rule=bounding_rule, master_key=key, variants=resolved))  # one result per variant
-    return {m: _finish([p], grid, t, key + m.encode(), method=m, scheme=sc, rule=bounding_rule,
-                       engine="memory", progress=None)
-            for m, (sc, t, _), p in zip(methods, resolved, parts, strict=True)}
+    out = {}
+    for m, (sc, t, _), p in zip(methods, resolved, parts, strict=True):
+        totals = Totals(grid.n_bins * grid.n_cells)
+        totals.add(p)
+        out[m] = _finish(totals, grid, t, key + m.encode(), method=m, scheme=sc,
+                         rule=bounding_rule, engine="memory", progress=None)
+    return out
 
 
-def _finish(parts: list[PartitionResult], grid: Grid, tau: float, key: bytes, *, method: str,
-            scheme: str, rule: str, engine: str, progress: Progress | None
-            ) -> PopulationRelease:
-    check_disjoint([p.users["uid"] for p in parts])
-    size = grid.n_bins * grid.n_cells
-    kept = merge_sparse([p.kept_keys for p in parts], [p.kept_counts for p in parts], size)
-    true = merge_sparse([p.true_keys for p in parts], [p.true_counts for p in parts], size)
+def _finish(totals: Totals, grid: Grid, tau: float, key: bytes, *, method: str, scheme: str,
+            rule: str, engine: str, progress: Progress | None) -> PopulationRelease:
     if progress is not None:
         progress("noise", 0, 1)
-    counts = publish_counts(kept, tau, noise_source(key),
+    counts = publish_counts(totals.kept, tau, noise_source(key),
                             sensitivity=MOVE_SENSITIVITY).reshape(grid.shape)
     if progress is not None:
         progress("noise", 1, 1)
-    users = pd.concat([p.users for p in parts], ignore_index=True).sort_values(
-        "uid", kind="stable", ignore_index=True)
-    private = PrivateStats(true.reshape(grid.shape), kept.reshape(grid.shape), users,
-                           sum(p.n_points for p in parts), sum(p.n_outside for p in parts))
+    private = PrivateStats(totals.true.reshape(grid.shape), totals.kept.reshape(grid.shape),
+                           totals.user_table(), totals.n_points, totals.n_outside)
     for arr in (counts, private.true_counts, private.kept_counts):
         arr.setflags(write=False)
     return PopulationRelease(counts, grid, method, scheme, tau, rule, engine, private)
