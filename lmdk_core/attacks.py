@@ -1,0 +1,551 @@
+"""What an adversary learns from a public release file: attacks run on simulated releases.
+
+The guarantee (G_t ≤ ε) bounds what the landmark moments reveal together with any one other
+moment; these attacks show what a concrete adversary does with the whole public file. Each
+attack reads ONLY what is public: the released times and locations and the public parameters
+(ε, the protection radius r, the scheme). It is evaluated on seeded **simulated** releases —
+never on a real release: :func:`public_trace` refuses a real draw — and compared with the same
+attack on the raw trace and with a data-free baseline (docs/attacks.md).
+
+* **Home and work** (:func:`home_work`, :func:`attacker_guesses`): the densest released spot at
+  night (22:00–06:00 local time) and in working hours (Mon–Fri 09:00–17:00), found on a grid
+  and refined by mean shift, plus the longest stays of the released trace
+  (:func:`lmdk_core.stays.suggest_places`); scored by the distance from each true place to the
+  nearest guess.
+* **Place visits** (:func:`visit_inference`): for one place, "was the person there at t?",
+  predicted from the released point's distance to the place and from exact repeats (the way
+  Skip republishes the last point at landmark moments); precision and recall against the truth.
+* **Re-identification** (:func:`reidentification`): the scikit-mobility location and
+  home-and-work attacks (Pellungrini et al. 2017) on a grid: the adversary knows k true cells
+  of a person (or their two most visited cells) and looks for released traces that contain
+  them; the person is *singled out* when theirs is the only match.
+
+Local time: the adversary takes the UTC offset from the released longitudes (15° per hour), a
+guess that reads only the public file, unless ``utc_offset_h`` is given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParameterError
+from .geo import degrees_to_metres, haversine_m, metres_to_degrees
+from .validation import check_int, check_positive
+
+__all__ = [
+    "ATTACK_DRAWS",
+    "AttackReport",
+    "PublicTrace",
+    "attack_report",
+    "attacker_guesses",
+    "home_work",
+    "noise_quantile",
+    "public_trace",
+    "reidentification",
+    "repeat_runs",
+    "visit_inference",
+]
+
+ATTACK_DRAWS = 20
+"""Simulated releases per evaluation (the page's "median over 20 simulated releases")."""
+NIGHT_HOURS = (22, 6)
+"""Local hours [start, end) the home attack reads (across midnight)."""
+WORK_HOURS = (9, 17)
+"""Local hours [start, end) on Monday–Friday the work attack reads."""
+MAX_DWELL_S = 1800.0
+"""A point's weight is the time to the next point, capped at this (a gap is not a stay)."""
+STAY_GUESSES = 8
+"""Longest released stays the adversary adds to the home and work guesses."""
+MIN_CELL_M = 50.0
+"""Smallest grid cell of the density search (metres): the raw trace's GPS scatter scale."""
+
+
+# ----------------------------------------------------------------------------- the public trace
+
+
+@dataclass(frozen=True, eq=False)
+class PublicTrace:
+    """What an observer of a release file sees: ``time`` (int64 ns, UTC), ``lat``, ``lon``
+    (degrees), finite points only, in time order; ``rows``: the source row of each point (for
+    scoring against the truth; attacks never read it)."""
+
+    time: np.ndarray
+    lat: np.ndarray
+    lon: np.ndarray
+    rows: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return int(self.lat.size)
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"time": pd.DatetimeIndex(self.time.view("datetime64[ns]"),
+                                                      tz="UTC"),
+                             "lat": self.lat, "lon": self.lon})
+
+
+def public_trace(source: Any) -> PublicTrace:
+    """The public columns of a simulated release, a :class:`~lmdk_core.session.Preview`, or a
+    raw trajectory frame (``time``, ``lat``, ``lon``) — the attacks' only input.
+
+    Refuses a real release (a :class:`~lmdk_core.session.Drawn`, a Release drawn with fresh OS
+    randomness, or its public frame): attacks are evaluated on simulations, so looking at them
+    never selects among real draws (docs/attacks.md)."""
+    if getattr(source, "is_real", False):
+        raise ParameterError("attacks run on simulated releases only, never on a real release")
+    release = getattr(source, "release", source)
+    if hasattr(release, "published"):  # a Release
+        if not release.seeded:
+            raise ParameterError("attacks run on simulated (seeded) releases only; this one was "
+                                 "drawn with fresh OS randomness, a real release")
+        if release.lat is None or release.time is None:
+            raise ParameterError("attacks need a locations release with times")
+        t = np.asarray(release.time).astype("datetime64[ns]").view(np.int64)
+        lat, lon = np.asarray(release.lat, float), np.asarray(release.lon, float)
+    elif isinstance(source, pd.DataFrame):
+        meta = source.attrs.get("lmdk", {})
+        if meta.get("public") and not meta.get("seeded"):
+            raise ParameterError("attacks run on simulated releases only; this frame is a real "
+                                 "release's public file")
+        missing = {"time", "lat", "lon"} - set(source.columns)
+        if missing:
+            raise ParameterError(f"a trace needs columns time, lat, lon (missing "
+                                 f"{', '.join(sorted(missing))})")
+        times = pd.to_datetime(source["time"], utc=True)
+        t = times.to_numpy(dtype="datetime64[ns]").view(np.int64)
+        lat = source["lat"].to_numpy(dtype=float)
+        lon = source["lon"].to_numpy(dtype=float)
+    else:
+        raise ParameterError(f"cannot attack a {type(source).__name__}: give a simulated "
+                             "release, a preview or a trajectory frame")
+    ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
+    pos = ok[np.argsort(t[ok], kind="stable")]  # rows of the source, in time order
+    return PublicTrace(t[pos], lat[pos], lon[pos], pos)
+
+
+# ----------------------------------------------------------------------------- noise
+
+
+def noise_quantile(p: Any, *, epsilon: float, radius_m: float) -> np.ndarray:
+    """The ``p``-quantile (metres) of planar Laplace noise at budget ``epsilon`` per moment and
+    radius ``radius_m``: its distance is Gamma(2, scale r/ε), so it solves
+    1 − (1 + x)·e^(−x) = p for x = ε·d/r (Newton's method, exact to float precision)."""
+    eps, r = check_positive(epsilon, "epsilon"), check_positive(radius_m, "radius_m")
+    q = np.asarray(p, dtype=float)
+    if np.any((q <= 0) | (q >= 1)):
+        raise ParameterError("quantiles must lie strictly between 0 and 1")
+    x = np.full(q.shape, 2.0)
+    for _ in range(60):  # F(x) = 1 - (1+x)e^-x is increasing and concave for x > 1
+        x = np.maximum(x - (1.0 - (1.0 + x) * np.exp(-x) - q) / (x * np.exp(-x)), 1e-12)
+    return x * r / eps
+
+
+def _noise_m(p: float, epsilon: float | None, radius_m: float | None) -> float:
+    """The ``p``-quantile of the noise the adversary assumes (0 for the raw trace)."""
+    if epsilon is None or radius_m is None:
+        return 0.0
+    return float(noise_quantile(p, epsilon=epsilon, radius_m=radius_m))
+
+
+def _scale_m(epsilon: float | None, radius_m: float | None) -> float:
+    """Noise scale r/ε the adversary assumes for an ordinary moment (0 for the raw trace)."""
+    if epsilon is None or radius_m is None:
+        return 0.0
+    return check_positive(radius_m, "radius_m") / check_positive(epsilon, "epsilon")
+
+
+# ----------------------------------------------------------------------------- home and work
+
+
+def _utc_offset_h(trace: PublicTrace, utc_offset_h: float | None) -> float:
+    if utc_offset_h is not None:
+        return float(utc_offset_h)
+    return float(round(float(np.median(trace.lon)) / 15.0)) if len(trace) else 0.0
+
+
+def _weights(t: np.ndarray) -> np.ndarray:
+    """Seconds each point stands for: the time to the next point, capped (last point: 0)."""
+    gap = np.diff(t, append=t[-1:]) / 1e9 if t.size else np.zeros(0)
+    return np.minimum(gap, MAX_DWELL_S)
+
+
+def _densest(x: np.ndarray, y: np.ndarray, w: np.ndarray, cell_m: float,
+             reach_m: float) -> tuple[float, float] | None:
+    """The weighted mode of points (local metres): the grid cell whose 3×3 block holds the most
+    weight, then mean shift (flat kernel of radius ``reach_m``, 5 steps) from its centre."""
+    keep = w > 0
+    x, y, w = x[keep], y[keep], w[keep]
+    if x.size == 0:
+        return None
+    ix = np.floor(x / cell_m).astype(np.int64)
+    iy = np.floor(y / cell_m).astype(np.int64)
+    ix0, iy0 = ix.min() - 1, iy.min() - 1
+    span = int(iy.max() - iy0) + 2
+    key = (ix - ix0) * span + (iy - iy0)
+    cells, inv = np.unique(key, return_inverse=True)
+    cw = np.bincount(inv, weights=w)
+    dens = np.zeros(cells.size)
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            nb = cells + dx * span + dy
+            pos = np.minimum(np.searchsorted(cells, nb), cells.size - 1)
+            dens += np.where(cells[pos] == nb, cw[pos], 0.0)
+    best = cells[int(np.argmax(dens))]
+    cx = (best // span + ix0 + 0.5) * cell_m
+    cy = (best % span + iy0 + 0.5) * cell_m
+    for _ in range(5):
+        near = (x - cx) ** 2 + (y - cy) ** 2 <= reach_m**2
+        if not near.any():
+            break
+        cx, cy = float(np.average(x[near], weights=w[near])), float(
+            np.average(y[near], weights=w[near]))
+    return float(cx), float(cy)
+
+
+def home_work(trace: PublicTrace, *, epsilon: float | None = None,
+              radius_m: float | None = None, utc_offset_h: float | None = None
+              ) -> dict[str, tuple[float, float] | None]:
+    """The adversary's home and work guesses (lat, lon), or None without points in the hours.
+
+    Home: the densest spot of the released points at night; work: in working hours on weekdays
+    (:data:`NIGHT_HOURS`, :data:`WORK_HOURS`, local time). Each point weighs the time to the
+    next point (capped at :data:`MAX_DWELL_S`). ``epsilon``/``radius_m``: the release's public
+    parameters, which set the search scale (grid cell max(50 m, r/ε), mean-shift radius
+    50 m + the noise's 90 % quantile); omit both for a raw trace."""
+    if len(trace) == 0:
+        return {"home": None, "work": None}
+    scale = _scale_m(epsilon, radius_m)
+    cell = max(MIN_CELL_M, scale)
+    reach = MIN_CELL_M + (_noise_m(0.9, epsilon, radius_m) if scale else MIN_CELL_M)
+    off = _utc_offset_h(trace, utc_offset_h)
+    local_h = (trace.time / 3.6e12 + off) % 24.0
+    day = np.floor((trace.time / 3.6e12 + off) / 24.0).astype(np.int64)
+    weekday = (day + 3) % 7  # 1970-01-01 was a Thursday (3 with Monday = 0)
+    lat0, lon0 = float(np.median(trace.lat)), float(np.median(trace.lon))
+    x, y = degrees_to_metres(lat0, lon0, trace.lat, trace.lon)
+    w = _weights(trace.time)
+    hours = {
+        "home": (local_h >= NIGHT_HOURS[0]) | (local_h < NIGHT_HOURS[1]),
+        "work": (weekday < 5) & (local_h >= WORK_HOURS[0]) & (local_h < WORK_HOURS[1]),
+    }
+    out: dict[str, tuple[float, float] | None] = {}
+    for name, sel in hours.items():
+        spot = _densest(x[sel], y[sel], w[sel], cell, reach)
+        if spot is None:
+            out[name] = None
+            continue
+        dlat, dlon = metres_to_degrees(lat0, spot[0], spot[1])
+        out[name] = (lat0 + float(dlat), lon0 + float(dlon))
+    return out
+
+
+def repeat_runs(trace: PublicTrace, *, top: int = STAY_GUESSES,
+                min_duration_s: float = 600.0) -> pd.DataFrame:
+    """The ``top`` longest runs of one point republished unchanged (as Skip does at landmark
+    moments, and every scheme between fresh releases), lasting at least ``min_duration_s``
+    seconds from their first point to the next different one. Columns ``lat``, ``lon``,
+    ``duration_s``, longest first."""
+    n = len(trace)
+    if n == 0:
+        return pd.DataFrame({"lat": [], "lon": [], "duration_s": []})
+    new = np.r_[True, (trace.lat[1:] != trace.lat[:-1]) | (trace.lon[1:] != trace.lon[:-1])]
+    first = np.flatnonzero(new)
+    end_t = np.r_[trace.time[first[1:]], trace.time[-1]]  # until the next different point
+    dur = (end_t - trace.time[first]) / 1e9
+    long = np.flatnonzero(dur >= min_duration_s)
+    pick = long[np.argsort(-dur[long], kind="stable")[:top]]
+    return pd.DataFrame({"lat": trace.lat[first[pick]], "lon": trace.lon[first[pick]],
+                         "duration_s": dur[pick]})
+
+
+def attacker_guesses(trace: PublicTrace, *, epsilon: float | None = None,
+                     radius_m: float | None = None, utc_offset_h: float | None = None,
+                     stays: int = STAY_GUESSES) -> pd.DataFrame:
+    """The adversary's short list of a person's places: the home and work guesses
+    (:func:`home_work`) and ``stays`` more — on a raw trace its longest stays
+    (:func:`lmdk_core.stays.suggest_places`: 10 min within 100 m, merged within 150 m), on a
+    release (``epsilon`` given) its longest runs of a republished point (:func:`repeat_runs`;
+    fresh noisy points never form stays, they are the density search's job). Columns
+    ``guess``, ``lat``, ``lon``."""
+    from .stays import suggest_places
+
+    stays = check_int(stays, "stays", minimum=0)
+    rows = [(k, v[0], v[1]) for k, v in home_work(
+        trace, epsilon=epsilon, radius_m=radius_m, utc_offset_h=utc_offset_h).items()
+        if v is not None]
+    if stays and len(trace):
+        found = (repeat_runs(trace, top=stays) if _scale_m(epsilon, radius_m)
+                 else suggest_places(trace.frame(), top=stays))
+        rows += [(f"stay {i + 1}", a, b) for i, (a, b) in
+                 enumerate(zip(found["lat"], found["lon"], strict=True))]
+    return pd.DataFrame(rows, columns=["guess", "lat", "lon"])
+
+
+def _nearest_m(guesses: pd.DataFrame, plat: np.ndarray, plon: np.ndarray) -> np.ndarray:
+    """Distance (m) from each place to the nearest guess (inf without guesses)."""
+    if guesses.empty:
+        return np.full(plat.size, np.inf)
+    d = haversine_m(plat[:, None], plon[:, None], guesses["lat"].to_numpy()[None, :],
+                    guesses["lon"].to_numpy()[None, :])
+    return d.min(axis=1)
+
+
+# ----------------------------------------------------------------------------- place visits
+
+
+def visit_inference(trace: PublicTrace, place: Any, *, epsilon: float | None = None,
+                    radius_m: float | None = None) -> np.ndarray:
+    """For each point of ``trace``: does the adversary say the person was at ``place`` then?
+
+    ``place``: (lat, lon, place_radius_m). A fresh point says yes within place radius + the
+    noise's median distance; a repeated point (equal to the one before, the way Skip republishes
+    at landmark moments) within place radius + its 90 % quantile. Omit ``epsilon``/``radius_m``
+    for a raw trace (no noise: place radius only)."""
+    plat, plon, prad = float(place[0]), float(place[1]), float(place[2])
+    d = haversine_m(trace.lat, trace.lon, plat, plon)
+    fresh_m = prad + _noise_m(0.5, epsilon, radius_m)
+    repeat_m = prad + _noise_m(0.9, epsilon, radius_m)
+    rep = np.zeros(d.size, dtype=bool)
+    rep[1:] = (trace.lat[1:] == trace.lat[:-1]) & (trace.lon[1:] == trace.lon[:-1])
+    return np.where(rep, d <= repeat_m, d <= fresh_m)
+
+
+def _precision_recall(said: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
+    tp = float(np.count_nonzero(said & truth))
+    p = tp / said.sum() if said.any() else math.nan
+    r = tp / truth.sum() if truth.any() else math.nan
+    return p, r
+
+
+# ----------------------------------------------------------------------------- the evaluation
+
+
+@dataclass(frozen=True, eq=False)
+class AttackReport:
+    """The attacks of one setting over ``draws`` simulated releases (arrays: draws × places).
+
+    ``released_m``: distance from each place to the adversary's nearest guess in each simulated
+    release; ``raw_m``: the same from the raw trace; ``baseline_m``: from as many uniform random
+    guesses in the trace's bounding box (no data). ``precision``/``recall``: the visit attack
+    per draw; ``raw_precision``/``raw_recall`` on the raw trace; ``prevalence``: the share of
+    moments at each place (the precision of always saying yes, whose recall is 1). Private: it
+    is computed from the true places (docs/attacks.md)."""
+
+    places: tuple[str, ...]
+    place_radius_m: np.ndarray
+    epsilon: float
+    radius_m: float
+    scheme: str
+    draws: int
+    released_m: np.ndarray
+    raw_m: np.ndarray
+    baseline_m: np.ndarray
+    precision: np.ndarray
+    recall: np.ndarray
+    raw_precision: np.ndarray
+    raw_recall: np.ndarray
+    prevalence: np.ndarray
+
+    def median_m(self) -> np.ndarray:
+        """Median over the draws of the nearest-guess distance, per place (metres)."""
+        return np.median(self.released_m, axis=0)
+
+    def located(self) -> np.ndarray:
+        """Per place: the median simulated release puts a guess within the protection radius
+        r (or the place's own radius, if larger) — the scale the guarantee is stated at."""
+        return self.median_m() <= np.maximum(self.radius_m, self.place_radius_m)
+
+    def table(self) -> pd.DataFrame:
+        """One row per place: the medians and the 10–90 % range over the draws."""
+        def q(a: np.ndarray, p: float) -> np.ndarray:
+            return np.nanpercentile(a, p, axis=0) if a.size else np.full(len(self.places), np.nan)
+
+        return pd.DataFrame({
+            "place": list(self.places),
+            "release_median_m": q(self.released_m, 50),
+            "release_p10_m": q(self.released_m, 10),
+            "release_p90_m": q(self.released_m, 90),
+            "raw_m": self.raw_m,
+            "baseline_median_m": q(self.baseline_m, 50),
+            "visit_precision": q(self.precision, 50),
+            "visit_recall": q(self.recall, 50),
+            "raw_visit_precision": self.raw_precision,
+            "raw_visit_recall": self.raw_recall,
+            "always_yes_precision": self.prevalence,
+        })
+
+
+def _settings(settings: Any) -> Any:
+    from .session import ReleaseSettings
+
+    if isinstance(settings, ReleaseSettings):
+        return settings
+    if isinstance(settings, Mapping):
+        return ReleaseSettings(**settings)
+    raise ParameterError("settings must be a ReleaseSettings or a mapping of its fields")
+
+
+def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
+                  draws: int = ATTACK_DRAWS, utc_offset_h: float | None = None) -> AttackReport:
+    """Run every single-trace attack on ``draws`` seeded simulated releases of ``traj`` (one
+    person; landmarks = the points within ``places``) with ``settings``
+    (:class:`~lmdk_core.session.ReleaseSettings` or a mapping of its fields), on the raw trace,
+    and against a data-free baseline.
+
+    ``rng``: an integer seed, required — the result is a deterministic function of it, and the
+    draws are simulations (:func:`public_trace` refuses anything else)."""
+    from .landmarks import place_masks
+    from .places import as_places
+    from .session import _draw
+
+    rs = _settings(settings)
+    draws = check_int(draws, "draws", minimum=1)
+    if rng is None or isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
+        raise ParameterError("attack_report needs an integer seed rng= (its draws are "
+                             "simulations; a real release is never attacked)")
+    pls = as_places(places)
+    if not pls:
+        raise ParameterError("mark at least one place to attack")
+    names = tuple(p.name for p in pls)
+    plat = np.array([p.lat for p in pls])
+    plon = np.array([p.lon for p in pls])
+    prad = np.array([p.place_radius_m for p in pls])
+    truth = place_masks(traj, pls)  # (places, moments)
+    mask = truth.any(axis=0)
+    raw = public_trace(traj)
+    eps = rs.epsilon_scheme
+    r = rs.radius_m
+    raw_g = attacker_guesses(raw, utc_offset_h=utc_offset_h)
+    raw_m = _nearest_m(raw_g, plat, plon)
+    raw_pr = np.array([_precision_recall(visit_inference(raw, p.as_tuple()),
+                                         truth[j][raw.rows]) for j, p in enumerate(pls)])
+    seeds = np.random.SeedSequence(int(rng)).spawn(draws + 1)
+    rel_m = np.empty((draws, len(pls)))
+    pr = np.empty((draws, len(pls), 2))
+    for i in range(draws):  # one simulated release per draw; each attack is vectorised
+        rel, _, _ = _draw(traj, mask, rs, None, rng=np.random.default_rng(seeds[i]))
+        pub = public_trace(rel)
+        g = attacker_guesses(pub, epsilon=eps, radius_m=r, utc_offset_h=utc_offset_h)
+        rel_m[i] = _nearest_m(g, plat, plon)
+        for j, p in enumerate(pls):  # a few places
+            said = visit_inference(pub, p.as_tuple(), epsilon=eps, radius_m=r)
+            pr[i, j] = _precision_recall(said, truth[j][pub.rows])
+    base = np.random.default_rng(seeds[draws])
+    k = 2 + STAY_GUESSES
+    blat = base.uniform(raw.lat.min(), raw.lat.max(), size=(draws, k))
+    blon = base.uniform(raw.lon.min(), raw.lon.max(), size=(draws, k))
+    base_m = haversine_m(plat[None, :, None], plon[None, :, None], blat[:, None, :],
+                         blon[:, None, :]).min(axis=2)
+    return AttackReport(names, prad, rs.epsilon, r, rs.scheme, draws, rel_m, raw_m, base_m,
+                        pr[..., 0], pr[..., 1], raw_pr[:, 0], raw_pr[:, 1],
+                        truth.mean(axis=1))
+
+
+# ----------------------------------------------------------------------------- re-identification
+
+
+def _cells(lat: np.ndarray, lon: np.ndarray, origin: tuple[float, float],
+           cell_m: float) -> np.ndarray:
+    """Grid cell codes (int64) of points on a square grid of ``cell_m`` metres at ``origin``."""
+    x, y = degrees_to_metres(origin[0], origin[1], lat, lon)
+    ix = np.floor(x / cell_m).astype(np.int64) + (1 << 20)
+    iy = np.floor(y / cell_m).astype(np.int64) + (1 << 20)
+    return ix * (1 << 21) + iy
+
+
+def _visit_counts(uid: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+    """Unique (user, cell) pairs with their point counts, sorted by user then cell."""
+    pairs = np.stack([uid, cells], axis=1)
+    uniq, counts = np.unique(pairs, axis=0, return_counts=True)
+    return uniq[:, 0], uniq[:, 1], counts
+
+
+def reidentification(true: Mapping[Hashable, PublicTrace], released: Mapping[Hashable,
+                     PublicTrace], *, k: int = 2, cell_m: float = 500.0, instances: int = 20,
+                     rng: int) -> pd.DataFrame:
+    """The re-identification risk of each person when an adversary with background knowledge
+    from the TRUE traces matches it against the RELEASED traces (both on a public grid of
+    ``cell_m`` metres; scikit-mobility's definitions, Pellungrini et al. 2017).
+
+    * Location attack: the adversary knows ``k`` distinct cells the person visited (``instances``
+      random sets per person, seeded by ``rng``); a released trace matches when it has a point in
+      each. Risk of one set = 1/(number of matches) if the person's own release matches, else 0.
+    * Home-and-work attack: the adversary knows the person's two most visited true cells; a
+      released trace matches when its own two most visited cells are those two.
+
+    Returns one row per person: ``location_risk`` (max over the sets, skmob's convention),
+    ``singled_out`` (share of the sets whose only match is the person's release),
+    ``home_work_risk`` and ``home_work_singled_out``."""
+    k = check_int(k, "k", minimum=1)
+    cell_m = check_positive(cell_m, "cell_m")
+    instances = check_int(instances, "instances", minimum=1)
+    people = list(true)
+    if set(people) != set(released) or not people:
+        raise ParameterError("give the true and the released trace of the same people")
+    idx = {u: i for i, u in enumerate(people)}
+    all_lat = np.concatenate([true[u].lat for u in people])
+    all_lon = np.concatenate([true[u].lon for u in people])
+    origin = (float(np.median(all_lat)), float(np.median(all_lon)))
+
+    def visits(traces: Mapping[Hashable, PublicTrace]) -> tuple[np.ndarray, ...]:
+        uid = np.concatenate([np.full(len(traces[u]), idx[u]) for u in people])
+        lat = np.concatenate([traces[u].lat for u in people])
+        lon = np.concatenate([traces[u].lon for u in people])
+        return _visit_counts(uid, _cells(lat, lon, origin, cell_m))
+
+    t_uid, t_cell, t_count = visits(true)
+    r_uid, r_cell, r_count = visits(released)
+    n = len(people)
+    ref = r_uid.astype(np.int64) * (1 << 43) + r_cell  # sorted: unique pairs by (user, cell)
+
+    def has(users: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """Whether the released trace of each of ``users`` has a point in ``cells`` (broadcast)."""
+        key = users.astype(np.int64) * (1 << 43) + cells
+        at = np.minimum(np.searchsorted(ref, key), ref.size - 1)
+        return ref[at] == key
+
+    gen = np.random.default_rng(int(rng))
+    starts = np.searchsorted(t_uid, np.arange(n + 1))
+    loc_risk = np.zeros(n)
+    single = np.zeros(n)
+    for u in range(n):  # per person: the instance sets, each matched against all releases
+        cells_u = t_cell[starts[u]:starts[u + 1]]
+        if cells_u.size < k:
+            continue
+        pick = np.argsort(gen.random((instances, cells_u.size)), axis=1)[:, :k]
+        known = cells_u[pick]  # (instances, k)
+        match = np.asarray(has(np.arange(n)[None, None, :], known[:, :, None]).all(axis=1))
+        count = match.sum(axis=1)
+        own = match[:, u]
+        risk = np.where(own, 1.0 / np.maximum(count, 1), 0.0)
+        loc_risk[u] = risk.max()
+        single[u] = float(np.mean(own & (count == 1)))
+
+    def top2(uid: np.ndarray, cell: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """Each person's two most visited cells (sorted pair; -1 when missing)."""
+        order = np.lexsort((cell, -count, uid))
+        u_s, c_s = uid[order], cell[order]
+        first = np.searchsorted(u_s, np.arange(n))
+        end = np.searchsorted(u_s, np.arange(n), side="right")
+        a = np.where(first < end, c_s[np.minimum(first, c_s.size - 1)], -1)
+        b = np.where(first + 1 < end, c_s[np.minimum(first + 1, c_s.size - 1)], -1)
+        return np.sort(np.stack([a, b], axis=1), axis=1)
+
+    hw_true, hw_rel = top2(t_uid, t_cell, t_count), top2(r_uid, r_cell, r_count)
+    hw_match = (hw_rel[None, :, :] == hw_true[:, None, :]).all(axis=2)  # (target, release)
+    hw_count = hw_match.sum(axis=1)
+    hw_own = np.asarray(np.diag(hw_match), dtype=bool)
+    return pd.DataFrame({
+        "uid": people,
+        "location_risk": loc_risk,
+        "singled_out": single,
+        "home_work_risk": np.where(hw_own, 1.0 / np.maximum(hw_count, 1), 0.0),
+        "home_work_singled_out": (hw_own & (hw_count == 1)).astype(float),
+    })
+
