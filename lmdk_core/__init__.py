@@ -111,6 +111,7 @@ from .session import (
     ReleaseSettings,
     Session,
 )
+from .smoothing import smooth_release
 from .stays import detect_stays, suggest_places
 from .trajectory import downsample, path_length_m, resample, select_user, summary, time_slice, users
 
@@ -134,7 +135,7 @@ __all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
     "Laplace", "PlanarLaplace", "RandomSource", "RandomizedResponse", "as_rng", "laplace",
     "planar_laplace", "randomized_response", "unit_laplace",
     # releases, composition across releases, utility
-    "Release", "release_locations", "release_values", "release_with_budget",
+    "Release", "release_locations", "release_values", "release_with_budget", "smooth_release",
     "Cost", "LedgerEntry", "ReleaseLedger", "distance_factor",
     # the accounted session shared by the dashboard and the Jupyter explorer
     "BudgetExceededError", "Drawn", "Preview", "ReleaseSettings", "Session",

@@ -1,0 +1,458 @@
+"""Free post-processing of a release: a Kalman filter + Rauch–Tung–Striebel smoother.
+
+:func:`smooth_release` reads ONLY what is public — the public frame of the release (``time`` and
+``lat``/``lon`` or ``value``, as in ``release.to_frame(public=True)``) and public parameters (the
+scheme's name, ε, ``radius_m`` or ``sensitivity``, the known noise law, a motion model with
+public constants) — and never ``budget``, ``published`` or ``landmarks`` (private: they reveal the
+landmarks). Any function of the public output alone is post-processing, so the smoothed release
+has exactly the guarantee of its input and costs no budget (docs/smoothing.md).
+
+Repeats are detected from the output itself: a row identical to the previous row (same lat and
+lon, or the same value) is a republished approximation, not a new observation, and NaN rows
+(nothing released yet) are not observations either. The smoother estimates every row — repeats
+included — from the fresh observations before and after it.
+
+Model, per axis (east/north metres in the local projection of :mod:`lmdk_core.geo` for
+locations; the value itself for values): a random walk or a constant-velocity model driven by
+white noise of spectral density ``q`` (the public constants :data:`MOTION`), observed with noise
+of variance ``R`` from the mechanism's law (:func:`noise_variance`) where the fresh budget is a
+public parameter, else fitted by maximum likelihood on the released points (free). A robust
+update (Huber weights on the normalised innovation) tames the heavy tails of the Laplace noise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numba
+import numpy as np
+
+from .errors import ParameterError
+from .geo import degrees_to_metres, offset_points
+from .release import Release
+
+__all__ = ["MOTION", "noise_variance", "smooth_release"]
+
+MOTION: dict[str, tuple[str, float, float]] = {
+    "town": ("rw", 300.0, 0.0),
+    "walk": ("rw", 30.0, 0.0),
+    "drive": ("rw", 3000.0, 0.0),
+}
+"""Public motion models for locations: name → (kind, q, tau) — a random walk whose position
+diffuses with variance q·Δt (q in m²/s). "town" (default): q = 300 m²/s, a 30-s step of
+σ ≈ 95 m per axis (≈ 3 m/s: people who walk, cycle or ride in a city); "walk": q = 30 m²/s
+(≈ 1 m/s); "drive": q = 3000 m²/s (≈ 10 m/s). Public constants, chosen for the kind of person,
+not fitted to anyone's true data; ``motion="fit"`` fits q instead by maximum likelihood on the
+released points (free post-processing). A tuple ``("rw", q)``, ``("cv", q)`` (constant velocity,
+q in m²/s³) or ``("iou", q, tau)`` (velocity an Ornstein–Uhlenbeck process of stationary
+variance q m²/s² and time constant tau s) sets the model directly."""
+
+_KINDS = {"rw": 0, "cv": 1, "iou": 2}
+
+GAP_S = 600.0
+"""Default ``gap_s``: after a gap between timestamps longer than this (seconds) the smoother
+starts afresh (the person may have gone anywhere)."""
+
+_ROBUST_K = 1.5
+"""Huber threshold in standard deviations of the innovation."""
+
+
+def _discrete_laplace_var(t: float) -> float:
+    """Variance of the discrete Laplace law P(k) ∝ exp(−|k|/t) in lattice units."""
+    a = math.exp(-1.0 / t)
+    return 2.0 * a / (1.0 - a) ** 2
+
+
+def noise_variance(kind: str, *, epsilon: float, scale: float) -> float:
+    """Per-axis noise variance of one fresh release at budget ``epsilon``.
+
+    ``kind`` "locations": ``scale`` = radius_m; the lattice mechanism adds an independent discrete
+    Laplace variate of scale t (lattice units of g metres) to each Earth-centred axis, so the
+    variance along any unit direction — east or north — is g²·Var(k) (m²). ``kind`` "values":
+    ``scale`` = sensitivity Δ, variance g²·Var(k) in the value's units².
+    """
+    from .noise.exact import lattice_params, value_params
+
+    if kind == "locations":
+        g, _, t = lattice_params(float(scale), float(epsilon))
+    else:
+        g, _, t = value_params(float(scale), float(epsilon))
+    return float(g) ** 2 * _discrete_laplace_var(float(t))
+
+
+@numba.njit(cache=True)
+def _transition(kind, dt, q, tau):
+    """One step of length dt: F = [[1, f01], [0, f11]] and Q = [[q00, q01], [q01, q11]].
+
+    kind 0 random walk (q: m²/s), 1 constant velocity (q: m²/s³), 2 integrated
+    Ornstein–Uhlenbeck velocity (q: stationary velocity variance m²/s², tau: its time constant s).
+    """
+    if kind == 0:
+        return 0.0, 0.0, q * dt, 0.0, 0.0
+    if kind == 1:
+        return dt, 1.0, q * dt**3 / 3.0, q * dt**2 / 2.0, q * dt
+    x = dt / tau
+    a = math.exp(-x)
+    if x < 1e-3:  # 2x − 3 + 4e^{−x} − e^{−2x} = 2x³/3 − x⁴/2 + O(x⁵), no cancellation
+        c = x**3 * (2.0 / 3.0 - 0.5 * x)
+    else:
+        c = 2.0 * x - 3.0 + 4.0 * a - a * a
+    return tau * (1.0 - a), a, q * tau * tau * c, q * tau * (1.0 - a) ** 2, q * (1.0 - a * a)
+
+
+@numba.njit(cache=True)
+def _kalman_rts(y, obs, dt, r, q, kind, tau, v0, robust_k, smooth, gap, reset_var):
+    """Filter (and smooth) ``y`` (n, k): k independent axes sharing one covariance recursion.
+
+    ``obs[i]``: y[i] is an observation; ``dt[i]``: time since row i−1 (dt[0] unused); ``r``
+    observation variance, ``q`` spectral density, ``cv`` constant velocity (else random walk),
+    ``v0`` prior velocity variance, ``robust_k`` Huber threshold (0: plain Kalman). Returns the
+    smoothed (or filtered) positions (n, k), NaN before the first observation, and the Gaussian
+    log-likelihood terms (Σ log S, Σ ν²/S, number of observations) with S at unit R.
+    """
+    n, k = y.shape
+    xf = np.empty((n, k, 2))  # filtered mean: position, velocity
+    pf = np.empty((n, 3))  # filtered covariance: p00, p01, p11
+    out = np.full((n, k), np.nan)
+    sum_log_s = 0.0
+    sum_nu2 = 0.0
+    n_obs = 0
+    start = -1
+    for i in range(n):
+        if start < 0:
+            if not obs[i]:
+                continue
+            start = i
+            for a in range(k):
+                xf[i, a, 0] = y[i, a]
+                xf[i, a, 1] = 0.0
+            pf[i, 0] = r
+            pf[i, 1] = 0.0
+            pf[i, 2] = v0 if kind else 0.0
+            continue
+        f01, f11, q00, q01, q11 = _transition(kind, dt[i], q, tau)
+        if dt[i] > gap:  # a long gap: start afresh (diffuse position, prior velocity)
+            f01, f11, q00, q01, q11 = 0.0, 0.0, reset_var, 0.0, v0 if kind else 0.0
+        # predict
+        p00, p01, p11 = pf[i - 1, 0], pf[i - 1, 1], pf[i - 1, 2]
+        a00 = p00 + 2.0 * f01 * p01 + f01 * f01 * p11 + q00
+        a01 = f11 * p01 + f01 * f11 * p11 + q01
+        a11 = f11 * f11 * p11 + q11
+        for a in range(k):
+            xf[i, a, 0] = xf[i - 1, a, 0] + f01 * xf[i - 1, a, 1]
+            xf[i, a, 1] = f11 * xf[i - 1, a, 1]
+        if obs[i]:
+            s = a00 + r
+            d2 = 0.0
+            for a in range(k):
+                nu = y[i, a] - xf[i, a, 0]
+                d2 += nu * nu
+            sum_log_s += k * math.log(s / r)
+            sum_nu2 += d2 / s * r
+            n_obs += k
+            # robust: inflate R when the innovation is beyond robust_k standard deviations
+            rr = r
+            if robust_k > 0.0:
+                z = math.sqrt(d2 / (k * s))
+                if z > robust_k:
+                    rr = r * z / robust_k + a00 * (z / robust_k - 1.0)
+                    s = a00 + rr
+            g0 = a00 / s
+            g1 = a01 / s
+            for a in range(k):
+                nu = y[i, a] - xf[i, a, 0]
+                xf[i, a, 0] += g0 * nu
+                xf[i, a, 1] += g1 * nu
+            pf[i, 0] = a00 * rr / s
+            pf[i, 1] = a01 * rr / s
+            pf[i, 2] = a11 - a01 * a01 / s
+        else:
+            pf[i, 0] = a00
+            pf[i, 1] = a01
+            pf[i, 2] = a11
+    if start < 0:
+        return out, sum_log_s, sum_nu2, n_obs
+    last = n - 1
+    for a in range(k):
+        out[last, a] = xf[last, a, 0]
+    if not smooth:
+        for i in range(start, n):
+            for a in range(k):
+                out[i, a] = xf[i, a, 0]
+        return out, sum_log_s, sum_nu2, n_obs
+    # RTS backward pass: xs[i] = xf[i] + G (xs[i+1] − F xf[i]), G = Pf[i] Fᵀ Pp[i+1]⁻¹
+    sx = np.empty((k, 2))
+    for a in range(k):
+        sx[a, 0] = xf[last, a, 0]
+        sx[a, 1] = xf[last, a, 1]
+    for i in range(n - 2, start - 1, -1):
+        f01, f11, q00, q01, q11 = _transition(kind, dt[i + 1], q, tau)
+        if dt[i + 1] > gap:
+            f01, f11, q00, q01, q11 = 0.0, 0.0, reset_var, 0.0, v0 if kind else 0.0
+        p00, p01, p11 = pf[i, 0], pf[i, 1], pf[i, 2]
+        a00 = p00 + 2.0 * f01 * p01 + f01 * f01 * p11 + q00
+        a01 = f11 * p01 + f01 * f11 * p11 + q01
+        a11 = f11 * f11 * p11 + q11
+        # C = Pf Fᵀ
+        c00 = p00 + f01 * p01
+        c01 = f11 * p01
+        c10 = p01 + f01 * p11
+        c11 = f11 * p11
+        if kind:
+            det = a00 * a11 - a01 * a01
+            if det <= 0.0:
+                g00, g01, g10, g11 = 0.0, 0.0, 0.0, 0.0
+            else:
+                i00, i01, i11 = a11 / det, -a01 / det, a00 / det
+                g00 = c00 * i00 + c01 * i01
+                g01 = c00 * i01 + c01 * i11
+                g10 = c10 * i00 + c11 * i01
+                g11 = c10 * i01 + c11 * i11
+        else:
+            g00 = c00 / a00 if a00 > 0.0 else 0.0
+            g01 = g10 = g11 = 0.0
+        for a in range(k):
+            m0 = xf[i, a, 0] + f01 * xf[i, a, 1]
+            m1 = f11 * xf[i, a, 1]
+            d0 = sx[a, 0] - m0
+            d1 = sx[a, 1] - m1
+            n0 = xf[i, a, 0] + g00 * d0 + g01 * d1
+            n1 = xf[i, a, 1] + g10 * d0 + g11 * d1
+            sx[a, 0] = n0
+            sx[a, 1] = n1
+            out[i, a] = n0
+    return out, sum_log_s, sum_nu2, n_obs
+
+
+_LAW_BUDGET = {"event": lambda eps, n: eps, "skip": lambda eps, n: eps,
+               "user": lambda eps, n: eps / max(n, 1)}
+"""Schemes whose fresh releases all spend a budget known from public parameters (ε, length)."""
+
+_Q_GRID = np.logspace(-4.0, 4.0, 17)
+"""Candidate ratios q/R (per second) of the released-data fit (``motion="fit"``)."""
+
+
+def _public_columns(release: Release) -> tuple[np.ndarray, np.ndarray | None]:
+    """The public output as an (n, k) float array and the times in ns (or None) — nothing else."""
+    if release.values is not None:
+        y = np.asarray(release.values, dtype=np.float64).reshape(-1, 1)
+    else:
+        y = np.column_stack([np.asarray(release.lat, dtype=np.float64),
+                             np.asarray(release.lon, dtype=np.float64)])
+    t = None if release.time is None else np.asarray(release.time).astype("datetime64[ns]")
+    return y, t
+
+
+def observations(y: np.ndarray) -> np.ndarray:
+    """True where row i of the public output is a new observation: not NaN and not identical to
+    row i−1 (a republished approximation repeats the previous output exactly)."""
+    ok = ~np.isnan(y).any(axis=1)
+    if y.shape[0] > 1:
+        ok[1:] &= (y[1:] != y[:-1]).any(axis=1)
+    return ok
+
+
+def _as_motion(motion: Any, kind_of_data: str) -> tuple[str, float, float]:
+    if motion is None:
+        motion = "town" if kind_of_data == "locations" else "fit"
+    if isinstance(motion, str):
+        if motion == "fit":
+            return ("fit", 0.0, 0.0)
+        if motion in MOTION and kind_of_data == "locations":
+            return MOTION[motion]
+        valid = ", ".join([*MOTION, "fit"]) if kind_of_data == "locations" else "fit"
+        raise ParameterError(f"unknown motion {motion!r} for {kind_of_data}; valid: {valid} "
+                             "or a tuple ('rw', q), ('cv', q), ('iou', q, tau)")
+    if isinstance(motion, tuple) and len(motion) in (2, 3) and motion[0] in _KINDS:
+        kind = motion[0]
+        q = _positive(motion[1], "motion q")
+        if kind == "iou":
+            if len(motion) != 3:
+                raise ParameterError("motion ('iou', q, tau) needs its time constant tau (s)")
+            return kind, q, _positive(motion[2], "motion tau")
+        if len(motion) != 2:
+            raise ParameterError(f"motion ({kind!r}, q) takes one parameter q")
+        return kind, q, 0.0
+    raise ParameterError(f"motion must be a name ({', '.join([*MOTION, 'fit'])}) or a tuple "
+                         f"('rw', q), ('cv', q), ('iou', q, tau); got {motion!r}")
+
+
+def _positive(value: Any, name: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a positive number, got {value!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(f"{name} must be a positive finite number, got {value!r}")
+    return v
+
+
+def _law_variance(release: Release, kind: str, n: int) -> float | None:
+    """Per-axis noise variance from the law when every fresh release spends a budget that is a
+    function of public parameters only (event, skip: ε; user: ε/n); else None."""
+    budget_of = _LAW_BUDGET.get(release.scheme)
+    if budget_of is None:
+        return None
+    scale = release.params["radius_m" if kind == "locations" else "sensitivity"]
+    return noise_variance(kind, epsilon=budget_of(float(release.epsilon), n), scale=float(scale))
+
+
+_RESET = 1e8
+"""Position variance added at a gap, in units of the noise variance (a diffuse restart)."""
+
+_R_GRID = 2.0 ** np.arange(-4.0, 4.01, 0.5)
+"""Factors of the rough noise variance tried by the maximum-likelihood fit of R."""
+
+
+def _rough_variance(y: np.ndarray, obs: np.ndarray) -> float:
+    """A robust first guess of the per-axis noise variance from the observations alone: the
+    normalised MAD of second differences (for locally straight motion they are pure noise,
+    of variance 6R)."""
+    z = y[obs]
+    if z.shape[0] < 3:
+        return 1.0
+    d2 = z[2:] - 2.0 * z[1:-1] + z[:-2]
+    mad = float(np.median(np.abs(d2 - np.median(d2, axis=0))))
+    return max((1.4826 * mad) ** 2 / 6.0, 1e-300)
+
+
+def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
+         motion: tuple[str, float, float], robust: bool, gap: float
+         ) -> tuple[np.ndarray, float, float]:
+    """Smooth (n, k) ``y``; returns (smoothed, q, R), fitting by maximum likelihood on the
+    observations whatever is not given (``motion="fit"``: q; ``r=None``: R)."""
+    kind, q, tau = motion
+    step = float(np.median(dt[1:])) if dt.size > 1 else 1.0
+    step = step if step > 0 else 1.0
+
+    def passes(r_: float, q_: float, code_: int, smooth: bool, robust_k: float):
+        return _kalman_rts(y, obs, dt, r_, q_, code_, tau, _v0(code_, q_, r_, step), robust_k,
+                           smooth, gap, _RESET * r_)
+
+    if kind == "fit":
+        kind, code = "rw", 0
+        best = (-np.inf, 1.0, 1.0)
+        for lam in _Q_GRID:
+            if r is None:  # profile likelihood: R̂ = mean of ν²/S at unit R
+                _, sl, sn, no = passes(1.0, float(lam), code, False, 0.0)
+                ll = -0.5 * (sl + no * math.log(max(sn / no, 1e-300))) if no else 0.0
+                cand = (ll, float(lam), sn / no if no else 1.0)
+            else:
+                _, sl, sn, no = passes(r, float(lam) * r, code, False, 0.0)
+                cand = (-0.5 * (sl + no * math.log(r) + sn / r), float(lam), r)
+            if cand[0] > best[0]:
+                best = cand
+        r = best[2]
+        q = best[1] * r
+    else:
+        code = _KINDS[kind]
+        if r is None:
+            rough = _rough_variance(y, obs)
+            best = (-np.inf, rough)
+            for f in _R_GRID:
+                rr = float(f * rough)
+                _, sl, sn, no = passes(rr, q, code, False, 0.0)
+                ll = -0.5 * (sl + no * math.log(rr) + sn / rr)
+                if ll > best[0]:
+                    best = (ll, rr)
+            r = best[1]
+    out, *_ = passes(r, q, code, True, _ROBUST_K if robust else 0.0)
+    return out, q, r
+
+
+def _v0(code: int, q: float, r: float, step: float) -> float:
+    """Prior velocity variance: IOU its stationary variance q; constant velocity diffuse
+    (10 noise standard deviations per typical step); unused by the random walk."""
+    if code == 2:
+        return q
+    return 100.0 * r / (step * step)
+
+
+def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | None = None,
+                   robust: bool = False, gap_s: float = GAP_S,
+                   domain: tuple[float, float] | None = None) -> Release:
+    """The release smoothed by a Kalman filter + RTS smoother: free post-processing.
+
+    Reads only the public output (``time`` and ``lat``/``lon`` or ``value``: the columns of
+    ``release.to_frame(public=True)``) and public parameters (``scheme``, ``epsilon``,
+    ``radius_m`` or ``sensitivity``); never ``budget``, ``published`` or ``landmarks``. A row
+    identical to the row before it is a repeat (the scheme republished its last output), not a
+    new observation; NaN rows (nothing released yet) stay NaN. The result therefore has the
+    input's privacy guarantee unchanged and costs no budget.
+
+    ``motion``: locations — "town" (default), "walk", "drive" (public random-walk constants,
+    :data:`MOTION`), "fit" (q fitted by maximum likelihood on the released points) or a tuple
+    ``("rw", q)``, ``("cv", q)``, ``("iou", q, tau)``; values — "fit" (default) or a tuple, q in
+    units²/s (units²/step without times). ``noise_sd``: per-axis noise standard deviation of a
+    fresh release, metres (or value units); None = the mechanism's law where every fresh release
+    spends a public budget (event, skip: ε; user: ε/n), otherwise fitted by maximum likelihood on
+    the released points. ``robust``: Huber-weighted updates (heavy-tailed noise). ``gap_s``: the
+    smoother starts afresh after a longer gap between timestamps (seconds; steps without times).
+    ``domain``: values only, ``(lo, hi)`` to clamp the smoothed values to.
+
+    Returns a :class:`Release` with the same scheme, ε, time, ``seeded`` flag and (copied, for
+    the accounting) budget/published/landmarks, the smoothed output, and ``params["smoothing"]``
+    saying how it was smoothed. Raises ParameterError on invalid parameters.
+    """
+    if not isinstance(release, Release):
+        raise ParameterError(f"smooth_release needs a Release, got {type(release).__name__}")
+    kind = release.kind
+    mot = _as_motion(motion, kind)
+    gap = _positive(gap_s, "gap_s")
+    if not isinstance(robust, (bool, np.bool_)):
+        raise ParameterError(f"robust must be True or False, got {robust!r}")
+    lo = hi = None
+    if domain is not None:
+        if kind != "values":
+            raise ParameterError("domain applies to values only (locations are not clamped)")
+        try:
+            lo, hi = (float(v) for v in domain)
+        except (TypeError, ValueError):
+            raise ParameterError(f"domain must be a pair (lo, hi), got {domain!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+            raise ParameterError(f"domain must be finite with lo ≤ hi, got {domain!r}")
+    y, t = _public_columns(release)
+    n = y.shape[0]
+    r = None if noise_sd is None else _positive(noise_sd, "noise_sd") ** 2
+    source = "given"
+    if r is None:
+        r = _law_variance(release, kind, n)
+        source = "law" if r is not None else "fitted on the released points"
+    obs = observations(y)
+    if kind == "locations" and obs.any():
+        first = int(np.argmax(obs))
+        lat0, lon0 = float(y[first, 0]), float(y[first, 1])
+        z = np.column_stack(degrees_to_metres(lat0, lon0, y[:, 0], y[:, 1]))
+    else:
+        z = y
+    dt = np.ones(n)
+    if t is not None and n > 1:
+        dt[1:] = np.diff(t.astype(np.int64)) / 1e9
+    if obs.any():
+        out, q, r = _run(np.ascontiguousarray(z), obs, dt, r, mot, bool(robust), gap)
+    else:
+        out, q, r = np.full_like(y, np.nan), mot[1], (r if r is not None else float("nan"))
+    cols: dict[str, Any]
+    if kind == "locations":
+        if obs.any():
+            lat, lon = offset_points(lat0, lon0, out[:, 0], out[:, 1])
+        else:
+            lat, lon = out[:, 0], out[:, 1]
+        cols = {"lat": lat, "lon": lon}
+    else:
+        v = out[:, 0]
+        if lo is not None:
+            v = np.clip(v, lo, hi)
+        cols = {"values": v}
+    how = {"method": "Kalman filter + RTS smoother (post-processing, free)",
+           "motion": motion if isinstance(motion, str) else ("town" if motion is None and kind == "locations" else ("fit" if motion is None else mot[0])),
+           "q": float(q),
+           "noise_sd": float(math.sqrt(r)) if math.isfinite(r) else None,
+           "noise_source": source, "robust": bool(robust), "gap_s": gap}
+    if mot[0] == "iou":
+        how["tau_s"] = mot[2]
+    if lo is not None:
+        how["domain"] = [lo, hi]
+    return dataclasses.replace(release, params={**release.params, "smoothing": how}, **cols)
