@@ -9,6 +9,8 @@
 * :mod:`.model` — where the Markov model comes from (public, unreleased, released, DP; caller
   matrices are labelled as such, or declared public explicitly).
 * :mod:`.allocation` — budgets that bound TPL by a target α.
+* :mod:`.global_schema` — a population release's BPL / FPL / TPL: the maximum over people, each
+  with their own model and budgets (Cao et al.'s global schema).
 
 All losses and budgets are in nats.
 """
@@ -19,6 +21,7 @@ from .allocation import (
     allocate_for_model,
     constant_bounded_tpl,
 )
+from .global_schema import PopulationTemporalLoss, population_temporal_loss
 from .increment import (
     EnvelopeCache,
     EnvelopeLoss,
@@ -56,6 +59,7 @@ __all__ = [
     "EnvelopeCache",
     "EnvelopeLoss",
     "LandmarkTemporalLoss",
+    "PopulationTemporalLoss",
     "StepLosses",
     "TemporalLoss",
     "TransitionModel",
@@ -73,6 +77,7 @@ __all__ = [
     "loss_increment",
     "loss_increment_fixed_point",
     "model_loss",
+    "population_temporal_loss",
     "public_grid_model",
     "reverse_chain",
     "sup_bpl",

@@ -375,6 +375,15 @@ def _backward_recursion(hd, hq, eps):
     return out
 
 
+@nb.njit(cache=True)
+def _backward_recursion_rows(hd, hq, eps):
+    """The recursion of :func:`_backward_recursion` on every row of a 2-D ``eps``."""
+    out = np.empty_like(eps)
+    for r in range(eps.shape[0]):
+        out[r] = _backward_recursion(hd, hq, eps[r])
+    return out
+
+
 def _parallel_hull(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """_build_hull over interleaved row subsets in threads (n ≥ 64), hulls merged at the end."""
     n = P.shape[0]
@@ -443,14 +452,18 @@ class EnvelopeLoss:
         return float(out[0]) if scalar else out.reshape(np.shape(alpha))
 
     def backward(self, eps: np.ndarray) -> np.ndarray:
-        """BPL_t for budgets ``eps`` (validated 1-D float array ≥ 0) with this matrix as P^B."""
-        return _backward_recursion(self._d, self._q, np.ascontiguousarray(eps, dtype=np.float64))
+        """BPL_t for budgets ``eps`` (validated float array ≥ 0, time on the last axis: 1-D, or
+        2-D with one row per person) with this matrix as P^B."""
+        e = np.ascontiguousarray(eps, dtype=np.float64)
+        if e.ndim == 2:
+            return _backward_recursion_rows(self._d, self._q, e)
+        return _backward_recursion(self._d, self._q, e)
 
     def forward(self, eps: np.ndarray) -> np.ndarray:
-        """FPL_t for budgets ``eps`` with this matrix as P^F."""
+        """FPL_t for budgets ``eps`` (as in :meth:`backward`) with this matrix as P^F."""
         # FPL_T = ε_T, FPL_t = L(FPL_{t+1}) + ε_t: the backward recursion on the reversed budgets
-        rev = np.ascontiguousarray(np.asarray(eps, dtype=np.float64)[::-1])
-        return _backward_recursion(self._d, self._q, rev)[::-1]
+        rev = np.asarray(eps, dtype=np.float64)[..., ::-1]
+        return self.backward(rev)[..., ::-1]
 
     def __repr__(self) -> str:
         return f"EnvelopeLoss(n_states={self._n}, n_candidates={self.n_candidates})"

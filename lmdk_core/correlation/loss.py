@@ -98,6 +98,21 @@ def resolve_envelopes(
     return env_b, env_f
 
 
+def scaled_bounds(
+    env_b: EnvelopeLoss, env_f: EnvelopeLoss, es: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(BPL, FPL, TPL, cap) for scaled budgets ``es`` (time on the last axis; 1-D, or 2-D with
+    one row per person): the recursions of the module docstring, each capped by composition —
+    BPL_t by Σ_{j≤t} ε'_j, FPL_t by Σ_{j≥t} ε'_j, TPL_t by ``cap`` = Σ_j ε'_j (one per row)."""
+    csum = np.cumsum(es, axis=-1)
+    rsum = np.cumsum(es[..., ::-1], axis=-1)[..., ::-1]
+    cap = csum[..., -1] if es.shape[-1] else np.zeros(es.shape[:-1])
+    bpl = np.minimum(env_b.backward(es), csum)
+    fpl = np.minimum(env_f.forward(es), rsum)
+    tpl = np.minimum(bpl + fpl - es, np.asarray(cap)[..., None])
+    return bpl, fpl, tpl, np.atleast_1d(cap)
+
+
 def _scales(
     steps: StepLosses | None, separation: float | None, n: int
 ) -> tuple[float, float | None]:
@@ -142,11 +157,8 @@ def temporal_loss(
     env_b, env_f = resolve_envelopes(P_backward, P_forward, marginal, cache)
     scale, pscale = _scales(steps, separation, env_b.n_states)
     es = e * scale
-    csum = np.cumsum(es)
-    total = float(csum[-1]) if es.size else 0.0
-    bpl = np.minimum(env_b.backward(es), csum)
-    fpl = np.minimum(env_f.forward(es), np.cumsum(es[::-1])[::-1])
-    tpl = np.minimum(bpl + fpl - es, total)
+    bpl, fpl, tpl, caps = scaled_bounds(env_b, env_f, es)
+    total = float(caps[0]) if es.size else 0.0
     pair = None
     if pscale is not None:
         pair = np.minimum(tpl - es + e * pscale, total - es + e * pscale)

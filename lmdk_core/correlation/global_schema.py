@@ -1,0 +1,146 @@
+"""Temporal loss of a population release under the global schema (Cao et al.; docs/temporal-loss.md §10).
+
+A population release (e.g. counts per cell and time bin) covers many people, each with their own
+Markov model of their own data over time and their own per-step budgets ε_{u,t} (each step of
+the release is ε_{u,t}-DP for any change of u's data at t, as in a personalised release). Under
+Cao et al.'s global schema the adversary targeting u knows every other person's data, so the
+release's BPL / FPL / TPL at t are the maxima over individuals of u's own BPL_{u,t}, FPL_{u,t},
+TPL_{u,t} (:func:`~lmdk_core.correlation.temporal_loss` per person). This module computes them
+for all people at once: people sharing a model (one EnvelopeLoss) and identical budget rows are
+computed once, and the recursions run over all rows of a group in one numba kernel.
+
+All losses are in nats. The result is PRIVATE when the budgets are (personal budgets are never
+published): it is for the publisher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from .increment import EnvelopeCache, EnvelopeLoss
+from .loss import MatrixLike, resolve_envelopes, scaled_bounds
+
+__all__ = ["PopulationTemporalLoss", "population_temporal_loss"]
+
+
+@dataclass(frozen=True, eq=False)
+class PopulationTemporalLoss:
+    """Per-timestamp upper bounds on a population release's loss (arrays of length T, nats).
+
+    ``bpl[t]``, ``fpl[t]``, ``tpl[t]``: the largest BPL_{u,t}, FPL_{u,t}, TPL_{u,t} over the
+    ``n_users`` people (each maximum taken separately); ``worst[t]``: the row of a person whose
+    TPL_{u,t} is ``tpl[t]`` (PRIVATE); ``cap``: the largest Σ_t ε_{u,t}, the composition bound
+    that every TPL respects. With one person these are that person's
+    :func:`~lmdk_core.correlation.temporal_loss`."""
+
+    bpl: np.ndarray
+    fpl: np.ndarray
+    tpl: np.ndarray
+    worst: np.ndarray
+    cap: float
+    n_users: int
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """Columns t (0-based), bpl, fpl, tpl (maxima over people)."""
+        return pd.DataFrame({"t": np.arange(self.tpl.size), "bpl": self.bpl, "fpl": self.fpl,
+                             "tpl": self.tpl})
+
+
+def _budget_matrix(budgets: Any) -> np.ndarray:
+    try:
+        b = np.array(budgets, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError("budgets must be numbers (people × timestamps)") from None
+    if b.ndim == 1:
+        b = b[None, :]
+    if b.ndim != 2 or b.shape[0] == 0:
+        raise ParameterError(
+            f"budgets must be a (people × timestamps) array with at least one person, got "
+            f"shape {b.shape}")
+    if not np.all(np.isfinite(b)) or np.any(b < 0):
+        raise ParameterError("budgets must be finite and >= 0")
+    return b
+
+
+def _per_person(models: Any, n: int, name: str) -> list[Any] | None:
+    """A list of ``n`` per-person models, or None when ``models`` is one model for everyone."""
+    if models is None or isinstance(models, EnvelopeLoss):
+        return None
+    if isinstance(models, np.ndarray):
+        if models.ndim != 3:
+            return None  # one matrix
+        models = list(models)  # a stack of per-person matrices
+    elif isinstance(models, Sequence) and models and np.ndim(models[0]) == 1:
+        return None  # one matrix as nested lists
+    if isinstance(models, Sequence) and not isinstance(models, str):
+        if len(models) != n:
+            raise ParameterError(
+                f"{name} gives {len(models)} models for {n} people (one per person, or one "
+                "for everyone)")
+        return list(models)
+    return None
+
+
+def population_temporal_loss(
+    budgets: Any,
+    P_backward: MatrixLike | Sequence[MatrixLike],
+    P_forward: MatrixLike | Sequence[MatrixLike] | None = None,
+    *,
+    cache: EnvelopeCache | None = None,
+) -> PopulationTemporalLoss:
+    """BPL / FPL / TPL per timestamp of a population release: the maximum over people.
+
+    ``budgets``: (people × T) per-step budgets ε_{u,t} ≥ 0 (nats; a 1-D array is one person),
+    each step ε_{u,t}-DP between any two states of u's data (for a relation with step losses
+    ε·δ pass ε·δ_max). ``P_backward`` / ``P_forward``: one row-stochastic matrix (or
+    EnvelopeLoss) for everyone, or a sequence with one per person; ``P_forward=None`` takes
+    each person's P^B. ``cache``: an optional caller-owned :class:`EnvelopeCache` (identical
+    matrices of different people then share one envelope). Raises ParameterError /
+    MatrixError on invalid input.
+    """
+    b = _budget_matrix(budgets)
+    n_users, T = b.shape
+    per_b = _per_person(P_backward, n_users, "P_backward")
+    per_f = _per_person(P_forward, n_users, "P_forward")
+    if per_b is None and per_f is None:
+        groups = {None: (resolve_envelopes(P_backward, P_forward, None, cache),
+                         np.arange(n_users))}
+    else:
+        cache = cache if cache is not None else EnvelopeCache(size=64)
+        pb = per_b if per_b is not None else [P_backward] * n_users
+        pf = per_f if per_f is not None else ([None] * n_users if P_forward is None
+                                              else [P_forward] * n_users)
+        found: dict[tuple[int, int], Any] = {}
+        members: dict[tuple[int, int], list[int]] = {}
+        for u in range(n_users):  # per person (not per timestamp): resolve each model once
+            envs = resolve_envelopes(pb[u], pf[u], None, cache)
+            k = (id(envs[0]), id(envs[1]))
+            found.setdefault(k, envs)
+            members.setdefault(k, []).append(u)
+        groups = {k: (found[k], np.asarray(v)) for k, v in members.items()}
+    out = np.full((3, T), -np.inf)
+    worst = np.zeros(T, dtype=np.int64)
+    cap = 0.0
+    for (env_b, env_f), rows in groups.values():
+        uniq, first = np.unique(b[rows], axis=0, return_index=True)
+        bpl, fpl, tpl, caps = scaled_bounds(env_b, env_f, uniq)
+        cap = max(cap, float(caps.max()))
+        if T == 0:
+            continue
+        arg = tpl.argmax(axis=0)
+        top = tpl[arg, np.arange(T)]
+        better = top > out[2]
+        worst = np.where(better, rows[first[arg]], worst)
+        out = np.maximum(out, np.stack([bpl.max(axis=0), fpl.max(axis=0), tpl.max(axis=0)]))
+    bpl, fpl, tpl = (np.ascontiguousarray(x) for x in out)
+    for arr in (bpl, fpl, tpl, worst):
+        arr.setflags(write=False)
+    return PopulationTemporalLoss(bpl=bpl, fpl=fpl, tpl=tpl, worst=worst, cap=cap,
+                                  n_users=n_users)
