@@ -278,8 +278,11 @@ def release_locations(
     resolved, eps = resolve_params(check_scheme(scheme), params), check_epsilon(epsilon)
     r = check_positive(radius_m, "radius_m")
     lat, lon = trajectory_points(traj)
-    return _release(Space("locations", (lat, lon), r), landmarks, eps, scheme, resolved, rng,
-                    seed, {"radius_m": r}, _times(traj), check_noise(noise))
+    time, seconds = _times(traj), None
+    if time is not None and time.size:  # public times: Reserve's motion model reads them
+        seconds = (time - time[0]) / np.timedelta64(1, "s")
+    return _release(Space("locations", (lat, lon), r, seconds), landmarks, eps, scheme, resolved,
+                    rng, seed, {"radius_m": r}, time, check_noise(noise))
 
 
 def release_with_budget(

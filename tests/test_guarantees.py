@@ -15,7 +15,7 @@ from lmdk_core import allocate, release_locations, release_values
 from lmdk_core.accounting import landmark_guarantee, landmark_violations, window_sums
 
 TOL = 1e-9
-PRIVATE = ("user", "uniform", "skip", "adaptive", "bd", "ba")
+PRIVATE = ("user", "uniform", "skip", "adaptive", "reserve", "bd", "ba")
 
 
 @st.composite
@@ -83,7 +83,7 @@ def test_landmark_guarantee_and_w_event_for_every_private_scheme(case):
                 assert np.all((r.eps == 0) | np.isclose(r.eps, eps_r, rtol=1e-12))
             # a fresh release is exactly where budget was spent on a publication
             assert np.all(r.eps[r.published] > 0)
-            assert r.published[0] or scheme == "skip"
+            assert r.published[0] or scheme in ("skip", "reserve")
 
 
 @given(inputs())
@@ -117,6 +117,22 @@ def test_skip_never_reads_landmark_values(case, seed2):
     same = ~(mask | np.roll(mask, 1))
     assert np.array_equal(la.lat[same], lb.lat[same], equal_nan=True)
     np.testing.assert_array_equal(la.eps, lb.eps)
+
+
+@settings(max_examples=60)
+@given(inputs(max_n=300), st.integers(0, 2**32 - 1), st.floats(0.0, 0.95))
+def test_reserve_never_reads_approximated_timestamps(case, seed2, share):
+    """Reserve's schedule is public: replacing every repeated timestamp's data changes nothing."""
+    x, mask, epsilon, _, seed = case
+    for share_ in (share, "auto"):
+        a = release_values(x, mask, epsilon=epsilon, scheme="reserve", rng=seed,
+                           landmark_share=share_)
+        other = x.copy()
+        other[~a.published] = np.random.default_rng(seed2).normal(0, 1e4, int((~a.published).sum()))
+        b = release_values(other, mask, epsilon=epsilon, scheme="reserve", rng=seed,
+                           landmark_share=share_)
+        np.testing.assert_array_equal(a.values, b.values)
+        np.testing.assert_array_equal(a.eps, b.eps)
 
 
 @settings(max_examples=60)
@@ -164,7 +180,7 @@ def test_value_releases_are_shift_equivariant(case, shift):
     grids (any integer at Δ = 1, whose grids are 2^-10 or finer) shift the release exactly.
     """
     x, mask, epsilon, w, seed = case
-    for scheme in ("uniform", "skip", "adaptive", "bd", "ba"):
+    for scheme in ("uniform", "skip", "adaptive", "reserve", "bd", "ba"):
         params = {"w": w} if scheme in ("bd", "ba") else {}
         fast = {"rng": seed, "noise": "fast", **params}
         a = release_values(x, mask, epsilon=epsilon, scheme=scheme, **fast)

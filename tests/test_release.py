@@ -42,7 +42,7 @@ def _trip(n, seed=0):
 
 
 def test_registry_is_consistent():
-    assert SCHEMES == ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
+    assert SCHEMES == ("event", "user", "uniform", "skip", "adaptive", "reserve", "bd", "ba")
     assert set(SCHEME_INFO) == set(SCHEMES) == set(SCHEME_PARAMS)
     assert all(isinstance(v, str) and v for v in SCHEME_INFO.values())
     assert SCHEME_PARAMS["adaptive"] == {
@@ -423,7 +423,7 @@ def test_window_epsilon_rule(scheme, c_extra, L, n, w):
     ({"epsilon": -2.0}, "epsilon must be > 0"),
     ({"epsilon": float("nan")}, "finite"),
     ({"epsilon": float("inf")}, "finite"),
-    ({"scheme": "laplace"}, "valid schemes: event, user, uniform, skip, adaptive, bd, ba"),
+    ({"scheme": "laplace"}, "valid schemes: event, user, uniform, skip, adaptive, reserve, bd, ba"),
     ({"scheme": "bd", "w": 0}, "w must be an integer >= 1"),
     ({"scheme": "bd", "w": 2.5}, "w must be an integer"),
     ({"scheme": "bd", "window": 3}, "valid parameters: w"),

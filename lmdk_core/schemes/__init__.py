@@ -19,6 +19,7 @@ from ..validation import check_int, check_nonnegative, check_probability
 from ._space import Space
 from ._types import SchemeOutput
 from .adaptive import run_adaptive
+from .reserve import check_share, run_reserve
 from .vectorised import run_vectorised
 from .wevent import run_wevent
 
@@ -26,7 +27,7 @@ __all__ = [
     "SCHEMES", "SCHEME_INFO", "SCHEME_PARAMS", "resolve_params", "run_scheme", "with_achieved",
 ]
 
-SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
+SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "reserve", "bd", "ba")
 """Every release scheme, baselines first."""
 
 SCHEME_INFO: dict[str, str] = {
@@ -37,8 +38,14 @@ SCHEME_INFO: dict[str, str] = {
     "uniform": "ε/(|L|+1) at every timestamp: any landmarks plus one other event cost at most ε.",
     "skip": "Full ε at regular timestamps; landmarks are never released — they repeat the last "
             "regular release.",
-    "adaptive": "ε/(|L|+1) per release, but releases only as often as the data moves "
-                "(sampling rate adapts); other timestamps repeat the last release for free.",
+    "adaptive": "Thesis reconstruction: ε/(|L|+1) per release, like Uniform, but releases only "
+                "as often as the data moves (sampling rate adapts); other timestamps repeat the "
+                "last release for free. Publishing at every landmark (sample_landmarks) is an "
+                "lmdk addition, not in the thesis text.",
+    "reserve": "lmdk's budget-aware scheme: reserves a share of ε for the landmarks; regular "
+               "timestamps spend the rest, landmarks share the reserve and publish only when a "
+               "public motion model expects a repeat to be worse than a fresh release. Share 0 "
+               "is Skip.",
     "bd": "w-event baseline (Kellaris et al.): a private test decides whether to release; budget "
           "distribution within each window of w steps, scaled down so landmarks stay protected.",
     "ba": "w-event baseline (Kellaris et al.): a private test decides whether to release; skipped "
@@ -52,13 +59,17 @@ SCHEME_PARAMS: dict[str, dict[str, object]] = {
     "uniform": {},
     "skip": {},
     "adaptive": {"s_min": 0.1, "inc": 0.1, "dec": 0.1, "sample_landmarks": True},
+    "reserve": {"landmark_share": "auto", "speed": 0.1},
     "bd": {"w": 10},
     "ba": {"w": 10},
 }
 """Documented defaults of each scheme's parameters.
 
 adaptive: ``s_min`` lowest sampling rate in [0, 1]; ``inc``/``dec`` rate step up/down (≥ 0);
-``sample_landmarks`` always publish at landmarks. bd/ba: ``w`` window length in timestamps (≥ 1).
+``sample_landmarks`` always publish at landmarks (an lmdk addition, not in the thesis text).
+reserve: ``landmark_share`` the share s of ε reserved for landmarks, in [0, 1), or "auto" (the
+public model's best); ``speed`` (≥ 0) the public motion model: metres per second for locations
+with times, metres per timestamp without times, value units per timestamp for values. bd/ba: ``w`` window length in timestamps (≥ 1).
 """
 
 
@@ -81,6 +92,8 @@ _CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "dec": check_nonnegative,
     "sample_landmarks": _check_bool,
     "w": lambda v, name: check_int(v, name, minimum=1),
+    "landmark_share": check_share,
+    "speed": check_nonnegative,
 }
 
 
@@ -113,6 +126,8 @@ def run_scheme(
     noise = check_noise(noise)
     if scheme == "adaptive":
         out = run_adaptive(space, landmarks, epsilon, source, noise, **params)
+    elif scheme == "reserve":
+        out = run_reserve(space, landmarks, epsilon, source, noise, **params)
     elif scheme in ("bd", "ba"):
         out = run_wevent(scheme, space, landmarks, epsilon, source, noise, **params)
     else:

@@ -38,6 +38,8 @@ class Space:
     kind: str
     columns: Columns
     unit: float
+    seconds: np.ndarray | None = None
+    """Public timestamps in seconds (float, one per row) when the data has times, else None."""
 
     @property
     def n(self) -> int:

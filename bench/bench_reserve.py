@@ -1,0 +1,132 @@
+"""Mean error of Reserve against Skip, Uniform and Adaptive (the thesis reconstruction), with the
+ratio to Skip, on the bundled sample and on the GeoLife sample.
+
+Per person: landmarks are either the timestamps of the person's two longest stays
+(lmdk_core.stays.detect_stays, 100 m / 10 min) — "stays" — or of the two longest trips between
+consecutive stays — "trips", where the landmarks move. Every scheme releases the person's trace
+(ε = 1, r = 200 m, noise="fast", several seeds: a simulation); the error is the mean great-circle
+distance between released and true points over the timestamps with a release (NaN before a
+first release is left out), averaged over persons (weighted by points) and seeds. The GeoLife
+sample (columns lat,lng,datetime,uid) is resampled to the first fix in each 30 s bin.
+
+Usage: python bench/bench_reserve.py [--seeds 5] [--geolife /work/evaldata/geolife_sample.txt.gz]
+       [--speed 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lmdk_core import release_locations  # noqa: E402
+from lmdk_core.metrics import error_metres  # noqa: E402
+from lmdk_core.sample import load_sample  # noqa: E402
+from lmdk_core.stays import detect_stays  # noqa: E402
+
+SCHEMES = ("skip", "uniform", "adaptive", "reserve")
+
+
+def geolife(path: str, step_s: int = 30) -> pd.DataFrame:
+    """GeoLife sample → (uid, time, lat, lon), first fix per ``step_s`` bin and person."""
+    raw = pd.read_csv(path, dtype={"uid": str})
+    df = pd.DataFrame({"uid": raw["uid"], "lat": raw["lat"], "lon": raw["lng"],
+                       "time": pd.to_datetime(raw["datetime"], utc=True)})
+    df = df.sort_values(["uid", "time"], kind="stable")
+    df["bin"] = df["time"].dt.floor(f"{step_s}s")
+    return df.drop_duplicates(["uid", "bin"]).drop(columns="bin").reset_index(drop=True)
+
+
+def masks(person: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Landmark masks of one person: two longest stays, two longest trips between stays."""
+    times = pd.DatetimeIndex(person["time"]).as_unit("ns").asi8
+    stays = detect_stays(person[["time", "lat", "lon"]], radius_m=100.0, min_duration_s=600.0)
+    out = {}
+    starts = np.searchsorted(times, pd.DatetimeIndex(stays["start"]).as_unit("ns").asi8)
+    ends = np.searchsorted(times, pd.DatetimeIndex(stays["end"]).as_unit("ns").asi8, side="right")
+    stay_mask = np.zeros(len(person), bool)
+    for i in np.argsort(-stays["duration_s"].to_numpy())[:2]:
+        stay_mask[starts[i]:ends[i]] = True
+    out["stays"] = stay_mask
+    trip_mask = np.zeros(len(person), bool)
+    gaps = [(ends[i], starts[i + 1]) for i in range(len(stays) - 1) if starts[i + 1] > ends[i]]
+    gaps.sort(key=lambda g: times[g[0]] - times[g[1] - 1])  # longest first
+    for a, b in gaps[:2]:
+        trip_mask[a:b] = True
+    out["trips"] = trip_mask
+    return out
+
+
+def evaluate(frame: pd.DataFrame, seeds: int, speed: float) -> dict[str, dict[str, float]]:
+    """{case: {scheme: mean error (m)}} over persons (weighted by points) and seeds."""
+    sums: dict[str, dict[str, float]] = {}
+    counts: dict[str, dict[str, int]] = {}
+    shares: dict[str, list[float]] = {}
+    for _, person in frame.groupby("uid", sort=True):
+        person = person.reset_index(drop=True)
+        for case, mask in masks(person).items():
+            if not mask.any():
+                continue
+            for scheme in SCHEMES:
+                params = {"speed": speed} if scheme == "reserve" else {}
+                for seed in range(seeds):
+                    rel = release_locations(person, mask, epsilon=1.0, radius_m=200.0,
+                                            scheme=scheme, rng=seed, noise="fast", **params)
+                    err = error_metres(person, rel)
+                    ok = np.isfinite(err)
+                    sums.setdefault(case, {}).setdefault(scheme, 0.0)
+                    counts.setdefault(case, {}).setdefault(scheme, 0)
+                    sums[case][scheme] += float(err[ok].sum())
+                    counts[case][scheme] += int(ok.sum())
+                    if scheme == "reserve" and seed == 0:
+                        shares.setdefault(case, []).append(rel.params["landmark_share"])
+    res = {c: {s: sums[c][s] / max(counts[c][s], 1) for s in SCHEMES} for c in sums}
+    for c in res:
+        res[c]["shares"] = shares.get(c, [])  # type: ignore[assignment]
+    return res
+
+
+def report(name: str, res: dict[str, dict[str, float]], n: int, lm: dict[str, float]) -> None:
+    for case, row in res.items():
+        print(f"{name:8s} {case:6s} landmarks {lm[case]:5.1%} of {n} points; auto shares "
+              f"{', '.join(f'{s:.2f}' for s in row['shares'])}")
+        for scheme in SCHEMES:
+            print(f"    {scheme:9s} {row[scheme]:10.0f} m   ratio vs skip "
+                  f"{row[scheme] / row['skip']:6.3f}")
+
+
+def landmark_shares(frame: pd.DataFrame) -> dict[str, float]:
+    tot: dict[str, int] = {}
+    for _, person in frame.groupby("uid", sort=True):
+        for case, mask in masks(person.reset_index(drop=True)).items():
+            tot[case] = tot.get(case, 0) + int(mask.sum())
+    return {c: v / len(frame) for c, v in tot.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--speed", type=float, default=1.0)
+    ap.add_argument("--geolife", default="/work/evaldata/geolife_sample.txt.gz")
+    args = ap.parse_args()
+    data = {"sample": load_sample()[["uid", "time", "lat", "lon"]]}
+    if Path(args.geolife).is_file():
+        data["geolife"] = geolife(args.geolife)
+    else:
+        print(f"(GeoLife sample not found at {args.geolife}: skipped)")
+    for name, frame in data.items():
+        t0 = time.perf_counter()
+        res = evaluate(frame, args.seeds, args.speed)
+        report(name, res, len(frame), landmark_shares(frame))
+        print(f"    ({time.perf_counter() - t0:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Reserve: a budget-aware landmark scheme (lmdk's own design; proof in docs/landmark-reserve.md).
+
+Regular timestamps are never summed together in G_t = Σ_{i∈L∪{t}} ε_i, so each can spend ε minus
+what the landmarks spend together. Reserve therefore sets aside a landmark budget
+B_L = ``landmark_share``·ε and
+
+* every regular t publishes fresh at ε_R = ε − B_L (after the last landmark, at ε − Σ_L ε_i:
+  what the landmarks actually left);
+* the landmarks share B_L online: each landmark adds δ = B_L/|L| to a bank (δ rounded down so
+  that every sum k·δ is exact); at landmark t the scheme publishes fresh with the whole bank
+  when the *public model's* expected error of repeating the last release,
+  err·unit/ε_last + speed·(τ_t − τ_last), exceeds the expected noise error err·unit/bank of a
+  fresh release (and the bank's budget is on the exact grid); otherwise it repeats the last
+  release, spends 0 and keeps banking.
+
+err·unit/ε is the mean error of a release at budget ε (values Δ/ε; locations ≈ 2.86·r/ε m, see
+:class:`~lmdk_core.schemes._space.Space`); τ is the public time in seconds (locations with
+times) or the timestamp index (values, locations without times); ``speed`` the public motion
+parameter in metres per second (per timestamp without times) or value units per timestamp.
+
+Every decision reads only public inputs — the landmark mask, the times, ε, r or Δ, ``speed`` —
+never the data, so the whole budget schedule ε_t is a data-independent function computed before
+any noise is drawn, and the release is Skip's vectorised release run at that schedule
+(:func:`~lmdk_core.schemes.vectorised.run_budget`). Σ_{i∈L} ε_i = K·δ ≤ |L|·δ ≤ B_L, hence
+G_t ≤ ε for every t, any data, any noise (checked in exact rational arithmetic below).
+With ``landmark_share=0`` the schedule is Skip's, output identical for the same seed.
+
+``landmark_share="auto"`` picks the share s on the grid 0, 0.01, …, 0.95 minimising the public
+model's expected mean error Ê(s) = (1/T)·Σ_t ê_t(s), ê_t = err·unit/ε_t at a fresh release and
+err·unit/ε_last + speed·(τ_t − τ_last) at a repeat (the triangle-inequality bound), ∞ before the
+first release — computed by running the same schedule with the model (ties: the smallest s).
+
+Why numba: the bank is a sequential state (each decision depends on the previous publication);
+the kernel is a loop over timestamps that reads no data and draws no noise.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..errors import ParameterError
+from ..noise.apply import check_lattice_domain, check_value_domain, check_value_magnitude
+from ..noise.source import RandomSource
+from ._kernel import usable
+from ._space import Space
+from ._types import SchemeOutput
+from .vectorised import run_budget
+
+AUTO_SHARES = np.round(np.arange(96) * 0.01, 2)
+"""Candidate landmark shares of ``landmark_share="auto"`` (0 … 0.95)."""
+
+_DELTA_BITS = 30  # δ keeps ≤ 30 significant bits: k·δ and their sums (k ≤ 2^23) are exact
+
+
+@numba.njit(cache=True)
+def reserve_schedule(kind, unit, err, landmarks, tau, eps_reg, eps_tail, delta, speed):
+    """Public budget schedule; returns (eps, deposits spent per t, model error per t).
+
+    ``eps_reg``: regular budget up to the last landmark; ``eps_tail``: regular budget after it
+    (NaN: ε_reg + B_L − K·δ, filled in by the caller); ``delta``: one landmark's deposit.
+    Landmark t publishes with the bank k·δ iff usable and err·unit/(k·δ) < err·unit/ε_last +
+    speed·(τ_t − τ_last) (∞ before the first publication). Reads no data, draws no noise.
+    """
+    n = landmarks.size
+    eps = np.zeros(n)
+    spent = np.zeros(n, dtype=np.int64)
+    model = np.full(n, np.inf)
+    c = err * unit
+    last_lm = -1
+    for t in range(n):
+        if landmarks[t]:
+            last_lm = t
+    k = 0  # deposits in the bank
+    have = False
+    eps_last = 0.0
+    tau_last = 0.0
+    for t in range(n):
+        if landmarks[t]:
+            k += 1
+            rep = np.inf
+            if have:
+                rep = c / eps_last + speed * max(0.0, tau[t] - tau_last)
+            bank = k * delta
+            if usable(kind, unit, bank) and c / bank < rep:
+                eps[t] = bank
+                spent[t] = k
+                k = 0
+                have = True
+                eps_last = bank
+                tau_last = tau[t]
+                model[t] = c / bank
+            else:
+                model[t] = rep
+        else:
+            e = eps_reg if t < last_lm else eps_tail
+            if e > 0.0:
+                eps[t] = e
+                have = True
+                eps_last = e
+                tau_last = tau[t]
+                model[t] = c / e
+            elif have:
+                model[t] = c / eps_last + speed * max(0.0, tau[t] - tau_last)
+    return eps, spent, model
+
+
+def _split(epsilon: float, share: float, m: int) -> tuple[float, float]:
+    """(ε_R, δ): ε_R = fl(ε·(1−s)) and the largest ≤30-bit δ ≤ B_L/m with ε_R + m·δ ≤ ε exactly."""
+    eps_reg = epsilon * (1.0 - share)
+    if m == 0 or share == 0.0:
+        return (epsilon if m == 0 else eps_reg), 0.0
+    room = Fraction(epsilon) - Fraction(eps_reg)  # exact B_L ≥ 0
+    if room <= 0:
+        return eps_reg, 0.0
+    raw = float(room / m)
+    step = 2.0 ** (math.frexp(raw)[1] - _DELTA_BITS)
+    delta = math.floor(raw / step) * step
+    while delta > 0 and Fraction(eps_reg) + m * Fraction(delta) > Fraction(epsilon):
+        delta -= step
+    return eps_reg, delta
+
+
+def _tail(epsilon: float, eps_reg: float, delta: float, deposits: int, m: int) -> float:
+    """Regular budget after the last landmark: fl(ε − K·δ), rounded down until exact-safe."""
+    if m == 0:
+        return epsilon
+    spent = Fraction(delta) * deposits
+    e = float(Fraction(epsilon) - spent)
+    while Fraction(e) + spent > Fraction(epsilon):
+        e = math.nextafter(e, 0.0)
+    return max(e, eps_reg)
+
+
+def public_times(space: Space) -> np.ndarray:
+    """τ_t: seconds since the first timestamp (running maximum) or the timestamp index."""
+    if space.seconds is None:
+        return np.arange(space.n, dtype=float)
+    s = np.asarray(space.seconds, dtype=float)
+    s = np.where(np.isfinite(s), s, -np.inf)
+    s = np.maximum.accumulate(s) if s.size else s
+    s = np.where(np.isfinite(s), s, 0.0)
+    return s - (s[0] if s.size else 0.0)
+
+
+def schedule(
+    space: Space, landmarks: np.ndarray, epsilon: float, share: float, speed: float
+) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """(ε_t, model error ê_t, public figures) of Reserve at landmark share ``share``."""
+    m = int(landmarks.sum())
+    eps_reg, delta = _split(epsilon, share, m)
+    tau = public_times(space)
+    eps, spent, model = reserve_schedule(space.code, space.unit, space.err, landmarks, tau,
+                                         eps_reg, np.nan, delta, speed)
+    deposits = int(spent.sum())
+    tail = _tail(epsilon, eps_reg, delta, deposits, m)
+    last = int(np.flatnonzero(landmarks)[-1]) if m else -1
+    after = (~landmarks) & (np.arange(space.n) > last)
+    eps[after] = tail
+    model[after] = space.err * space.unit / tail
+    figures = {"landmark_share": share, "landmark_budget": epsilon - eps_reg if m else 0.0,
+               "regular_epsilon": eps_reg, "landmark_deposit": delta,
+               "landmark_spent": float(Fraction(delta) * deposits)}
+    return eps, model, figures
+
+
+def expected_error(model: np.ndarray) -> float:
+    """Ê: the public model's mean expected error (∞ if some t has no release before it)."""
+    return float(model.mean()) if model.size else 0.0
+
+
+def auto_share(space: Space, landmarks: np.ndarray, epsilon: float, speed: float) -> float:
+    """argmin_s Ê(s) over AUTO_SHARES (ties: smallest s; 0 without landmarks)."""
+    if not landmarks.any() or space.n == 0:
+        return 0.0
+    best, best_err = 0.0, math.inf
+    for s in AUTO_SHARES:
+        err = expected_error(schedule(space, landmarks, epsilon, float(s), speed)[1])
+        if err < best_err:
+            best, best_err = float(s), err
+    return best
+
+
+def check_share(value: Any, name: str) -> float | str:
+    """``"auto"`` or a float in [0, 1), else ParameterError."""
+    if isinstance(value, str):
+        if value == "auto":
+            return value
+        raise ParameterError(f"{name} must be 'auto' or a number in [0, 1), got {value!r}")
+    if isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be 'auto' or a number in [0, 1), got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be 'auto' or a number in [0, 1), got {value!r}") from None
+    if not (0.0 <= x < 1.0):
+        raise ParameterError(f"{name} must be 'auto' or a number in [0, 1), got {value!r}")
+    return x
+
+
+def run_reserve(
+    space: Space,
+    landmarks: np.ndarray,
+    epsilon: float,
+    source: RandomSource,
+    noise: str,
+    *,
+    landmark_share: float | str,
+    speed: float,
+) -> SchemeOutput:
+    """Release ``space`` with Reserve: the public schedule, then one vectorised release."""
+    share = (auto_share(space, landmarks, epsilon, speed) if landmark_share == "auto"
+             else float(landmark_share))
+    eps, model, figures = schedule(space, landmarks, epsilon, share, speed)
+    if space.kind == "values":
+        check_value_domain(space.unit, eps)
+        check_value_magnitude(space.columns[0], space.unit, eps)
+    else:
+        check_lattice_domain(space.unit, eps)
+    out = run_budget(space, eps, source, noise)
+    figures["model_error"] = expected_error(model)
+    return out._replace(derived=figures)
