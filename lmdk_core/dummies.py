@@ -45,17 +45,23 @@ from .validation import check_epsilon, check_int, check_positive
 
 __all__ = [
     "DEFAULT_BINS",
+    "DUMMY_RATIO",
     "EXHAUSTIVE_MAX_REGULAR",
     "GENERATORS",
+    "SELECTION_FLOOR",
+    "SELECTION_FP_SLACK",
     "STAY_PERCENT",
     "UTILITY_SENSITIVITY",
+    "DummyCost",
     "HiddenLandmarks",
     "HiddenRelease",
     "OptionFamily",
     "StayChain",
     "bernoulli_dummies",
     "bernoulli_probability",
+    "bin_counts",
     "default_stay_moments",
+    "dummy_cost",
     "dummy_probabilities",
     "exhaustive_options",
     "expected_dummies",
@@ -65,7 +71,6 @@ __all__ = [
     "gap_sum_squares",
     "greedy_options",
     "hide_landmarks",
-    "landmark_histogram",
     "option_utilities",
     "release_hidden",
     "run_length_auc",
@@ -74,14 +79,29 @@ __all__ = [
     "stay_chain",
     "stay_dummies",
     "stay_epsilon",
+    "utility_sensitivity",
 ]
 
-DEFAULT_BINS = 10
-"""Fixed histogram bins over the timestamp range (h uses ``bins`` equal-width bins of 0..n-1)."""
+DEFAULT_BINS = 1
+"""Bins of the thesis generators' utility (equal-width bins of 0..n-1). One bin: the selection
+targets how many dummies; more bins also ask them to mirror the real landmarks' spread over time
+(with long stays, that favours few dummies: the ordinary moments lie where the stays are not)."""
 
-UTILITY_SENSITIVITY = 1.0
-"""Δu of u(L') = -‖h(L') - h(L)‖₂ when L and L̃ differ by one timestamp (docs/dummy-landmarks.md):
-‖h(L) - h(L̃)‖₂ ≤ √2/(|L|+1) for |L| ≥ 1 and = 1 from ∅ to one landmark, so Δu = 1."""
+DUMMY_RATIO = 0.5
+"""ρ of the thesis generators' utility: the selection aims at ρ fake landmarks per real one (one
+for every two by default: a third of the landmarks shown are fake, and Uniform's noise grows by
+about half), in every bin (:func:`option_utilities`). A public choice, fixed before looking at
+the data."""
+
+UTILITY_SENSITIVITY = 1.0 + DUMMY_RATIO
+"""Δu = 1 + ρ of u_L(S) = -Σ_b |c_b(S \\ L) - ρ·c_b(L)| at the default ρ (docs/dummy-landmarks.md
+§3): adding one timestamp j to L moves j from the dummy counts to the real counts of its bin,
+so the vector inside the norm moves by (1 + ρ) in one coordinate (:func:`utility_sensitivity`)."""
+
+SELECTION_FLOOR = 40.0
+"""F: the exponential mechanism's weights are floored at e^-F times the best option's, so the
+rejection sampler's acceptance test stays exact (e^-40 > 2^-76); the floored mechanism is still
+ε_sel-DP (docs §4) and the floor moves at most K·e^-40 (< 10^-13 for K ≤ 10^4) of probability."""
 
 EXHAUSTIVE_MAX_REGULAR = 18
 """The exhaustive generator enumerates 2^(regular timestamps) sets: refused above this."""
@@ -91,9 +111,6 @@ GENERATORS = ("stays", "bernoulli", "greedy", "exhaustive")
 (:func:`stay_dummies`); bernoulli: every regular timestamp a dummy with probability e^(-ε_sel),
 independently, ε_sel covers one moment (:func:`bernoulli_dummies`); greedy / exhaustive: the
 thesis's option families + exponential mechanism (the family depends on L)."""
-
-_MAX_FP_SLACK = 1e-6
-"""Largest accepted bound on the relative error of a realised selection probability."""
 
 
 # ----------------------------------------------------------------------------- criterion
@@ -254,42 +271,56 @@ def _bin_of(t: np.ndarray, n: int, bins: int) -> np.ndarray:
     return (np.asarray(t, dtype=np.int64) * bins) // max(n, 1)
 
 
-def landmark_histogram(landmarks: Any, n: int | None = None, *, bins: int = DEFAULT_BINS
-                       ) -> np.ndarray:
-    """Normalised histogram h(L) of landmark positions over ``bins`` equal-width bins of 0..n-1.
+def utility_sensitivity(dummy_ratio: float = DUMMY_RATIO) -> float:
+    """Δu = 1 + ρ of the count utility (:func:`option_utilities`) for ρ = ``dummy_ratio``
+    (docs/dummy-landmarks.md §3): one timestamp more or less in L moves one moment between the
+    dummy counts and the real counts of one bin."""
+    return 1.0 + _ratio(dummy_ratio)
 
-    Bin of t: ⌊t·bins/n⌋ (fixed, data-independent). Sums to 1; h(∅) = 0 (all zeros).
-    """
+
+def _ratio(dummy_ratio: float) -> float:
+    rho = check_positive(dummy_ratio, "dummy_ratio")
+    if rho > 1e6:
+        raise ParameterError("dummy_ratio must be at most 10^6 fake landmarks per real one")
+    return rho
+
+
+def bin_counts(landmarks: Any, n: int | None = None, *, bins: int = DEFAULT_BINS) -> np.ndarray:
+    """How many landmarks fall in each of ``bins`` equal-width bins of 0..n-1 (bin of t:
+    ⌊t·bins/n⌋, fixed and data-independent); int64, length ``bins``."""
     mask = _mask(landmarks, n)
     bins = check_int(bins, "bins", minimum=1)
-    counts = np.bincount(_bin_of(np.flatnonzero(mask), mask.size, bins), minlength=bins)
-    total = counts.sum()
-    return counts / total if total else np.zeros(bins)
+    return np.bincount(_bin_of(np.flatnonzero(mask), mask.size, bins), minlength=bins)
 
 
-def option_utilities(options: OptionFamily, *, landmarks: Any = None, bins: int = DEFAULT_BINS
-                     ) -> np.ndarray:
-    """u(L'_k) = -‖h(L'_k) - h(L)‖₂ for every option (vectorised; nested options by cumulative
-    bin counts). ``landmarks``: the L to score against (default: the family's own L; the privacy
-    tests score one family against neighbouring sets)."""
+def option_utilities(options: OptionFamily, *, landmarks: Any = None, bins: int = DEFAULT_BINS,
+                     dummy_ratio: float = DUMMY_RATIO) -> np.ndarray:
+    """u_L(S) = -Σ_b |c_b(S \\ L) - ρ·c_b(L)| for every option S (moments; c_b counts per bin of
+    :func:`bin_counts`, ρ = ``dummy_ratio``): the options whose dummies come closest to ρ fake
+    landmarks per real one *in every bin* score highest (u = 0 is a perfect match), so both how
+    many dummies and where they fall matter. Sensitivity Δu = 1 + ρ over neighbouring L
+    (:func:`utility_sensitivity`); the range over the options is typically hundreds of Δu.
+    ``landmarks``: the L to score against (default: the family's own L; the privacy tests score
+    one family against neighbouring sets). Vectorised (nested options by cumulative counts)."""
     bins = check_int(bins, "bins", minimum=1)
+    rho = _ratio(dummy_ratio)
     n = options.landmarks.size
     ref = options.landmarks if landmarks is None else as_landmark_mask(landmarks, n)
-    h_ref = landmark_histogram(ref, bins=bins)
     if not len(options):
         return np.zeros(0)
-    base = np.bincount(_bin_of(np.flatnonzero(options.landmarks), n, bins), minlength=bins)
+    real = bin_counts(ref, bins=bins)
+    base = bin_counts(options.landmarks & ~ref, bins=bins)  # options' own L outside ref
     if options.order is not None:
         order = options.order
         onehot = np.zeros((order.size, bins), dtype=np.int64)
-        onehot[np.arange(order.size), _bin_of(order, n, bins)] = 1
+        keep = ~ref[order]  # a timestamp of ref is not a dummy for ref
+        onehot[np.arange(order.size)[keep], _bin_of(order[keep], n, bins)] = 1
         counts = base + np.cumsum(onehot, axis=0)
     else:
         assert options.sets is not None  # a family has either a nested order or explicit sets
-        counts = np.stack([base + np.bincount(_bin_of(a, n, bins), minlength=bins)
+        counts = np.stack([base + np.bincount(_bin_of(a[~ref[a]], n, bins), minlength=bins)
                            for a in options.sets])
-    h = counts / counts.sum(axis=1, keepdims=True)
-    return -np.sqrt(np.sum((h - h_ref) ** 2, axis=1))
+    return -np.abs(counts - rho * real).sum(axis=1)
 
 
 # ----------------------------------------------------------------------------- selection
@@ -297,12 +328,19 @@ def option_utilities(options: OptionFamily, *, landmarks: Any = None, bins: int 
 
 def exponential_probabilities(utilities: Any, *, epsilon: float,
                               sensitivity: float = UTILITY_SENSITIVITY) -> np.ndarray:
-    """Exact-as-float exponential-mechanism probabilities ∝ exp(ε·u/(2Δu)) (max-shifted)."""
+    """Probabilities of :func:`exponential_select`: ∝ exp(max(ε·(u - u*)/(2Δu), -F)) with u* the
+    largest utility and F = :data:`SELECTION_FLOOR` (every option keeps at least e^-F of the best
+    one's weight; docs/dummy-landmarks.md §4 proves the floored mechanism ε-DP)."""
+    a = _exponents(utilities, epsilon, sensitivity)
+    w = np.exp(a)
+    return w / w.sum()
+
+
+def _exponents(utilities: Any, epsilon: float, sensitivity: float) -> np.ndarray:
     u = _utilities(utilities)
     eps = check_epsilon(epsilon, "epsilon_select")
     delta = check_positive(sensitivity, "sensitivity")
-    w = np.exp(eps * (u - u.max()) / (2.0 * delta))
-    return w / w.sum()
+    return np.maximum(eps * (u - u.max()) / (2.0 * delta), -SELECTION_FLOOR)
 
 
 def _utilities(utilities: Any) -> np.ndarray:
@@ -317,10 +355,17 @@ def _utilities(utilities: Any) -> np.ndarray:
     return u
 
 
+SELECTION_FP_SLACK = 2.0 * ((2.0 + SELECTION_FLOOR) * 2.0**-51 + 2.0**-70)
+"""Bound on |p̂_k/p_k - 1| for :func:`exponential_select` (docs/dummy-landmarks.md §4): the
+rounding of the exponent and of exp ((2 + F)·2^-51), and of the 128-bit acceptance test
+(2^-128/e^-F < 2^-70), in the numerator and in the normaliser. The realised selection is
+(ε_sel + 2δ/(1-δ))-DP with δ this slack (≈ 4·10^-14)."""
+
+
 def _fp_slack(w: np.ndarray, exponent: float) -> float:
-    """Bound δ on |p̂_k/p_k - 1| for the inverse-CDF sampler below (docs/dummy-landmarks.md §4):
-    rounding of the weights (exponent magnitude ``exponent``), of their running sum and of the
-    53-bit uniform. The realised selection is (ε_sel + 2δ/(1-δ))-DP where ε_sel is exact."""
+    """Bound δ on |p̂_k/p_k - 1| for an inverse-CDF sampler with a 53-bit uniform over the
+    weights ``w`` (kept for the thesis comparison in docs §4: it grows with Σw/min w, which is
+    why the selection samples by rejection instead)."""
     k = w.size
     return (2 * k + 2) * 2.0**-53 * float(w.sum() / w.min()) + (2 + exponent) * 2.0**-51
 
@@ -333,34 +378,47 @@ def _uniform53(rng: Any, size: int) -> np.ndarray:
     return as_rng(rng).integers(0, 2**53, size=size, dtype=np.uint64)
 
 
+def _accept(q: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """True with probability q (floats in [e^-F, 1]) from the 128-bit uniform hi·2^64 + lo:
+    realised probability within 2^-128 of q (:func:`_below` on the less likely side)."""
+    small = q <= 0.5
+    hit = _below(hi, lo, np.where(small, q, 1.0 - q))  # 1 - q is exact for q ≥ 1/2 (Sterbenz)
+    return np.where(small, hit, ~hit)
+
+
 def exponential_select(utilities: Any, *, epsilon: float,
                        sensitivity: float = UTILITY_SENSITIVITY, rng: Any = None,
                        size: int | None = None) -> int | np.ndarray:
-    """Index k drawn with Pr ∝ exp(ε·u_k/(2Δu)) (exponential mechanism, ε-DP for utilities of
-    sensitivity Δu over a fixed candidate set).
+    """Index k drawn with Pr ∝ exp(max(ε·(u_k - u*)/(2Δu), -F)) (:func:`exponential_probabilities`;
+    the floored exponential mechanism, ε-DP for utilities of sensitivity Δu over a fixed
+    candidate set, docs/dummy-landmarks.md §4).
 
-    Inverse CDF with a 53-bit integer uniform: every realised probability is within a relative
-    error bound (:func:`_fp_slack`, checked ≤ 1e-6, else ParameterError) of the exact one, and
-    no candidate has probability 0. ``rng=None``: the ChaCha20 source keyed from the OS; a
-    seed/Generator: tests only.
-    ``size``: number of independent draws (None: one int).
+    Rejection sampling: propose k uniformly (a 64-bit word, rejected above the largest multiple
+    of K, so exactly uniform), accept with probability q_k = exp(a_k) ∈ [e^-F, 1] by a 128-bit
+    comparison. The output is k with probability q̂_k/Σq̂ exactly, q̂ the realised acceptance
+    probabilities, so every realised probability is within :data:`SELECTION_FP_SLACK` of the
+    exact one however far apart the utilities are (an inverse CDF over float sums is not, for
+    options ~2^-53 times less likely than the best). ``rng=None``: the ChaCha20 source keyed from
+    the OS; a seed/Generator: tests only. ``size``: number of independent draws (None: one int).
     """
-    u = _utilities(utilities)
-    eps = check_epsilon(epsilon, "epsilon_select")
-    delta = check_positive(sensitivity, "sensitivity")
-    a = eps * (u - u.max()) / (2.0 * delta)
-    w = np.exp(a)
-    slack = _fp_slack(w, float(-a.min())) if w.min() > 0 else math.inf
-    if slack > _MAX_FP_SLACK:
-        raise ParameterError(
-            f"epsilon_select={eps} is too large for {u.size} options: the selection "
-            "probabilities cannot be computed accurately in floating point; lower epsilon_select"
-        )
-    cum = np.cumsum(w)
+    q = np.exp(_exponents(utilities, epsilon, sensitivity))
+    k = q.size
     m = 1 if size is None else check_int(size, "size", minimum=1)
-    x = _uniform53(rng, m).astype(np.float64) * 2.0**-53 * cum[-1]
-    idx = np.minimum(np.searchsorted(cum, x, side="right"), u.size - 1)
-    return int(idx[0]) if size is None else idx
+    src = as_source(rng)
+    limit = np.uint64(((2**64) // k) * k - 1)  # words ≤ limit are exactly uniform modulo k
+    out = np.empty(m, dtype=np.int64)
+    got = 0
+    rate = float(q.sum()) / k  # acceptance probability per proposal, ≥ 1/K
+    while got < m:
+        batch = int(min(max(64, 1.3 * (m - got) / rate + 32), 2**22))
+        words = src.words(3 * batch)
+        idx_w, hi, lo = words[:batch], words[batch:2 * batch], words[2 * batch:]
+        ok = idx_w <= limit
+        idx = (idx_w[ok] % np.uint64(k)).astype(np.int64)
+        take = idx[_accept(q[idx], hi[ok], lo[ok])][: m - got]
+        out[got:got + take.size] = take
+        got += take.size
+    return int(out[0]) if size is None else out
 
 
 def bernoulli_dummies(landmarks: Any, *, epsilon_select: float, rng: Any = None
@@ -593,10 +651,27 @@ def dummy_probabilities(landmarks: Any, *, epsilon_select: float,
     return np.where(mask, 0.0, np.minimum(p, 1.0))
 
 
+def _selection(mask: np.ndarray, generator: str, epsilon_select: float,
+               max_dummies: int | None, bins: int, dummy_ratio: float
+               ) -> tuple[OptionFamily, np.ndarray, np.ndarray, float]:
+    """(family, utilities, probabilities, Δu) of the thesis generators' selection on L."""
+    build = greedy_options if generator == "greedy" else exhaustive_options
+    family = build(mask, max_dummies=max_dummies)
+    sens = utility_sensitivity(dummy_ratio)
+    if not len(family):
+        return family, np.zeros(0), np.zeros(0), sens
+    u = option_utilities(family, bins=bins, dummy_ratio=dummy_ratio)
+    probs = exponential_probabilities(u, epsilon=check_epsilon(epsilon_select, "epsilon_select"),
+                                      sensitivity=sens)
+    return family, u, probs, sens
+
+
 def expected_dummies(landmarks: Any, *, epsilon_select: float, generator: str = "stays",
                      max_dummies: int | None = None, stay_moments: int | None = None,
-                     bins: int = DEFAULT_BINS) -> float:
-    """E|L' \\ L| for ``generator`` on the bool mask ``landmarks`` (exact, no draw). PRIVATE."""
+                     bins: int = DEFAULT_BINS, dummy_ratio: float = DUMMY_RATIO) -> float:
+    """E|L' \\ L| for ``generator`` on the bool mask ``landmarks`` (exact, no draw: the sum of the
+    per-moment dummy probabilities, or of the options' sizes weighted by their selection
+    probabilities). PRIVATE."""
     mask = _mask(landmarks, None)
     if generator == "stays":
         return float(dummy_probabilities(mask, epsilon_select=epsilon_select,
@@ -605,13 +680,56 @@ def expected_dummies(landmarks: Any, *, epsilon_select: float, generator: str = 
         return float((~mask).sum()) * bernoulli_probability(epsilon_select)
     if generator not in GENERATORS:
         raise ParameterError(f"unknown generator {generator!r}; valid: {', '.join(GENERATORS)}")
-    build = greedy_options if generator == "greedy" else exhaustive_options
-    family = build(mask, max_dummies=max_dummies)
+    family, _, probs, _ = _selection(mask, generator, epsilon_select, max_dummies, bins,
+                                     dummy_ratio)
     if not len(family):
         return 0.0
-    probs = exponential_probabilities(option_utilities(family, bins=bins),
-                                      epsilon=check_epsilon(epsilon_select, "epsilon_select"))
     return float(np.dot(probs, family.sizes - int(mask.sum())))
+
+
+@dataclass(frozen=True)
+class DummyCost:
+    """What dummy landmarks cost on average, exactly (:func:`dummy_cost`). PRIVATE.
+
+    ``expected_dummies``: E|L' \\ L| (moments); ``ordinary``: n - |L|; ``real``: |L|;
+    ``landmark_factor``: E[(|L'|+1)/(|L|+1)] — how much larger Uniform's (and Adaptive's)
+    noise scale at the other moments gets from the extra landmarks alone, at the same budget;
+    ``budget_factor``: ε/ε_scheme, the part ε_sel takes; ``noise_factor``: their product, the
+    expected ratio of Uniform's per-release noise scale with dummies to without (Laplace and
+    planar Laplace errors scale with 1/budget, and Uniform spends ε/(|L|+1) per release)."""
+
+    expected_dummies: float
+    ordinary: int
+    real: int
+    landmark_factor: float
+    budget_factor: float
+
+    @property
+    def noise_factor(self) -> float:
+        return self.landmark_factor * self.budget_factor
+
+    @property
+    def dummy_share(self) -> float:
+        """Expected share of the ordinary moments turned into dummies (0 without any)."""
+        return self.expected_dummies / self.ordinary if self.ordinary else 0.0
+
+
+def dummy_cost(landmarks: Any, *, epsilon: float, epsilon_select: float,
+               generator: str = "stays", max_dummies: int | None = None,
+               stay_moments: int | None = None, bins: int = DEFAULT_BINS,
+               dummy_ratio: float = DUMMY_RATIO) -> DummyCost:
+    """Expected number of dummies and expected error cost of hiding ``landmarks`` (bool mask L)
+    at total ``epsilon`` with ``epsilon_select`` for the selection, computed exactly from the
+    selection probabilities (:func:`expected_dummies`; the noise factor is linear in |L'|, so
+    its expectation is exact too). PRIVATE: it depends on L."""
+    mask = _mask(landmarks, None)
+    e_scheme = split_budget(epsilon, epsilon_select)
+    expected = expected_dummies(mask, epsilon_select=epsilon_select, generator=generator,
+                                max_dummies=max_dummies, stay_moments=stay_moments, bins=bins,
+                                dummy_ratio=dummy_ratio)
+    real = int(mask.sum())
+    return DummyCost(expected, int(mask.size - real), real, 1.0 + expected / (real + 1),
+                     check_epsilon(epsilon) / e_scheme)
 
 
 # ----------------------------------------------------------------------------- the audit's attack
@@ -725,7 +843,8 @@ class HiddenLandmarks:
 
 def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "stays",
                    max_dummies: int | None = None, bins: int = DEFAULT_BINS,
-                   rng: Any = None, stay_moments: int | None = None) -> HiddenLandmarks:
+                   rng: Any = None, stay_moments: int | None = None,
+                   dummy_ratio: float = DUMMY_RATIO) -> HiddenLandmarks:
     """Add dummy landmarks to the bool mask ``landmarks`` (L) and return L' ⊋ L.
 
     ``generator``:
@@ -737,9 +856,10 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "s
     * ``"bernoulli"``: each regular timestamp with probability e^(-ε_sel)
       (:func:`bernoulli_dummies`): the bound holds per moment, e^(k·ε_sel) for a stay of k.
     * ``"greedy"`` (fast, nested) / ``"exhaustive"`` (≤ 18 regular timestamps): the thesis's
-      options, scored with u(L') = -‖h(L') - h(L)‖₂ over ``bins`` fixed bins and picked with the
-      exponential mechanism at ε_sel (Δu = 1). ``max_dummies`` caps the number of options (fix
-      it independently of the data); it is refused for the other two generators.
+      options, scored in moments with u_L(L') = -Σ_b |c_b(L' \\ L) - ρ·c_b(L)| over ``bins``
+      fixed bins (ρ = ``dummy_ratio`` fake landmarks per real one) and picked with the
+      (floored) exponential mechanism at ε_sel (Δu = 1 + ρ). ``max_dummies`` caps the number of
+      options (fix it independently of the data); it is refused for the other two generators.
 
     ``rng``: None = the ChaCha20 source keyed from the OS (real releases); a seed or Generator:
     simulations and tests (``params["seeded"]``).
@@ -763,6 +883,7 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "s
                              f"would break the {generator} generator's guarantee)")
     if stay_moments is not None and generator != "stays":
         raise ParameterError("stay_moments applies to the stays generator only")
+    _ratio(dummy_ratio)
     empty = np.zeros(0)
     if generator == "stays":
         dmask, ch = stay_dummies(mask, epsilon_select=eps, stay_moments=stay_moments, rng=rng)
@@ -780,22 +901,19 @@ def hide_landmarks(landmarks: Any, *, epsilon_select: float, generator: str = "s
                                empty.astype(np.int64), empty, empty, 0,
                                {"generator": generator, "dummy_probability": p_hat,
                                 "seeded": rng is not None, "fp_slack": 0.0})
-    build = greedy_options if generator == "greedy" else exhaustive_options
-    family = build(mask, max_dummies=max_dummies)
-    params = {"generator": generator, "bins": bins, "sensitivity": UTILITY_SENSITIVITY,
+    family, u, probs, sens = _selection(mask, generator, eps, max_dummies, bins, dummy_ratio)
+    params = {"generator": generator, "bins": bins, "sensitivity": sens,
+              "dummy_ratio": float(dummy_ratio), "floor": SELECTION_FLOOR,
               "max_dummies": max_dummies, "seeded": rng is not None}
     if not len(family):  # every timestamp is a landmark: nothing to add, nothing to hide
         return HiddenLandmarks(mask, mask, np.zeros(0, np.int64), eps, np.zeros(0, np.int64),
                                np.zeros(0), np.zeros(0), 0, {**params, "fp_slack": 0.0})
-    u = option_utilities(family, bins=bins)
-    k = int(exponential_select(u, epsilon=eps, rng=rng))
-    probs = exponential_probabilities(u, epsilon=eps)
-    a = eps * (u - u.max()) / (2.0 * UTILITY_SENSITIVITY)
+    k = int(exponential_select(u, epsilon=eps, sensitivity=sens, rng=rng))
     chosen = family.mask(k + 1)
     return HiddenLandmarks(
         mask=chosen, landmarks=mask, dummies=family.added(k + 1), epsilon_select=eps,
         option_sizes=family.sizes, option_utilities=u, probabilities=probs, chosen=k + 1,
-        params={**params, "fp_slack": _fp_slack(np.exp(a), float(-a.min()))},
+        params={**params, "fp_slack": SELECTION_FP_SLACK},
     )
 
 
@@ -813,15 +931,15 @@ def release_hidden(data: Any, landmarks: Any, *, epsilon: float, epsilon_select:
                    scheme: str, radius_m: float | None = None, sensitivity: float | None = None,
                    rng: Any = None, generator: str = "stays", max_dummies: int | None = None,
                    bins: int = DEFAULT_BINS, stay_moments: int | None = None,
-                   **params: Any) -> HiddenRelease:
+                   dummy_ratio: float = DUMMY_RATIO, **params: Any) -> HiddenRelease:
     """Hide ``landmarks`` with :func:`hide_landmarks` (ε_sel), then release ``data`` under
     ``scheme`` on L' with ε_scheme = :func:`split_budget` (ε, ε_sel).
 
     ``data``: a trajectory (planar Laplace, ``radius_m``, default 200 m) or, with
     ``sensitivity``, a numeric series (Laplace). ``landmarks``: bool mask or indices. ``rng``:
     None = fresh OS-keyed randomness for both steps; a seed or Generator (tests, simulations)
-    feeds both, the selection first. ``generator``, ``max_dummies``, ``bins``, ``stay_moments``:
-    as in :func:`hide_landmarks`. ``params``: the scheme's parameters.
+    feeds both, the selection first. ``generator``, ``max_dummies``, ``bins``, ``stay_moments``,
+    ``dummy_ratio``: as in :func:`hide_landmarks`. ``params``: the scheme's parameters.
     """
     if radius_m is not None and sensitivity is not None:
         raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
@@ -834,7 +952,7 @@ def release_hidden(data: Any, landmarks: Any, *, epsilon: float, epsilon_select:
     gen = None if rng is None else as_rng(rng)
     hidden = hide_landmarks(mask, epsilon_select=epsilon_select, generator=generator,
                             max_dummies=max_dummies, bins=bins, rng=gen,
-                            stay_moments=stay_moments)
+                            stay_moments=stay_moments, dummy_ratio=dummy_ratio)
     if sensitivity is None:
         rel = release_locations(data, hidden.mask, epsilon=e_scheme, scheme=scheme,
                                 radius_m=200.0 if radius_m is None else radius_m, rng=gen,

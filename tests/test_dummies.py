@@ -123,64 +123,172 @@ def test_exhaustive_refuses_large_inputs_and_max_dummies_caps():
 # ----------------------------------------------------------------------------- utility
 
 
-def _hist(idx, n, bins):
+def _counts(idx, n, bins):
     c = [0] * bins
     for t in idx:
         c[t * bins // n] += 1
-    s = sum(c)
-    return np.array([x / s for x in c]) if s else np.zeros(bins)
+    return c
 
 
-def test_utility_sensitivity_by_enumeration():
-    """Every L ⊆ {0..7} and every add-one neighbour, 3 and 4 bins: ‖h(L) - h(L̃)‖ ≤ Δu = 1, the
-    bound √2/(|L|+1) for |L| ≥ 1, and Δu is attained (∅ → one landmark)."""
-    n = 8
-    for bins in (3, 4):
-        worst = 0.0
-        for r in range(n + 1):
-            for L in combinations(range(n), r):
-                hL = _hist(L, n, bins)
-                assert np.allclose(hL, d.landmark_histogram(np.isin(np.arange(n), L), bins=bins))
-                for j in set(range(n)) - set(L):
-                    diff = float(np.linalg.norm(hL - _hist((*L, j), n, bins)))
-                    worst = max(worst, diff)
-                    if r:
-                        assert diff <= math.sqrt(2) / (r + 1) + 1e-12
-        assert worst <= d.UTILITY_SENSITIVITY + 1e-12
-        assert worst == pytest.approx(d.UTILITY_SENSITIVITY)
+def _direct_utility(S, L, n, bins, rho):
+    """u_L(S) = -Σ_b |c_b(S \\ L) - ρ·c_b(L)|, by plain Python loops over the timestamps."""
+    dummies = _counts([t for t in S if t not in set(L)], n, bins)
+    real = _counts(L, n, bins)
+    return -sum(abs(a - rho * b) for a, b in zip(dummies, real, strict=True))
 
 
-@settings(max_examples=40)
-@given(masks, st.integers(1, 12))
-def test_vectorised_utilities_match_direct_histograms(mask, bins):
-    for fam in (d.greedy_options(mask, max_dummies=10),):
-        u = d.option_utilities(fam, bins=bins)
-        h0 = _hist(np.flatnonzero(mask).tolist(), mask.size, bins)
-        for k in range(1, len(fam) + 1):
-            hk = _hist(np.flatnonzero(fam.mask(k)).tolist(), mask.size, bins)
-            assert u[k - 1] == pytest.approx(-np.linalg.norm(hk - h0), abs=1e-12)
+def _all_sets(n):
+    """Every subset of 0..n-1 as an (2^n, n) bool matrix."""
+    return ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+
+
+def _utilities_of_sets(sets, L, bins, rho):
+    """u_L(S) for every row S of ``sets`` (numpy, independent of the library's cumulative path)."""
+    n = sets.shape[1]
+    onehot = np.eye(bins, dtype=np.int64)[np.arange(n) * bins // n]  # (n, bins)
+    dummies = (sets & ~L).astype(np.int64) @ onehot
+    real = L.astype(np.int64) @ onehot
+    return -np.abs(dummies - rho * real).sum(axis=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda n: st.tuples(
+    st.lists(st.booleans(), min_size=n, max_size=n), st.integers(0, n - 1))),
+    st.integers(1, 5), st.sampled_from([0.25, 0.5, 1.0, 2.0, 3.0]))
+def test_utility_sensitivity_by_brute_force(case, bins, rho):
+    """Every S ⊆ T for L and its add/remove-one neighbour: |u_L(S) - u_L̃(S)| ≤ Δu = 1 + ρ; the
+    bound is attained (L = {0}, L̃ = {0, 1}, S = T, one bin: many dummies left)."""
+    bits, j = case
+    L = np.array(bits, bool)
+    Lt = L.copy()
+    Lt[j] = not Lt[j]
+    sets = _all_sets(L.size)
+    diff = np.abs(_utilities_of_sets(sets, L, bins, rho) - _utilities_of_sets(sets, Lt, bins, rho))
+    assert diff.max() <= d.utility_sensitivity(rho) + 1e-9
+    full, one = np.ones((1, 9), bool), np.eye(9, dtype=bool)[0]
+    two = np.eye(9, dtype=bool)[:2].any(axis=0)
+    tight = _utilities_of_sets(full, one, 1, rho) - _utilities_of_sets(full, two, 1, rho)
+    assert abs(tight[0]) == pytest.approx(d.utility_sensitivity(rho))
+    assert d.utility_sensitivity(d.DUMMY_RATIO) == d.UTILITY_SENSITIVITY == 1.0 + d.DUMMY_RATIO
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_masks, st.integers(1, 6), st.integers(0, 13), st.sampled_from([0.5, 1.0, 2.0]))
+def test_vectorised_utilities_match_direct_counts(mask, bins, j, rho):
+    """option_utilities (cumulative counts) = the plain-Python definition, for the greedy and the
+    exhaustive families, scored against L itself and against a neighbour of L."""
+    n = mask.size
+    other = mask.copy()
+    other[j % n] = not other[j % n]
+    fams = [d.greedy_options(mask)]
+    if (~mask).sum() <= 10:
+        fams.append(d.exhaustive_options(mask))
+    for fam in fams:
+        for ref in (mask, other):
+            u = d.option_utilities(fam, landmarks=ref, bins=bins, dummy_ratio=rho)
+            L = np.flatnonzero(ref).tolist()
+            direct = [_direct_utility(np.flatnonzero(fam.mask(k)).tolist(), L, n, bins, rho)
+                      for k in range(1, len(fam) + 1)]
+            np.testing.assert_allclose(u, direct, atol=1e-9)
+
+
+def test_utility_and_sensitivity_errors():
+    fam = d.greedy_options(np.array([1, 0, 0, 0], bool))
+    for bad in (0, -1, float("nan"), 1e7):
+        with pytest.raises(ParameterError, match="dummy_ratio"):
+            d.option_utilities(fam, dummy_ratio=bad)
+        with pytest.raises(ParameterError, match="dummy_ratio"):
+            d.hide_landmarks(np.array([1, 0, 0], bool), epsilon_select=1.0, generator="greedy",
+                             dummy_ratio=bad)
+    assert np.array_equal(d.bin_counts(np.array([1, 1, 0, 0, 1], bool), bins=2), [2, 1])
 
 
 # ----------------------------------------------------------------------------- selection
 
 
+def _exact_probabilities(u, eps, sens):
+    """The floored exponential mechanism in plain Python (math.exp, fsum)."""
+    top = max(u)
+    w = [math.exp(max(eps * (x - top) / (2 * sens), -d.SELECTION_FLOOR)) for x in u]
+    z = math.fsum(w)
+    return [x / z for x in w]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 11).flatmap(lambda n: st.lists(st.booleans(), min_size=n, max_size=n)),
+       st.floats(0.05, 5.0), st.sampled_from(["greedy", "exhaustive"]),
+       st.sampled_from([0.5, 1.0]), st.integers(1, 4))
+def test_selection_probabilities_by_enumeration(bits, eps, generator, rho, bins):
+    """The selection's probabilities, expected dummies and expected error cost against an
+    independent computation: every option enumerated, utilities by plain Python loops, the
+    floored exponential mechanism with math.exp; and Uniform's budget read off real releases
+    on every option for the noise factor."""
+    mask = np.array(bits, bool)
+    if mask.all():
+        return
+    h = d.hide_landmarks(mask, epsilon_select=eps, generator=generator, rng=0, bins=bins,
+                         dummy_ratio=rho)
+    fam = (d.greedy_options if generator == "greedy" else d.exhaustive_options)(mask)
+    L = np.flatnonzero(mask).tolist()
+    u = [_direct_utility(np.flatnonzero(fam.mask(k)).tolist(), L, mask.size, bins, rho)
+         for k in range(1, len(fam) + 1)]
+    p = _exact_probabilities(u, eps, 1 + rho)
+    np.testing.assert_allclose(h.probabilities, p, rtol=1e-9, atol=0)
+    expected = math.fsum(pk * k for k, pk in enumerate(p, start=1))
+    cost = d.dummy_cost(mask, epsilon=eps + 1.0, epsilon_select=eps, generator=generator,
+                        bins=bins, dummy_ratio=rho)
+    assert cost.expected_dummies == pytest.approx(expected, rel=1e-9)
+    # Uniform's per-release budget at an ordinary moment, without dummies (ε on L) and with each
+    # option (ε_scheme on L'_k): the expected ratio is the noise factor
+    x = np.zeros(mask.size)
+    free = int(np.flatnonzero(~mask)[0])
+    plain = release_values(x, mask, epsilon=eps + 1.0, scheme="uniform", rng=0).eps[free]
+    e_scheme = d.split_budget(eps + 1.0, eps)
+    ratios = []
+    for k in range(1, len(fam) + 1):
+        opt = fam.mask(k)
+        budgets = release_values(x, opt, epsilon=e_scheme, scheme="uniform", rng=0).eps
+        ratios.append(plain / budgets[~opt][0] if (~opt).any()
+                      else plain / (e_scheme / (opt.sum() + 1)))
+    assert cost.noise_factor == pytest.approx(math.fsum(a * b for a, b in zip(p, ratios,
+                                                                              strict=True)))
+
+
 def test_exponential_select_matches_distribution_chi2():
-    u = np.array([0.0, -0.1, -0.4, -0.9, -1.3, -0.05])
+    """Both branches of the acceptance test (q ≤ 1/2 and q > 1/2) and the floor."""
+    u = np.array([0.0, -0.1, -0.4, -0.9, -1.3, -0.05, -1e6])
     for eps, seed in ((1.0, 11), (5.0, 12)):
-        p = np.exp(eps * u / 2.0)
-        p /= p.sum()
-        assert np.allclose(d.exponential_probabilities(u, epsilon=eps), p)
-        draws = d.exponential_select(u, epsilon=eps, rng=seed, size=40_000)
+        p = np.array(_exact_probabilities(u.tolist(), eps, 1.0))
+        np.testing.assert_allclose(d.exponential_probabilities(u, epsilon=eps, sensitivity=1.0),
+                                   p, rtol=1e-12)
+        assert p[-1] == pytest.approx(math.exp(-d.SELECTION_FLOOR) * p[0])
+        draws = d.exponential_select(u, epsilon=eps, sensitivity=1.0, rng=seed, size=40_000)
         obs = np.bincount(draws, minlength=u.size)
-        assert stats.chisquare(obs, 40_000 * p).pvalue > 1e-3
+        assert obs[-1] == 0
+        assert stats.chisquare(obs[:-1], 40_000 * p[:-1] / p[:-1].sum()).pvalue > 1e-3
     # OS entropy path returns valid indices
     idx = d.exponential_select(u, epsilon=1.0, size=1000)
     assert idx.min() >= 0 and idx.max() < u.size
 
 
+def test_rejection_sampler_realises_far_apart_utilities():
+    """Utilities thousands of Δu apart (the count utility's range): an inverse CDF over float sums
+    would give the unlikely options probability 0 or far off; the rejection sampler draws the
+    likely ones with the right frequencies and any option whose probability is measurable."""
+    u = np.array([0.0, -2.0, -4.0, -60.0, -3000.0])
+    p = d.exponential_probabilities(u, epsilon=1.0, sensitivity=2.0)
+    draws = d.exponential_select(u, epsilon=1.0, sensitivity=2.0, rng=5, size=200_000)
+    obs = np.bincount(draws, minlength=u.size)
+    assert stats.chisquare(obs[:3], 200_000 * p[:3] / p[:3].sum()).pvalue > 1e-3
+    assert obs[3:].sum() == 0  # p ≈ 3e-7 and e^-40 times the best: not drawn in 200,000
+    assert d.SELECTION_FP_SLACK < 1e-13
+    # a utility set the old inverse-CDF bound refused (Σw/min w ≈ e^40 · K) is accepted now
+    assert d._fp_slack(np.exp(np.maximum(-np.linspace(0, 1e4, 5000), -40)), 40.0) > 1
+    assert 0 <= d.exponential_select(-np.linspace(0, 1e4, 5000), epsilon=200.0, rng=0) < 5000
+
+
 def _pair():
-    """A fixed option family containing both neighbours L = {0}, L̃ = {0, n-1}: the worst case
-    ‖h(L) - h(L̃)‖ = √2/2 with 2 bins."""
+    """A fixed option family containing both neighbours L = {0}, L̃ = {0, n-1} (2 bins)."""
     n = 40
     L = np.zeros(n, bool)
     L[0] = True
@@ -198,13 +306,13 @@ def _log_ratios_exact(fam, L, Lt, eps, sensitivity):
     return np.abs(np.log(pL) - np.log(pT))
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(6, 14).flatmap(lambda n: st.tuples(
     st.lists(st.booleans(), min_size=n, max_size=n), st.integers(0, n - 1))),
-    st.floats(0.05, 8.0), st.integers(1, 5))
-def test_exact_selection_ratio_bounded_on_neighbours(case, eps, bins):
+    st.floats(0.05, 8.0), st.integers(1, 5), st.sampled_from([0.5, 1.0, 2.0]))
+def test_exact_selection_ratio_bounded_on_neighbours(case, eps, bins, rho):
     """Exact probabilities over a fixed family (built from the union of L and L̃): ratio
-    ≤ e^ε_sel for L and its add/remove-one neighbour, any bins."""
+    ≤ e^ε_sel for L and its add/remove-one neighbour, any bins and ρ (floor included)."""
     bits, j = case
     L = np.array(bits, bool)
     Lt = L.copy()
@@ -213,9 +321,10 @@ def test_exact_selection_ratio_bounded_on_neighbours(case, eps, bins):
     if union.all():
         return
     fam = d.greedy_options(union)
-    pL = d.exponential_probabilities(d.option_utilities(fam, landmarks=L, bins=bins), epsilon=eps)
-    pT = d.exponential_probabilities(d.option_utilities(fam, landmarks=Lt, bins=bins),
-                                     epsilon=eps)
+    sens = d.utility_sensitivity(rho)
+    pL, pT = (d.exponential_probabilities(
+        d.option_utilities(fam, landmarks=ref, bins=bins, dummy_ratio=rho), epsilon=eps,
+        sensitivity=sens) for ref in (L, Lt))
     assert np.max(np.abs(np.log(pL) - np.log(pT))) <= eps + 1e-9
 
 
@@ -227,7 +336,8 @@ def _empirical_max_log_ratio(fam, L, Lt, eps, sensitivity, seed):
         idx = d.exponential_select(u, epsilon=eps, sensitivity=sensitivity, rng=seed + k,
                                    size=n_draws)
         out.append(np.bincount(idx, minlength=len(fam)) / n_draws)
-    return float(np.max(np.abs(np.log(out[0]) - np.log(out[1]))))
+    with np.errstate(divide="ignore"):
+        return float(np.max(np.abs(np.log(out[0]) - np.log(out[1]))))
 
 
 def test_empirical_privacy_check_passes_and_broken_sensitivity_fails():
@@ -238,25 +348,59 @@ def test_empirical_privacy_check_passes_and_broken_sensitivity_fails():
     ok = _empirical_max_log_ratio(fam, L, Lt, eps, d.UTILITY_SENSITIVITY, seed=100)
     assert ok <= eps + 0.05
     assert ok == pytest.approx(exact.max(), abs=0.05)  # the sampler realises the exact ratios
-    # broken: sensitivity underestimated 25x (e.g. a local sensitivity √2/(|L|+1) at |L| ≈ 35
-    # used for every input) — the same check must fail
-    wrong = d.UTILITY_SENSITIVITY / 25
+    # broken: Δu underestimated 4x (e.g. the shares' 1/(|L|+1) scaling kept on counts) — the
+    # same check must fail
+    wrong = d.UTILITY_SENSITIVITY / 4
     assert _log_ratios_exact(fam, L, Lt, eps, wrong).max() > eps
     broken = _empirical_max_log_ratio(fam, L, Lt, eps, wrong, seed=100)
     assert broken > eps + 0.05
 
 
-def test_selection_refuses_what_floating_point_cannot_do():
-    u = -np.linspace(0, 1.4, 5000)
-    with pytest.raises(ParameterError, match="too large"):
-        d.exponential_select(u, epsilon=200.0, rng=0)
-    for bad in (0, -1, float("nan"), float("inf")):
-        with pytest.raises(ParameterError):
-            d.exponential_select(u, epsilon=bad, rng=0)
-    with pytest.raises(ParameterError):
-        d.exponential_select([], epsilon=1.0)
-    with pytest.raises(ParameterError):
-        d.exponential_select([0.0, float("nan")], epsilon=1.0)
+def _old_utilities(fam, bins=10):
+    """The old utility (issue 25 audit): -‖h(L') - h(L)‖₂ of normalised histograms over 10 bins,
+    Δu = 1."""
+    n = fam.landmarks.size
+    h0 = np.array(_counts(np.flatnonzero(fam.landmarks).tolist(), n, bins), float)
+    h0 /= h0.sum()
+    out = []
+    for k in range(1, len(fam) + 1):
+        hk = np.array(_counts(np.flatnonzero(fam.mask(k)).tolist(), n, bins), float)
+        out.append(-np.linalg.norm(hk / hk.sum() - h0))
+    return np.array(out)
+
+
+def _stays_mask():
+    """400 moments, three stays (120 landmarks) and ordinary stretches between them."""
+    mask = np.zeros(400, bool)
+    mask[20:60] = mask[150:190] = mask[300:340] = True
+    return mask
+
+
+@pytest.mark.parametrize("utility", ["new", "old"])
+def test_selection_is_not_near_uniform(utility):
+    """At ε_sel = 0.1 the chosen option depends on the data: the likeliest option is > 100 times
+    as likely as the least likely, and the expected number of dummies is within 15 % of the
+    best-scoring option's. The old utility (u ∈ [-√2, 0], Δu = 1) fails both: every option within
+    7.1 % of uniform, about half of the ordinary moments as dummies whatever L is."""
+    mask = _stays_mask()
+    fam = d.greedy_options(mask)
+    if utility == "new":
+        u, sens = d.option_utilities(fam), d.UTILITY_SENSITIVITY
+    else:
+        u, sens = _old_utilities(fam), 1.0
+    p = d.exponential_probabilities(u, epsilon=0.1, sensitivity=sens)
+    mean = float(np.dot(p, np.arange(1, len(fam) + 1)))
+    best = int(np.argmax(u)) + 1
+    meaningful = p.max() / p.min() > 100 and abs(mean - best) <= 0.15 * best
+    if utility == "new":
+        assert meaningful
+        assert mean == pytest.approx(d.expected_dummies(mask, epsilon_select=0.1,
+                                                        generator="greedy"))
+        assert best == 60 and u.max() == 0  # ρ = 1/2: one dummy for every two real landmarks
+    else:
+        assert not meaningful  # the check above fails on the old utility
+        assert p.max() / p.min() < math.exp(0.1 * math.sqrt(2) / 2) + 1e-9
+        assert abs(mean / len(fam) - 0.5) < 0.01
 
 
 # ----------------------------------------------------------------------------- hide_landmarks
@@ -272,7 +416,7 @@ def test_hide_landmarks_result(mask, eps, cap):
     if (~mask).any():
         assert h.n_dummies >= 1 and h.mask.sum() == h.option_sizes[h.chosen - 1]
         assert h.probabilities.sum() == pytest.approx(1.0)
-        assert h.params["fp_slack"] < 1e-6
+        assert h.params["fp_slack"] == d.SELECTION_FP_SLACK < 1e-13
     else:
         assert h.n_dummies == 0 and h.chosen == 0
     assert h.params["seeded"] is True
