@@ -20,6 +20,11 @@ from the last query plus discrete-Laplace noise with ε_display. Every user, exc
 display never overdraws anyone. Invariant (tested): 0 ≤ S_u ≤ B_u at all times, and Σ_u S_u equals
 the sum of all charges.
 
+**New users** (:meth:`Ledger.add_users`): ProPer's database is live — each individual's budget is
+set when their data are input (Ebadi et al. §4). A user enrolled after some queries has spent 0:
+those queries did not touch their data (selection principle: a query costs nothing to records
+outside it). Existing users are unaffected; a uid already in the ledger is refused.
+
 **Drop-out bias** (Munz et al., UniTraX, POST 2018): the users excluded first are those with
 small budgets or many records, so later answers silently describe a different population than
 earlier ones. The ledger cannot remove this bias; the noisy exclusion count makes it visible.
@@ -58,31 +63,58 @@ class Ledger:
 
     def __init__(self, budgets: pd.DataFrame, *, display_epsilon: float = 0.01,
                  max_displays: int = 5):
-        if not {"uid", "epsilon"} <= set(budgets.columns):
-            raise ParameterError("budgets need columns uid and epsilon")
-        self.uids = budgets["uid"].astype(str).to_numpy()
-        if pd.Index(self.uids).duplicated().any():
-            raise ParameterError("budgets list a user twice")
-        b = budgets["epsilon"].to_numpy(dtype=np.float64)
-        if not np.all(np.isfinite(b)) or np.any(b <= 0):
-            raise ParameterError("every budget must be a finite number > 0")
         self.display_epsilon = snap_tau(check_epsilon(display_epsilon, "display_epsilon"))
         self.max_displays = check_int(max_displays, "max_displays", minimum=0)
         self.reserve = self.display_epsilon * self.max_displays
+        self.uids, self.budget = self._enrolment(budgets, known=pd.Index([]))
+        self.spent = np.zeros(self.budget.size)
+        self.displays = 0
+        self._display_charged = 0.0  # Σ of every display charge (users enrolled at the time)
+        self.history: list[Charge] = []
+        self._index = pd.Index(self.uids)
+
+    def _enrolment(self, budgets: pd.DataFrame, *, known: pd.Index
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """(uids, budgets) of new users, checked: columns, no uid twice or already ``known``,
+        every budget finite, > 0 and at least the display reserve."""
+        if not isinstance(budgets, pd.DataFrame) or not {"uid", "epsilon"} <= set(
+                budgets.columns):
+            raise ParameterError("budgets need columns uid and epsilon")
+        uids = budgets["uid"].astype(str).to_numpy()
+        if pd.Index(uids).duplicated().any():
+            raise ParameterError("budgets list a user twice")
+        again = known.intersection(pd.Index(uids))
+        if len(again):
+            raise ParameterError(
+                f"{len(again)} user(s) are already in the ledger (first: {again[0]!r}); a "
+                "user's budget is set once, when they are enrolled")
+        b = budgets["epsilon"].to_numpy(dtype=np.float64)
+        if not np.all(np.isfinite(b)) or np.any(b <= 0):
+            raise ParameterError("every budget must be a finite number > 0")
         if np.any(b < self.reserve):
             raise ParameterError(
                 f"a budget is smaller than the display reserve ε_display * max_displays = "
                 f"{self.reserve:g}; lower display_epsilon or max_displays")
-        self.budget = b
-        self.spent = np.zeros(b.size)
-        self.displays = 0
-        self.history: list[Charge] = []
+        return uids, b
+
+    def add_users(self, budgets: pd.DataFrame) -> int:
+        """Enrol new users (DataFrame uid, epsilon) after the ledger was created; returns how
+        many. ProPer semantics: a new user has spent 0 (earlier queries and displays did not
+        touch their data) and is charged by later queries and displays like everyone else;
+        existing users' budgets and spends are unchanged. The full display reserve is set
+        aside for them too (conservative: they meet at most the displays left). Raises
+        ParameterError, changing nothing, for a uid already in the ledger or listed twice, or
+        a budget that is not finite, > 0 and at least the display reserve."""
+        uids, b = self._enrolment(budgets, known=self._index)
+        self.uids = np.concatenate([self.uids, uids])
+        self.budget = np.concatenate([self.budget, b])
+        self.spent = np.concatenate([self.spent, np.zeros(b.size)])
         self._index = pd.Index(self.uids)
+        return int(b.size)
 
     @property
     def total_charged(self) -> float:
-        return float(sum(c.cost.sum() for c in self.history)) + self.displays * (
-            self.display_epsilon * self.budget.size)
+        return float(sum(c.cost.sum() for c in self.history)) + self._display_charged
 
     def charge(self, records: Any, epsilon: float) -> Charge:
         """Account one query: ``records`` = records of each user in the query (aligned with
@@ -138,6 +170,7 @@ class Ledger:
             raise ParameterError(f"the display reserve is used up ({self.max_displays} displays)")
         self.displays += 1
         self.spent = self.spent + self.display_epsilon
+        self._display_charged += self.display_epsilon * self.spent.size
         true = self.history[-1].n_excluded
         return int(publish_counts(np.array([true], dtype=np.int64), self.display_epsilon,
                                   rng)[0])
