@@ -187,11 +187,31 @@ def _load_population(args: argparse.Namespace, progress: Progress
         return traj, places
     if args.input is None:
         raise ParameterError("give an input file/directory or --generate N")
+    if _is_parquet_source(args.input):  # read partition by partition by either engine
+        return args.input, None
     path = pathlib.Path(args.input)
-    if args.engine == "dask" and path.is_dir() and any(path.glob("*.parquet")):
-        return str(path), None
     progress.note(f"reading {path}")
     return lm.read_trajectories(path), None
+
+
+def _is_parquet_source(text: str) -> bool:
+    """A URL (``s3://``, ``file://``, ``memory://`` …), a Parquet file or a directory of them."""
+    if "://" in text:
+        return True
+    path = pathlib.Path(text)
+    return path.suffix == ".parquet" or (path.is_dir() and any(path.glob("*.parquet")))
+
+
+def _scheduler(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(engine, Dask scheduler address): --scheduler, else $LMDK_DASK_SCHEDULER unless
+    --engine memory; a scheduler implies engine dask."""
+    from lmdk_core.population.dask_engine import SCHEDULER_ENV
+
+    if args.scheduler and args.engine == "memory":
+        raise ParameterError("--scheduler needs --engine dask")
+    address = args.scheduler or (os.environ.get(SCHEDULER_ENV) or None
+                                 if args.engine != "memory" else None)
+    return args.engine or ("dask" if address else "memory"), address
 
 
 def _read_places(path: str) -> pd.DataFrame:
@@ -213,6 +233,21 @@ def _read_places(path: str) -> pd.DataFrame:
 
 
 def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
+    engine, scheduler = _scheduler(args)
+    if scheduler is None:
+        _population(args, progress, engine, None)
+        return
+    from lmdk_core.population.dask_engine import open_client
+
+    client = open_client(scheduler)  # one connection for the whole command
+    try:
+        _population(args, progress, engine, client)
+    finally:
+        client.close()
+
+
+def _population(args: argparse.Namespace, progress: Progress, engine: str,
+                scheduler: Any) -> None:
     from lmdk_core import population as P
 
     data, gen_places = _load_population(args, progress)
@@ -222,17 +257,16 @@ def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
     if args.suggest_places:
         if isinstance(data, str):
             raise ParameterError("--suggest-places needs the trajectories in memory "
-                                 "(not a Parquet directory with --engine dask)")
+                                 "(not a Parquet directory or URL)")
         progress.note("suggesting each user's places from their own stays")
         places = P.suggest_user_places(data, top=args.suggest_places)
     mix = P.MIXES[args.mix]
     if args.preferences:
         prefs = P.read_preferences(args.preferences)
     else:
-        if isinstance(data, str):
-            uids = pd.read_parquet(data, columns=["uid"])["uid"].astype(str).unique()
-        else:
-            uids = data["uid"].astype(str).unique()
+        from lmdk_core.population.dask_engine import distinct_users
+
+        uids = distinct_users(data, scheduler=scheduler, max_rows=args.partition_rows)
         prefs = P.draw_preferences(uids, mix, rng=None if args.seed is None else args.seed + 1)
     if args.generate:  # synthetic data: its time window is public by construction
         start = args.start or "2008-02-02"
@@ -246,11 +280,14 @@ def _cmd_population(args: argparse.Namespace, progress: Progress) -> None:
                            end=end, bin_s=args.bin_s)
     public_mix = mix if not args.preferences else None
     progress.note(f"grid {grid.n_rows}x{grid.n_cols} cells x {grid.n_bins} bins; "
-                  f"method {args.method}, engine {args.engine}")
+                  f"method {args.method}, engine {engine}"
+                  + (f" on the Dask cluster at {scheduler.scheduler.address}"
+                     if scheduler is not None else ""))
     rel = P.release_population(
         data, prefs, grid=grid, places=places, scheme=args.scheme, method=args.method,
         tau=_tau(args.tau), mix=public_mix, epsilon_floor=args.epsilon_floor,
-        engine=args.engine, rng=args.seed, progress=progress)
+        engine=engine, rng=args.seed, progress=progress, scheduler=scheduler,
+        partition_rows=args.partition_rows)
 
     def write(d: pathlib.Path) -> None:
         b, r, c = np.indices(grid.shape).reshape(3, -1)
@@ -321,8 +358,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("population", help="release counts per cell x time bin for many people",
                        description=POPULATION_GUARANTEE, parents=[common])
-    q.add_argument("input", nargs="?", help="trajectories (file, directory, or Parquet "
-                                           "directory partitioned by user for --engine dask)")
+    q.add_argument("input", nargs="?", help="trajectories: a file or directory, or Parquet "
+                                           "partitioned by user (file, directory or fsspec URL "
+                                           "such as s3://bucket/points/)")
     q.add_argument("--generate", type=int, help="use N synthetic users instead of a file")
     q.add_argument("--points-per-user", type=int, default=200,
                    help="with --generate: location fixes per synthetic user (default 200)")
@@ -360,8 +398,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="public box lat_min,lat_max,lon_min,lon_max")
     q.add_argument("--start", help="public start time (UTC)")
     q.add_argument("--end", help="public end time (UTC)")
-    q.add_argument("--engine", default="memory", choices=["memory", "dask"],
-                   help="memory (default) or dask (a Parquet directory partitioned by user)")
+    q.add_argument("--engine", choices=["memory", "dask"],
+                   help="memory (default: partitions one at a time here) or dask (partitions on "
+                        "a Dask cluster; the default when a scheduler is given)")
+    q.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler address, e.g. tcp://host:8786 (default: "
+                        "$LMDK_DASK_SCHEDULER; without one, engine dask uses threads here)")
+    q.add_argument("--partition-rows", type=int, default=1_000_000,
+                   help="points per partition of whole users (memory per partition; default "
+                        "1000000)")
     q.add_argument("--out", required=True,
                    help="output directory (must not exist or be empty)")
     q.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")

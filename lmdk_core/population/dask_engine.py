@@ -39,7 +39,10 @@ from ..trajectory import time_order
 from .core import PartitionResult, Totals, process_partition
 from .partitions import MAX_ROWS, ParquetUnit, load, read_unit, units_of
 
-__all__ = ["SCHEDULER_ENV", "distinct_users", "run_dask", "user_buckets", "write_partitioned"]
+__all__ = [
+    "SCHEDULER_ENV", "distinct_users", "open_client", "run_dask", "user_buckets",
+    "write_partitioned",
+]
 
 SCHEDULER_ENV = "LMDK_DASK_SCHEDULER"
 """Environment variable the CLI reads for the address of a Dask scheduler."""
@@ -78,6 +81,12 @@ def write_partitioned(traj: pd.DataFrame, path: Any, n_files: int = 8,
         part.to_parquet(out / f"part-{i:04d}.parquet", index=False,
                         row_group_size=row_group_rows)
     return out
+
+
+def open_client(address: str) -> Any:
+    """A ``distributed.Client`` connected to the scheduler at ``address``; LmdkError (a clear
+    message) when it cannot be reached within 20 s."""
+    return _client(address)[0]
 
 
 def _client(scheduler: Any) -> tuple[Any, bool]:

@@ -7,7 +7,8 @@ the other place 18:00–19:00 on visit days, home from 20:00. Each user has ``po
 GPS fixes at uniformly random times over ``days`` days, with 30 m Gaussian jitter.
 
 T-Drive scale is ``generate_population(10_357, points_per_user=1_448)`` (≈ 15 M points). Users
-are generated in chunks, so memory stays ~100 bytes per point. The seed only makes the
+are generated in chunks, so memory stays ~100 bytes per point; :func:`write_population` writes
+the same data to Parquet chunk by chunk (any scale, memory of one chunk). The seed only makes the
 *synthetic data* reproducible; it is not a release seed.
 """
 
@@ -23,7 +24,7 @@ from ..geo import offset_points
 from ..validation import check_int
 from .grid import BEIJING_BBOX
 
-__all__ = ["PLACE_KINDS", "generate_population"]
+__all__ = ["PLACE_KINDS", "generate_population", "write_population"]
 
 PLACE_KINDS = ("home", "work", "other")
 _RADIUS_M = {"home": 150.0, "work": 150.0, "other": 100.0}
@@ -47,6 +48,52 @@ def generate_population(
     home, work and other place (each user's private input; pick the landmark kinds with
     ``places[places.name.isin([...])]``).
     """
+    places, chunks = _generate(n_users, points_per_user=points_per_user, days=days, start=start,
+                               bbox=bbox, seed=seed)
+    uids = places["uid"].to_numpy()[::3]
+    parts = list(chunks)
+    n, k = len(uids), check_int(points_per_user, "points_per_user")
+    uid = pd.Categorical.from_codes(np.repeat(np.arange(n), k), categories=uids)
+    traj = pd.DataFrame({"uid": uid,
+                         "time": pd.DatetimeIndex(np.concatenate([p[1] for p in parts]),
+                                                  tz="UTC"),
+                         "lat": np.concatenate([p[2] for p in parts]),
+                         "lon": np.concatenate([p[3] for p in parts])})
+    return traj, places
+
+
+def write_population(
+    path: Any, n_users: int, *, points_per_user: int = 200, days: int = 7,
+    start: Any = "2008-02-02", bbox: tuple[float, float, float, float] = BEIJING_BBOX,
+    seed: int = 0, row_group_rows: int = 250_000,
+) -> pd.DataFrame:
+    """Write the trajectories of :func:`generate_population` (the same data) as Parquet files
+    ``part-XXXX.parquet`` in the directory ``path``, one per chunk of ~2 M points of whole
+    users (partitioned by user: no user in two files; uid as text, sorted by uid, time), without
+    holding the population in memory; returns the places."""
+    import pathlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = pathlib.Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    places, chunks = _generate(n_users, points_per_user=points_per_user, days=days, start=start,
+                               bbox=bbox, seed=seed)
+    k = check_int(points_per_user, "points_per_user")
+    uids = places["uid"].to_numpy()[::3]
+    for i, (u0, t_ns, lat, lon) in enumerate(chunks):
+        m = t_ns.size // k
+        table = pa.table({"uid": pa.array(np.repeat(uids[u0:u0 + m], k), pa.string()),
+                          "time": pa.array(t_ns, pa.timestamp("ns", tz="UTC")),
+                          "lat": lat, "lon": lon})
+        pq.write_table(table, out / f"part-{i:04d}.parquet", row_group_size=row_group_rows)
+    return places
+
+
+def _generate(n_users: int, *, points_per_user: int, days: int, start: Any,
+              bbox: tuple[float, float, float, float], seed: int) -> tuple[pd.DataFrame, Any]:
+    """(places, iterator of (first user, times ns, lat, lon) per chunk of ~2 M points)."""
     n = check_int(n_users, "n_users")
     k = check_int(points_per_user, "points_per_user")
     d = check_int(days, "days")
@@ -69,21 +116,15 @@ def generate_population(
     })
     span_s = d * 86_400
     chunk = max(1, _CHUNK_POINTS // k)
-    parts_t, parts_la, parts_lo = [], [], []
-    for u0 in range(0, n, chunk):
-        u1 = min(n, u0 + chunk)
-        m = u1 - u0
-        secs = np.sort(rng.integers(0, span_s, (m, k)), axis=1)
-        la, lo = _positions(secs, plat[u0:u1], plon[u0:u1], np.arange(u0, u1), rng)
-        parts_t.append(secs.ravel())
-        parts_la.append(la.ravel())
-        parts_lo.append(lo.ravel())
-    secs = np.concatenate(parts_t)
-    time = pd.DatetimeIndex(t0.value + secs * 1_000_000_000, tz="UTC")
-    uid = pd.Categorical.from_codes(np.repeat(np.arange(n), k), categories=uids)
-    traj = pd.DataFrame({"uid": uid, "time": time, "lat": np.concatenate(parts_la),
-                         "lon": np.concatenate(parts_lo)})
-    return traj, places
+
+    def chunks():
+        for u0 in range(0, n, chunk):
+            u1 = min(n, u0 + chunk)
+            secs = np.sort(rng.integers(0, span_s, (u1 - u0, k)), axis=1)
+            la, lo = _positions(secs, plat[u0:u1], plon[u0:u1], np.arange(u0, u1), rng)
+            yield u0, t0.value + secs.ravel() * 1_000_000_000, la.ravel(), lo.ravel()
+
+    return places, chunks()
 
 
 def _positions(secs: np.ndarray, plat: np.ndarray, plon: np.ndarray, users: np.ndarray,

@@ -75,10 +75,14 @@ def frame_units(data: pd.DataFrame, max_rows: int = MAX_ROWS) -> list[pd.DataFra
         return [data]
     codes, _ = user_codes(data["uid"])
     per_user = np.bincount(codes)
-    ends = np.cumsum(per_user)
-    unit_of_user = (ends - per_user) // max_rows  # whole users, ~max_rows rows per unit
-    _, unit_of_user = np.unique(unit_of_user, return_inverse=True)
-    n_units = int(unit_of_user.max()) + 1
+    unit_of_user = np.empty(per_user.size, dtype=np.int64)
+    n_units, size = 0, 0
+    for i, c in enumerate(per_user.tolist()):  # per user, greedy: whole users, <= max_rows
+        if size and size + c > max_rows:
+            n_units, size = n_units + 1, 0
+        unit_of_user[i] = n_units
+        size += c
+    n_units += 1
     unit = unit_of_user[codes]
     if np.all(unit[1:] >= unit[:-1]):  # grouped by user already: slices, no copy of indices
         bounds = np.r_[0, np.flatnonzero(unit[1:] != unit[:-1]) + 1, n]
