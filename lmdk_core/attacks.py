@@ -26,6 +26,7 @@ guess that reads only the public file, unless ``utc_offset_h`` is given.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
@@ -131,18 +132,27 @@ def public_trace(source: Any) -> PublicTrace:
 # ----------------------------------------------------------------------------- noise
 
 
+@functools.lru_cache(maxsize=1)
+def _unit_noise_distances() -> np.ndarray:
+    """Sorted horizontal distances (per unit r/ε) of the package's location mechanism
+    (:func:`lmdk_core.mechanisms.planar_laplace`): 20,000 seeded draws at a fixed public point."""
+    from .mechanisms import planar_laplace
+
+    n, r = 20_000, 1000.0
+    lat, lon = planar_laplace(np.full(n, 45.0), np.full(n, 45.0), 1.0, r, rng=0, noise="fast")
+    return np.sort(haversine_m(lat, lon, 45.0, 45.0) / r)
+
+
 def noise_quantile(p: Any, *, epsilon: float, radius_m: float) -> np.ndarray:
-    """The ``p``-quantile (metres) of planar Laplace noise at budget ``epsilon`` per moment and
-    radius ``radius_m``: its distance is Gamma(2, scale r/ε), so it solves
-    1 − (1 + x)·e^(−x) = p for x = ε·d/r (Newton's method, exact to float precision)."""
+    """The ``p``-quantile (metres) of the distance between a true and a released location at
+    budget ``epsilon`` per moment and protection radius ``radius_m``: the release mechanism's
+    noise (Laplace on each Earth-centred axis, docs/fp-safe-noise.md §5) scales with r/ε, so
+    this is r/ε times the quantile of 20,000 seeded draws at r/ε = 1 (public: no data)."""
     eps, r = check_positive(epsilon, "epsilon"), check_positive(radius_m, "radius_m")
     q = np.asarray(p, dtype=float)
     if np.any((q <= 0) | (q >= 1)):
         raise ParameterError("quantiles must lie strictly between 0 and 1")
-    x = np.full(q.shape, 2.0)
-    for _ in range(60):  # F(x) = 1 - (1+x)e^-x is increasing and concave for x > 1
-        x = np.maximum(x - (1.0 - (1.0 + x) * np.exp(-x) - q) / (x * np.exp(-x)), 1e-12)
-    return x * r / eps
+    return np.quantile(_unit_noise_distances(), q) * r / eps
 
 
 def _noise_m(p: float, epsilon: float | None, radius_m: float | None) -> float:

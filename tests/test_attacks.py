@@ -1,0 +1,216 @@
+"""lmdk_core.attacks: each attack recovers the truth from the raw sample, degrades as ε falls,
+is a deterministic function of its seed, and never runs on a real release."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lmdk_core as lm
+from lmdk_core import attacks as at
+from lmdk_core.errors import ParameterError
+from lmdk_core.session import ReleaseSettings, Session
+
+HOME = lm.Place("Home", 39.992428, 116.339452, 100.0)
+CLINIC = lm.Place("Clinic", 39.982046, 116.356350, 100.0)
+
+
+@pytest.fixture(scope="module")
+def sample() -> pd.DataFrame:
+    return lm.load_sample()
+
+
+@pytest.fixture(scope="module")
+def alice(sample) -> pd.DataFrame:
+    return lm.select_user(sample, "alice")
+
+
+def _true_spot(one: pd.DataFrame, label: str) -> tuple[float, float]:
+    """The generator's ground truth (the sample's ``place`` column, never read by an attack)."""
+    at_place = one[one["place"] == label]
+    return float(at_place["lat"].median()), float(at_place["lon"].median())
+
+
+@pytest.mark.parametrize("uid", ["alice", "bob", "carol", "dave"])
+def test_home_and_work_within_100_m_of_the_truth_on_the_raw_sample(sample, uid):
+    one = lm.select_user(sample, uid)
+    guess = at.home_work(at.public_trace(one))
+    for label in ("home", "work"):
+        true = _true_spot(one, label)
+        assert lm.haversine_m(*guess[label], *true) < 100.0, (uid, label)
+
+
+def test_raw_trace_locates_every_place_and_its_visits(alice):
+    rep = at.attack_report(alice, [HOME, CLINIC], settings={"epsilon": 1.0}, rng=0, draws=2)
+    assert (rep.raw_m < 100).all()  # the clinic (one 1.5 h visit) is among the longest stays
+    assert (rep.raw_precision == 1).all() and (rep.raw_recall == 1).all()
+    assert (rep.baseline_m > 300).all()  # guessing without the file is far off
+
+
+def test_attacks_degrade_as_epsilon_falls(alice):
+    """Statistical, fixed seeds: the median distance to home and the visit precision at the
+    clinic both get worse at each step down in ε (10 → 1 → 0.1)."""
+    reps = [at.attack_report(alice, [HOME, CLINIC], settings={"epsilon": e, "radius_m": 200.0},
+                             rng=7, draws=10) for e in (10.0, 1.0, 0.1)]
+    home = [float(r.median_m()[0]) for r in reps]
+    assert home[0] < home[1] < home[2], home
+    assert home[0] < 200 and home[2] > 500, home
+    precision = [float(np.nanmedian(r.precision[:, 1])) for r in reps]
+    assert precision[0] > precision[1] > precision[2], precision
+
+
+def test_deterministic_given_a_seed(alice):
+    kw = {"settings": ReleaseSettings(epsilon=0.5, radius_m=300.0), "draws": 3}
+    a = at.attack_report(alice, [HOME], rng=11, **kw)
+    b = at.attack_report(alice, [HOME], rng=11, **kw)
+    c = at.attack_report(alice, [HOME], rng=12, **kw)
+    pd.testing.assert_frame_equal(a.table(), b.table())
+    np.testing.assert_array_equal(a.released_m, b.released_m)
+    assert not np.array_equal(a.released_m, c.released_m)
+
+
+def test_every_draw_is_a_seeded_simulation(alice, monkeypatch):
+    """attack_report draws through the session's simulation path with a generator every time
+    (rng=None would be a real release)."""
+    from lmdk_core import session as ses
+
+    seen = []
+    real_draw = ses._draw
+
+    def spy(*args, rng, **kw):
+        seen.append(rng)
+        out = real_draw(*args, rng=rng, **kw)
+        assert out[0].seeded
+        return out
+
+    monkeypatch.setattr(ses, "_draw", spy)
+    at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=1, draws=3)
+    assert len(seen) == 3 and all(isinstance(g, np.random.Generator) for g in seen)
+
+
+def test_refuses_a_real_release(alice):
+    mask = lm.landmark_mask(alice, [HOME])
+    real = lm.release_locations(alice, mask, epsilon=1.0, scheme="skip", rng=None)
+    with pytest.raises(ParameterError, match="real release"):
+        at.public_trace(real)
+    with pytest.raises(ParameterError, match="real release"):
+        at.public_trace(real.to_frame())  # its public file
+    session = Session(total_budget=5.0)
+    drawn = session.draw("me", alice, mask, ReleaseSettings(epsilon=1.0), key="k")
+    with pytest.raises(ParameterError, match="real release"):
+        at.public_trace(drawn)
+    preview = session.preview(alice, mask, ReleaseSettings(epsilon=1.0), key="p")
+    assert len(at.public_trace(preview)) > 0  # a preview is a simulation
+    with pytest.raises(ParameterError, match="seed"):
+        at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=None)
+
+
+def test_bad_input_raises_the_package_error(alice):
+    with pytest.raises(ParameterError, match="place"):
+        at.attack_report(alice, [], settings={"epsilon": 1.0}, rng=0)
+    with pytest.raises(ParameterError):
+        at.attack_report(alice, [HOME], settings={"epsilon": -1.0}, rng=0)
+    with pytest.raises(ParameterError, match="columns"):
+        at.public_trace(alice[["lat", "lon"]])
+    with pytest.raises(ParameterError):
+        at.noise_quantile(1.0, epsilon=1.0, radius_m=100.0)
+
+
+def test_noise_quantile_matches_an_independent_simulation_of_the_mechanism():
+    """Independent reference: three i.i.d. Laplace(b = √3·r/ε) axes (docs/fp-safe-noise.md §5),
+    drawn with numpy and projected on the tangent plane at another point of the sphere."""
+    eps, r = 0.5, 200.0
+    rng = np.random.default_rng(9)
+    noise = rng.laplace(0.0, np.sqrt(3) * r / eps, size=(200_000, 3))
+    phi, lam = np.radians(-33.0), np.radians(151.0)
+    up = np.array([np.cos(phi) * np.cos(lam), np.cos(phi) * np.sin(lam), np.sin(phi)])
+    flat = np.linalg.norm(noise - np.outer(noise @ up, up), axis=1)
+    p = np.array([0.1, 0.5, 0.9])
+    got = at.noise_quantile(p, epsilon=eps, radius_m=r)
+    np.testing.assert_allclose(got, np.quantile(flat, p), rtol=0.04)
+    assert got[1] > 2 * r / eps  # wider than continuous planar Laplace (median 1.68·r/ε)
+
+
+def _runs_by_loop(t, lat, lon, min_s):
+    runs, i = [], 0
+    while i < len(t):
+        j = i
+        while j + 1 < len(t) and lat[j + 1] == lat[i] and lon[j + 1] == lon[i]:
+            j += 1
+        end = t[j + 1] if j + 1 < len(t) else t[j]
+        if (end - t[i]) / 1e9 >= min_s:
+            runs.append(((end - t[i]) / 1e9, lat[i], lon[i]))
+        i = j + 1
+    return sorted(runs, key=lambda r: -r[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 900)), min_size=1, max_size=40))
+def test_repeat_runs_match_a_plain_loop(steps):
+    """Property: the vectorised runs of a republished point equal a plain loop's."""
+    t = np.cumsum([s for _, s in steps]).astype(np.int64) * 10**9
+    lat = np.array([40.0 + v * 1e-3 for v, _ in steps])
+    lon = np.full(lat.size, 116.0)
+    trace = at.PublicTrace(t, lat, lon)
+    got = at.repeat_runs(trace, top=100, min_duration_s=600.0)
+    want = _runs_by_loop(t, lat, lon, 600.0)
+    assert sorted(got["duration_s"].tolist(), reverse=True) == [r[0] for r in want]
+
+
+def _reid_by_sets(true, released, k, cell_m, origin):
+    """Independent scikit-mobility-style location attack: all k-subsets, Python sets."""
+    def cells(tr):
+        x, y = lm.degrees_to_metres(origin[0], origin[1], tr.lat, tr.lon)
+        return set(zip(np.floor(x / cell_m).astype(int), np.floor(y / cell_m).astype(int),
+                       strict=True))
+
+    tc = {u: cells(tr) for u, tr in true.items()}
+    rc = {u: cells(tr) for u, tr in released.items()}
+    out = {}
+    for u, mine in tc.items():
+        risks = []
+        for known in itertools.combinations(sorted(mine), k):
+            matches = [v for v, c in rc.items() if set(known) <= c]
+            risks.append(1.0 / len(matches) if u in matches else 0.0)
+        out[u] = max(risks) if risks else 0.0
+    return out
+
+
+def test_location_attack_matches_an_exhaustive_set_computation():
+    rng = np.random.default_rng(5)
+    true, released = {}, {}
+    for u in range(6):  # few cells each, so a few sampled sets cover every k-subset
+        lat = 40.0 + rng.integers(0, 3, 4) * 0.01
+        lon = 116.0 + rng.integers(0, 3, 4) * 0.01
+        t = np.arange(4, dtype=np.int64) * 60 * 10**9
+        true[u] = at.PublicTrace(t, lat, lon)
+        jitter = rng.integers(0, 2, 4) * 0.01  # the release moves some points a cell north
+        released[u] = at.PublicTrace(t, lat + jitter, lon)
+    got = at.reidentification(true, released, k=2, cell_m=500.0, instances=400, rng=1)
+    lat_all = np.concatenate([tr.lat for tr in true.values()])
+    lon_all = np.concatenate([tr.lon for tr in true.values()])
+    want = _reid_by_sets(true, released, 2, 500.0,
+                         (float(np.median(lat_all)), float(np.median(lon_all))))
+    np.testing.assert_allclose(got["location_risk"].to_numpy(), [want[u] for u in range(6)])
+
+
+def test_reidentification_on_the_sample_falls_with_noise(sample):
+    people = lm.users(sample)
+    true = {u: at.public_trace(lm.select_user(sample, u)) for u in people}
+    raw = at.reidentification(true, true, k=2, rng=0)
+    assert raw["home_work_singled_out"].eq(1).all()  # four people, four homes
+    noisy = {}
+    for i, u in enumerate(people):
+        one = lm.select_user(sample, u)
+        rel = lm.release_locations(one, None, epsilon=0.01, scheme="event", radius_m=500.0,
+                                   rng=i)
+        noisy[u] = at.public_trace(rel)
+    out = at.reidentification(true, noisy, k=2, rng=0)
+    assert out["home_work_singled_out"].sum() < raw["home_work_singled_out"].sum()
+    with pytest.raises(ParameterError, match="same people"):
+        at.reidentification(true, {"x": true[people[0]]}, rng=0)
