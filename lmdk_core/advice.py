@@ -18,7 +18,8 @@ Per scheme (fresh releases only; ε_t from :mod:`lmdk_core.allocation`):
 * event  ``k·r/ε`` (not landmark-private);  user ``k·r·T/ε``;  uniform ``k·r·(|L|+1)/ε``;
 * skip   ``k·r/ε`` at the T − |L| regular timestamps; landmarks repeat the last regular release,
   so their error adds the distance moved since then (``kind="lower bound"`` for the mean);
-* adaptive / bd / ba: data-dependent (``kind="simulate"``).
+* adaptive / reserve / bd / ba: data-dependent (``kind="simulate"``; Reserve's budgets are public
+  but, like Skip's, its landmarks' error depends on how the person moves).
 
 :func:`estimate_errors` adds a quick seeded simulation on the true trace for the schemes without
 a closed form, and :func:`recommend` picks the landmark-private scheme with the smallest estimate.
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 _CLOSED = ("event", "user", "uniform")
-_ORDER = ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
+_ORDER = ("event", "user", "uniform", "skip", "adaptive", "reserve", "bd", "ba")
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ def estimate_errors(
                            p.landmark_private) for p in preds]
 
 
-PREFERENCE = ("skip", "uniform", "adaptive", "bd", "ba", "user", "event")
+PREFERENCE = ("skip", "reserve", "uniform", "adaptive", "bd", "ba", "user", "event")
 """Tie-break order of :func:`recommend`: landmark schemes before the baselines (with no
 landmarks Skip, Uniform and event-level are the same release)."""
 

@@ -114,7 +114,7 @@ def test_interval_for_error():
 
 # --------------------------------------------------------------------------- estimates
 
-_SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
+_SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "reserve", "bd", "ba")
 _KINDS = ("closed form", "lower bound", "simulate")
 
 
@@ -211,7 +211,7 @@ def test_estimate_errors_simulates_only_what_has_no_closed_form():
     assert list(est) == list(_SCHEMES)
     for s in ("event", "user", "uniform"):
         assert math.isnan(est[s].simulated) and est[s].estimate == est[s].predicted
-    for s in ("skip", "adaptive", "bd", "ba"):
+    for s in ("skip", "adaptive", "reserve", "bd", "ba"):
         assert math.isfinite(est[s].simulated)
     # Skip's landmark moments repeat an older release: the whole-trace mean is above the bound
     assert est["skip"].simulated >= 0.9 * est["skip"].predicted
