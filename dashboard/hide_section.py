@@ -21,11 +21,12 @@ import streamlit as st
 
 from lmdk_core import session as lmdk_session
 from lmdk_core.dummies import (
+    DUMMY_RATIO,
     EXHAUSTIVE_MAX_REGULAR,
     STAY_PERCENT,
     HiddenLandmarks,
     default_stay_moments,
-    expected_dummies,
+    dummy_cost,
     run_length_scores,
     split_budget,
     stay_epsilon,
@@ -101,21 +102,28 @@ def guarantee_text(landmarks: np.ndarray, *, epsilon_select: float, generator: s
             "real landmarks, which ε_sel does not cover.")
 
 
-def cost_text(landmarks: np.ndarray, *, epsilon_select: float, generator: str,
+def _percent(x: float) -> str:
+    """A share as a whole percentage, '< 1 %' for tiny non-zero ones."""
+    return "< 1 %" if 0 < x < 0.005 else f"{x:.0%}".replace("%", " %")
+
+
+def cost_text(landmarks: np.ndarray, *, epsilon: float, epsilon_select: float, generator: str,
               max_dummies: int | None = None) -> str:
-    """The expected number of fake landmarks (exact, before any draw) and what they cost."""
+    """The expected number of fake landmarks and the expected growth of Uniform's noise, exact
+    from the selection probabilities (:func:`lmdk_core.dummies.dummy_cost`), in plain words."""
     mask = np.asarray(landmarks, dtype=bool)
-    ordinary = int((~mask).sum())
-    expected = expected_dummies(mask, epsilon_select=epsilon_select, generator=generator,
-                                max_dummies=max_dummies)
-    share = expected / ordinary if ordinary else 0.0
+    c = dummy_cost(mask, epsilon=epsilon, epsilon_select=epsilon_select, generator=generator,
+                   max_dummies=max_dummies)
+    left = c.ordinary - c.expected_dummies
     return (
-        f"Expected fake landmarks: {expected:,.0f} of your {ordinary:,} ordinary moments "
-        f"({share:.0%}); about {ordinary - expected:,.0f} are left shown as ordinary. Cost: "
-        "ε_sel comes out of ε, every landmark scheme protects the fake landmarks too, and Skip "
-        "releases fresh points only at the ordinary moments left, repeating the last one through "
-        "every fake landmark (\"Compare with dummy landmarks\" in the scheme comparison measures "
-        "the error)."
+        f"Expected fake landmarks: about {c.expected_dummies:,.0f} extra protected moments on "
+        f"average ({_percent(c.dummy_share)} of your {c.ordinary:,} ordinary moments; about "
+        f"{left:,.0f} are left shown as ordinary). This makes the noise of Uniform (and "
+        f"Adaptive) at your other moments about {_percent(c.noise_factor - 1)} larger on "
+        f"average: {_percent(c.landmark_factor - 1)} from protecting the fake landmarks too, "
+        "the rest because ε_sel comes out of ε. Skip instead releases fresh points only at the "
+        "ordinary moments left and repeats the last one through every fake landmark "
+        "(\"Compare with dummy landmarks\" in the scheme comparison measures the error)."
     )
 
 
@@ -169,7 +177,8 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
              "moments: every ordinary moment is fake with probability e^-ε_sel, independently; "
              "one moment is covered at e^ε_sel, a stay of k moments only at e^(k·ε_sel). "
              "Fast / exhaustive: candidate sets add ordinary moments keeping the landmarks "
-             "evenly spread (the thesis's method); the candidates depend on your real "
+             "evenly spread (the thesis's method), and ε_sel picks how many, aiming at "
+             f"{DUMMY_RATIO:g} fake landmarks per real one; the candidates depend on your real "
              "landmarks, which ε_sel does not cover. The exhaustive search is offered up to "
              f"{EXHAUSTIVE_MAX_REGULAR} ordinary moments.",
     )
@@ -184,8 +193,8 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
     try:
         split_budget(epsilon, eps_sel)
         guarantee = guarantee_text(mask, epsilon_select=float(eps_sel), generator=str(generator))
-        cost = cost_text(mask, epsilon_select=float(eps_sel), generator=str(generator),
-                         max_dummies=int(cap) or None)
+        cost = cost_text(mask, epsilon=float(epsilon), epsilon_select=float(eps_sel),
+                         generator=str(generator), max_dummies=int(cap) or None)
     except LmdkError as exc:
         st.error(plain_text(exc), icon="⚠️")
         return HideChoice(False)

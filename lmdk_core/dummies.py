@@ -13,9 +13,13 @@ L' ⊋ L with part of the budget (ε_sel); the scheme then runs on L' with ε_sc
 * ``"bernoulli"``: every ordinary moment a dummy with probability e^(-ε_sel), independently. The
   bound holds per moment only: a stay of k moments gets e^(k·ε_sel).
 * ``"greedy"`` / ``"exhaustive"`` (the landmark thesis, Katsomallos): nested options that fill
-  the widest gaps, scored by u(L') = -‖h(L') - h(L)‖₂ and chosen with the exponential mechanism
-  (Δu = :data:`UTILITY_SENSITIVITY`). The option family itself is built from L, which ε_sel
-  does not cover.
+  the widest gaps, scored in moments by u_L(L') = -Σ_b |c_b(L' \\ L) - ρ·c_b(L)| (aim: ρ fake
+  landmarks per real one, :data:`DUMMY_RATIO`) and chosen with the floored exponential
+  mechanism (Δu = 1 + ρ, :func:`utility_sensitivity`). The option family itself is built from
+  L, which ε_sel does not cover.
+
+:func:`dummy_cost` gives the expected number of dummies and the expected growth of Uniform's
+noise, exactly, for every generator.
 
 For every generator the true landmarks stay (ε_scheme, L)-landmark private, because L ⊆ L'. Any
 L' ⊇ L reveals L ⊆ L': no mechanism that always keeps L ⊆ L' can be ε-DP in L (except L' = T).

@@ -98,10 +98,19 @@ def test_guarantee_and_cost_texts_match_the_library():
     bern = h.guarantee_text(L, epsilon_select=0.1, generator="bernoulli")
     assert "Per moment only" in bern and "e^30-fold" in bern
     assert "No guarantee" in h.guarantee_text(L, epsilon_select=0.1, generator="greedy")
-    cost = h.cost_text(L, epsilon_select=0.1, generator="stays")
+    cost = h.cost_text(L, epsilon=1.0, epsilon_select=0.1, generator="stays")
     expected = d.expected_dummies(L, epsilon_select=0.1)
-    assert f"{expected:,.0f} of your 650 ordinary moments" in cost
-    assert f"{650 - expected:,.0f} are left shown as ordinary" in cost
+    assert f"about {expected:,.0f} extra protected moments" in cost
+    assert f"{expected / 650:.0%} of your 650 ordinary moments".replace("%", " %") in cost
+    assert f"about {650 - expected:,.0f} are left shown as ordinary" in cost
+    # Uniform's noise factor, independently: (|L|+1+E[D])/(|L|+1) · ε/ε_scheme
+    total = (351 + expected) / 351 * 1.0 / d.split_budget(1.0, 0.1)
+    assert f"about {total - 1:.0%} larger".replace("%", " %") in cost
+    assert f"{expected / 351:.0%} from protecting".replace("%", " %") in cost
+    greedy = h.cost_text(L, epsilon=1.0, epsilon_select=0.1, generator="greedy")
+    g = d.expected_dummies(L, epsilon_select=0.1, generator="greedy")
+    assert abs(g - d.DUMMY_RATIO * 350) < 10  # the count utility aims at ρ·|L| dummies
+    assert f"about {g:,.0f} extra protected moments" in greedy
 
 
 def _hides_with_budget_split(at, first_label, first_prefix):
