@@ -17,6 +17,10 @@ it away. The rule it enforces (proof: docs/composition.md, "The interaction"):
   selection's ε_sel, the DP correlation model's ε_model (once per model), and releases with
   different protection radii composed for two points ``reference_m`` metres apart
   (:func:`lmdk_core.ledger.distance_factor`).
+* **Smoothing is free.** :meth:`Session.smoothed` returns a preview or a real draw with its
+  released points smoothed (:func:`lmdk_core.smoothing.smooth_release`, post-processing of the
+  public output): the ledger does not change, a smoothed preview is still a labelled simulation,
+  and a smoothed real draw keeps the draw's token (downloading it is downloading that draw).
 * **The budget is set once.** Each person has a total budget (the loss they accept across
   everything drawn), fixed when the session starts and changed only by
   :meth:`Session.set_total_budget`; the ε of the next release is a separate setting. A draw
@@ -40,6 +44,7 @@ from .dummies import HiddenLandmarks, hide_landmarks, split_budget
 from .errors import LmdkError, ParameterError
 from .ledger import Cost, ReleaseLedger
 from .release import SCHEMES, Release, _times, release_locations, release_with_budget
+from .smoothing import smooth_release
 from .validation import check_epsilon, check_positive
 
 __all__ = [
@@ -196,6 +201,7 @@ class Session:
         self._previews: dict[Hashable, Preview] = {}
         self._models: dict[Hashable, Any] = {}
         self._plans: dict[tuple[Hashable, Hashable], tuple[Any, ...]] = {}
+        self._smoothed: dict[tuple[str, str], Preview | Drawn] = {}
 
     # ------------------------------------------------------------------ budgets and ledger
 
@@ -348,6 +354,23 @@ class Session:
                                       costs=costs)
         self._drawn[key] = drawn
         return drawn
+
+    def smoothed(self, item: Preview | Drawn, **options: Any) -> Preview | Drawn:
+        """``item`` with its release smoothed by :func:`lmdk_core.smooth_release` (``options``
+        are its keywords): free post-processing of the public output, so the ledger does not
+        change. A preview stays a preview (simulation label kept); a real draw keeps its token,
+        person and costs, so downloading the smoothed file records that same draw. Kept per
+        item and options (a rerun returns the same object)."""
+        if not isinstance(item, (Preview, Drawn)):
+            raise ParameterError("smoothed() takes a Preview or a Drawn from this session")
+        key = (item.token, repr(sorted(options.items())))
+        out = self._smoothed.get(key)
+        if out is None:
+            out = replace(item, release=smooth_release(item.release, **options))
+            self._smoothed[key] = out
+            while len(self._smoothed) > KEPT_PREVIEWS:
+                self._smoothed.pop(next(iter(self._smoothed)))
+        return out
 
     # ------------------------------------------------------------------ correlation models
 
