@@ -9,7 +9,9 @@ schemes; however, Adaptive handles it well") on
    set the thesis used (daily and weekly cycle, log-normal noise; kWh), landmarks = the hours of
    highest use at 20/40/60/80 % of the series.
 
-Same total ε for both variants (the dummy variant spends ε_sel of it on the selection). Seeded:
+Same total ε for both variants (the dummy variant spends ε_sel of it on the selection). Each block
+also prints the exact expected number of dummies and Uniform's expected noise factor
+(lmdk_core.dummies.dummy_cost) next to the measured MAE ratios. Seeded:
 a simulation, not a private release. Run: python bench/thesis_dummies.py [--runs N]
 """
 
@@ -23,9 +25,12 @@ import pandas as pd
 
 import lmdk_core as lm
 from lmdk_core.comparison import compare_with_dummies
+from lmdk_core.dummies import dummy_cost
 from lmdk_core.interval import release_interval
 
 EPSILON, EPSILON_SELECT, RADIUS_M = 1.0, 0.1, 200.0
+SEED = 2025
+"""Simulation seed of every comparison (compare_with_dummies(rng=SEED)): the table reproduces."""
 LANDMARK_SCHEMES = ("uniform", "skip", "adaptive", "bd", "ba")
 
 
@@ -49,8 +54,13 @@ def verdict(df: pd.DataFrame) -> str:
             f"with dummies")
 
 
-def show(title: str, df: pd.DataFrame, unit: str) -> None:
+def show(title: str, df: pd.DataFrame, unit: str, mask: np.ndarray | None = None,
+         epsilon_select: float = EPSILON_SELECT, generator: str = "greedy") -> None:
     print(f"\n{title}")
+    if mask is not None:
+        c = dummy_cost(mask, epsilon=EPSILON, epsilon_select=epsilon_select, generator=generator)
+        print(f"  exact (lmdk_core.dummies.dummy_cost): E[dummies] {c.expected_dummies:,.1f}, "
+              f"Uniform's noise scale x{c.noise_factor:.2f}")
     out = df[["scheme", "mae_real", "mae_dummies", "mae_ratio", "dummies_mean"]].copy()
     out.columns = ["scheme", f"MAE {unit} (L)", f"MAE {unit} (L')", "ratio", "mean dummies"]
     print(out.to_string(index=False, float_format=lambda v: f"{v:,.2f}"))
@@ -69,28 +79,31 @@ def main() -> None:
           f"r = {RADIUS_M:.0f} m, {args.runs} runs, greedy options up to T")
     show(f"Sample, alice, every fix: T = {len(traj):,}, |L| = {L.sum():,}",
          compare_with_dummies(traj, L, epsilon=EPSILON, epsilon_select=EPSILON_SELECT,
-                              runs=args.runs, radius_m=RADIUS_M), "m")
+                              runs=args.runs, rng=SEED, radius_m=RADIUS_M), "m", L)
     iv = release_interval(traj, L, interval_s=300)
     show(f"Sample, alice, one fix per 5 min: T = {iv.n_after:,}, |L| = {iv.landmarks_after:,}",
          compare_with_dummies(iv.trajectory, iv.landmarks, epsilon=EPSILON,
-                              epsilon_select=EPSILON_SELECT, runs=args.runs, radius_m=RADIUS_M),
-         "m")
+                              epsilon_select=EPSILON_SELECT, runs=args.runs, rng=SEED,
+                              radius_m=RADIUS_M),
+         "m", iv.landmarks)
     x = hue_shaped()
     for pct in (20, 40, 60, 80):
         Lx = x >= np.quantile(x, 1 - pct / 100)
         show(f"HUE-shaped hourly kWh: T = {x.size:,}, landmarks = top {pct} % hours "
              f"(|L| = {Lx.sum()}), Δ = 1 kWh",
              compare_with_dummies(x, Lx, epsilon=EPSILON, epsilon_select=EPSILON_SELECT,
-                                  runs=args.runs, sensitivity=1.0), "kWh")
+                                  runs=args.runs, rng=SEED, sensitivity=1.0), "kWh", Lx)
     print("\nBernoulli dummies (generator='bernoulli', every pair covered, docs §5 Theorem B'), "
           "ε_sel = 0.5 of ε = 1:")
     show(f"Sample, alice, one fix per 5 min: T = {iv.n_after:,}, |L| = {iv.landmarks_after:,}",
          compare_with_dummies(iv.trajectory, iv.landmarks, epsilon=EPSILON, epsilon_select=0.5,
-                              runs=args.runs, radius_m=RADIUS_M, generator="bernoulli"), "m")
+                              runs=args.runs, rng=SEED, radius_m=RADIUS_M,
+                              generator="bernoulli"), "m",
+         iv.landmarks, 0.5, "bernoulli")
     Lx = x >= np.quantile(x, 0.6)
     show(f"HUE-shaped hourly kWh, top 40 % hours (|L| = {Lx.sum()})",
-         compare_with_dummies(x, Lx, epsilon=EPSILON, epsilon_select=0.5, runs=args.runs,
-                              sensitivity=1.0, generator="bernoulli"), "kWh")
+         compare_with_dummies(x, Lx, epsilon=EPSILON, epsilon_select=0.5, runs=args.runs, rng=SEED,
+                              sensitivity=1.0, generator="bernoulli"), "kWh", Lx, 0.5, "bernoulli")
     print(f"\n({time.perf_counter() - t0:.1f} s)")
 
 
