@@ -25,6 +25,7 @@ from test_correlation_presets import brute_force_increment
 from lmdk_core.correlation import (
     EnvelopeCache,
     envelope,
+    personalised_release_temporal_loss,
     population_temporal_loss,
     synthetic_transition_matrix,
     temporal_loss,
@@ -148,3 +149,39 @@ def test_bad_input_is_refused():
     with pytest.raises(ParameterError, match="numbers"):
         population_temporal_loss([["a"]], P)
     assert math.isfinite(population_temporal_loss(np.zeros((2, 0)), P).cap)
+
+
+# ---- the personalised population release (the Population page's figure) ----------------------
+@settings(max_examples=15, deadline=None)
+@given(eps=st.lists(st.floats(0.05, 3.0), min_size=1, max_size=5), tau=st.floats(0.05, 2.0),
+       scheme=st.sampled_from(["skip", "uniform", "user", "event"]), data=st.data())
+def test_personalised_release_bound_covers_every_schemes_true_budgets(eps, tau, scheme, data):
+    """The page's figure (budgets min(ε_u, τ) in every bin) bounds the population loss of the
+    release's true per-bin losses min(ε_{u,t}, τ) for any landmarks, under the same chain."""
+    from lmdk_core import allocate
+    from lmdk_core.correlation.global_schema import PRESET_STATES
+
+    n_bins = 12
+    true = np.array([np.minimum(allocate(n_bins, np.array(data.draw(st.lists(
+        st.booleans(), min_size=n_bins, max_size=n_bins))), epsilon=e, scheme=scheme), tau)
+        for e in eps])
+    P = synthetic_transition_matrix(PRESET_STATES, "moderate")
+    exact_budgets = population_temporal_loss(true, P)
+    bound = personalised_release_temporal_loss(eps, tau=tau, n_bins=n_bins)
+    assert np.all(bound.tpl >= exact_budgets.tpl - TOL)
+    assert bound.n_users == len(eps)
+    u = int(bound.worst[0])  # a person attaining it: the largest min(ε_u, τ)
+    assert min(eps[u], tau) == pytest.approx(min(max(eps), tau))
+    single = temporal_loss(np.full(n_bins, min(max(eps), tau)), P)
+    assert np.allclose(bound.tpl, single.tpl, rtol=1e-12)
+
+
+def test_personalised_release_bound_refuses_bad_input():
+    with pytest.raises(ParameterError, match="every person"):
+        personalised_release_temporal_loss([1.0, 0.0], tau=1.0, n_bins=3)
+    with pytest.raises(ParameterError, match="tau"):
+        personalised_release_temporal_loss([1.0], tau=float("nan"), n_bins=3)
+    with pytest.raises(ParameterError, match="n_bins"):
+        personalised_release_temporal_loss([1.0], tau=1.0, n_bins=0)
+    with pytest.raises(ParameterError, match="strength"):
+        personalised_release_temporal_loss([1.0], tau=1.0, n_bins=3, strength="medium")

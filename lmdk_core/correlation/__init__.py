@@ -21,7 +21,11 @@ from .allocation import (
     allocate_for_model,
     constant_bounded_tpl,
 )
-from .global_schema import PopulationTemporalLoss, population_temporal_loss
+from .global_schema import (
+    PopulationTemporalLoss,
+    personalised_release_temporal_loss,
+    population_temporal_loss,
+)
 from .increment import (
     EnvelopeCache,
     EnvelopeLoss,
@@ -77,6 +81,7 @@ __all__ = [
     "loss_increment",
     "loss_increment_fixed_point",
     "model_loss",
+    "personalised_release_temporal_loss",
     "population_temporal_loss",
     "public_grid_model",
     "reverse_chain",

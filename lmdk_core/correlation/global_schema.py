@@ -25,8 +25,10 @@ import pandas as pd
 from ..errors import ParameterError
 from .increment import EnvelopeCache, EnvelopeLoss
 from .loss import MatrixLike, resolve_envelopes, scaled_bounds
+from .matrices import synthetic_transition_matrix
 
-__all__ = ["PopulationTemporalLoss", "population_temporal_loss"]
+__all__ = ["PopulationTemporalLoss", "personalised_release_temporal_loss",
+           "population_temporal_loss"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,3 +146,40 @@ def population_temporal_loss(
         arr.setflags(write=False)
     return PopulationTemporalLoss(bpl=bpl, fpl=fpl, tpl=tpl, worst=worst, cap=cap,
                                   n_users=n_users)
+
+
+PRESET_STATES = 30
+"""States of the public chain :func:`personalised_release_temporal_loss` assumes (the number the
+strength presets are calibrated on)."""
+
+
+def personalised_release_temporal_loss(
+    epsilon: Any, *, tau: float, n_bins: int, strength: str | float = "moderate",
+    cache: EnvelopeCache | None = None,
+) -> PopulationTemporalLoss:
+    """Upper bound on the global-schema temporal loss of one personalised population release
+    (docs/temporal-loss.md §10), if every person's data from bin to bin follow the public
+    synthetic chain ``strength`` on :data:`PRESET_STATES` states.
+
+    ``epsilon``: each person's budget ε_u (PRIVATE); ``tau``: the release's threshold τ;
+    ``n_bins``: its number of time bins. Person u's loss in bin t is min(ε_{u,t}, τ) ≤
+    min(ε_u, τ) for every scheme (each ε_{u,t} ≤ ε_u), and the loss is non-decreasing in every
+    budget, so the figures for budgets min(ε_u, τ) in every bin bound the release's.
+    """
+    eps = np.asarray(epsilon, dtype=np.float64).ravel()
+    if eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
+        raise ParameterError("epsilon must give every person a finite budget > 0")
+    t = float(tau)
+    if not (np.isfinite(t) and t > 0):
+        raise ParameterError("tau must be a finite number > 0")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 1:
+        raise ParameterError("n_bins must be an integer >= 1")
+    # people with the same figure are computed once; ``first`` maps a row back to a person
+    per_bin, first = np.unique(np.minimum(eps, t), return_index=True)
+    budgets = np.repeat(per_bin[:, None], int(n_bins), axis=1)
+    P = synthetic_transition_matrix(PRESET_STATES, strength)
+    res = population_temporal_loss(budgets, P, cache=cache)
+    worst = first[res.worst]
+    worst.setflags(write=False)
+    return PopulationTemporalLoss(bpl=res.bpl, fpl=res.fpl, tpl=res.tpl, worst=worst,
+                                  cap=res.cap, n_users=int(eps.size))
