@@ -30,6 +30,7 @@ from dashboard import (  # noqa: E402
     loss_section,
     map_section,
     privacy_section,
+    smoothing_section,
     state,
     timing,
 )
@@ -144,20 +145,25 @@ def _trace_page() -> None:
         drawn, preview = privacy_section.shown_release(traj, key, rsettings, mask)
         shown = drawn if drawn is not None else preview  # budgets and files: the real draw
         release = None if preview is None else preview.release  # quality: the preview
+        shown_points = smoothing_section.shown(preview)  # the map: smoothed when toggled
     with timing.section("hide"), hide_box:
         hide_section.render_details(shown, epsilon=settings.epsilon)
     with timing.section("map"), map_box:
-        map_section.render(traj, key, tiles, release if show_release else None, mask)
+        map_section.render(traj, key, tiles,
+                           shown_points.release if show_release and shown_points else None, mask)
     with timing.section("guide"):
         guide_section.render(traj, key, settings, mask, release)
     with timing.section("privacy"):
         privacy_section.render(traj, key, settings, shown, mask, preview)
+    with timing.section("smoothing"):
+        smoothing_section.render(traj, key, preview)
     with timing.section("loss"):
         temporal, landmark_loss = _loss_section(
             traj, key, settings, None if shown is None else shown.release, mask)
     with timing.section("export"):
         export_section.render(traj, settings, shown, mask, temporal, landmark_loss,
-                              rsettings=rsettings, key=key, preview=preview)
+                              rsettings=rsettings, key=key, preview=preview,
+                              smoothed=smoothing_section.smoothed(drawn))
 
 
 # From this many moments on, section 5 (Markov bounds: seconds per million moments on every

@@ -230,16 +230,22 @@ def render(
     rsettings: Any = None,
     key: Any = None,
     preview: Any = None,
+    smoothed: Any = None,
 ) -> None:
     """Section 6: the ledger, the total budget, the real draw, and the files of a real draw
-    (``preview``: the simulated draw whose error the private analysis reports)."""
+    (``preview``: the simulated draw whose error the private analysis reports; ``smoothed``:
+    the real draw with its points smoothed — free post-processing, offered as public files
+    too)."""
     st.header("6 · Release and export")
     who = state.person(traj)
     _ledger(who)
     if shown is not None and not shown.is_real:
         _draw_button(who, traj, mask, rsettings, key)
-    _downloads(traj, s, shown if shown is not None and shown.is_real else None, mask, temporal,
-               landmark_loss, None if preview is None else preview.release)
+    real = shown if shown is not None and shown.is_real else None
+    _downloads(traj, s, real, mask, temporal, landmark_loss,
+               None if preview is None else preview.release,
+               smoothed if real is not None and smoothed is not None and smoothed.is_real
+               else None)
     # Outside the fragment: importing places changes the map and every chart (a full rerun).
     st.file_uploader(
         "Import landmark places (GeoJSON exported here)",
@@ -335,6 +341,7 @@ def _downloads(
     temporal: Any,
     landmark_loss: Any,
     preview: Any = None,
+    smoothed: Any = None,
 ) -> None:
     """The download buttons of the real release on the page, as a fragment.
 
@@ -396,6 +403,8 @@ def _downloads(
             help="The released locations as GeoJSON points with their time only. The same "
             "release as the CSV: it costs nothing more.",
         )
+        if smoothed is not None:
+            _smoothed_downloads(smoothed, alloc)
         _story(traj, s, release, mask, temporal, landmark_loss, places,
                (alloc, alloc_label, correlation, interval_s), (drawn,))
     else:
@@ -433,6 +442,32 @@ def _downloads(
         help="Your places (name, centre, radius); import the file below to restore them exactly. "
         "It reveals your places: keep it to yourself.",
     )
+
+
+SMOOTHED_HELP = (
+    "The same real release with each point replaced by an estimate from the released points "
+    "before and after it (section 4b). It is computed from the public file alone, so it is as "
+    "safe to share as that file and costs nothing more."
+)
+
+
+def _smoothed_downloads(smoothed: Any, alloc: str | None) -> None:
+    """Public files of the smoothed real release (free post-processing of the public file)."""
+    release = smoothed.release
+    slug = f"{alloc or release.scheme}_smoothed"
+    row = st.columns(2)
+    row[0].download_button(
+        "Public release, smoothed (CSV)",
+        data=_deferred(export.release_to_csv, release),
+        file_name=export.export_file_name("public", slug, "csv"),
+        mime="text/csv", on_click=state.record_download, args=(smoothed,),
+        key="dl_csv_smoothed", help=SMOOTHED_HELP)
+    row[1].download_button(
+        "Public release, smoothed (GeoJSON)",
+        data=_deferred(lambda r: json.dumps(export.release_to_geojson(r)), release),
+        file_name=export.export_file_name("public", slug, "geojson"),
+        mime="application/geo+json", on_click=state.record_download, args=(smoothed,),
+        key="dl_geojson_smoothed", help=SMOOTHED_HELP)
 
 
 def _story(traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temporal: Any,

@@ -303,6 +303,7 @@ def set_total_budget(who: Hashable, widget_key: str) -> None:
 
 PERSISTENT = re.compile(
     r"^(source|uid_.*|range_.*|epsilon|scheme|radius_m|param_.*|interval_min|show_release|"
+    r"smooth_release|"
     r"hide_(on|eps|gen|cap)|new_radius|tiles_choice|tile_url|loss_source|strength|"
     r"preset_cell_m|preset_extent_km|cell_m|eps_model|dp_(lat|lon|km|cell_m)|loss_separation|alpha|"
     r"use_bounded|release_bounded|compare_runs|story_private|loss_open|total_budget_input)$"
