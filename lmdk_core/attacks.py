@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +45,10 @@ __all__ = [
     "PublicTrace",
     "attack_report",
     "attacker_guesses",
+    "guarantee_sentences",
     "home_work",
     "noise_quantile",
+    "place_sentences",
     "public_trace",
     "reidentification",
     "repeat_runs",
@@ -343,8 +345,9 @@ class AttackReport:
     release; ``raw_m``: the same from the raw trace; ``baseline_m``: from as many uniform random
     guesses in the trace's bounding box (no data). ``precision``/``recall``: the visit attack
     per draw; ``raw_precision``/``raw_recall`` on the raw trace; ``prevalence``: the share of
-    moments at each place (the precision of always saying yes, whose recall is 1). Private: it
-    is computed from the true places (docs/attacks.md)."""
+    moments at each place (the precision of always saying yes, whose recall is 1); ``hide``:
+    the releases had dummy landmarks. Computed from the true places: the numbers contain no
+    coordinates, but they are not covered by ε (docs/attacks.md)."""
 
     places: tuple[str, ...]
     place_radius_m: np.ndarray
@@ -360,6 +363,7 @@ class AttackReport:
     raw_precision: np.ndarray
     raw_recall: np.ndarray
     prevalence: np.ndarray
+    hide: bool = False
 
     def median_m(self) -> np.ndarray:
         """Median over the draws of the nearest-guess distance, per place (metres)."""
@@ -390,6 +394,72 @@ class AttackReport:
         })
 
 
+GUARANTEE_COVERS = (
+    "What the guarantee covers: the moments at your places, together with any one other "
+    "moment, reveal at most ε about where you were (locations within r of each other look "
+    "alike)."
+)
+GUARANTEE_LEAVES = (
+    "What it does not cover: every other moment gets fresh noise of its own, and many ordinary "
+    "moments near a place, taken together, can point to it; nor does it hide when you were at "
+    "your places."
+)
+HARDER = (
+    "Settings that can make this harder: a larger protection radius r, a release interval "
+    "(fewer moments released), dummy landmarks, or marking a wider place so that the moments "
+    "around it are landmarks too."
+)
+
+
+def _pct(x: float) -> str:
+    return "—" if not math.isfinite(x) else f"{100 * x:.0f} %"
+
+
+def place_sentences(report: AttackReport, *, labels: Sequence[str] | None = None) -> list[str]:
+    """One plain paragraph per place with the report's numbers (``labels`` replace the place
+    names, e.g. "place 1" in a public story). Markdown bold marks the numbers."""
+    from .formatting import plain_distance
+
+    names = list(labels) if labels is not None else list(report.places)
+    table = report.table()
+    located = report.located()
+    out = []
+    for j, row in table.iterrows():
+        text = (
+            f"**{names[j]}**: an attacker looking for it in the public file lands within "
+            f"**{plain_distance(row.release_median_m)}** (median over {report.draws} simulated "
+            f"releases; 10–90 %: {plain_distance(row.release_p10_m)}–"
+            f"{plain_distance(row.release_p90_m)}), against "
+            f"**{plain_distance(row.raw_m)}** from the raw trace and "
+            f"{plain_distance(row.baseline_median_m)} guessing without the file. "
+            f"Asked \"there now?\", it is right {_pct(row.visit_precision)} of the times it says "
+            f"yes and finds {_pct(row.visit_recall)} of the moments there (always saying yes: "
+            f"right {_pct(row.always_yes_precision)})."
+        )
+        if located[j]:
+            radius = max(report.radius_m, float(report.place_radius_m[j]))
+            what = ("the protection radius r" if radius == report.radius_m
+                    else "the place's own radius")
+            text += (f" In the median simulated release it lands within {what} "
+                     f"({plain_distance(radius)}).")
+        out.append(text)
+    return out
+
+
+def guarantee_sentences(report: AttackReport) -> list[str]:
+    """What the guarantee covers and what it does not, and — when the attack locates a place
+    within the protection radius — the settings that can make it harder."""
+    out = [GUARANTEE_COVERS, GUARANTEE_LEAVES]
+    if report.scheme == "skip" and not report.hide:
+        out.append("Skip shows those times openly: it repeats the last released point at every "
+                   "moment at your places.")
+    if report.located().any():
+        out.append("Here the attack locates a place although its moments are protected: it reads "
+                   "every released point, and the guarantee does not bound what the ordinary "
+                   "moments reveal together. " + HARDER)
+    return out
+
+
 def _settings(settings: Any) -> Any:
     from .session import ReleaseSettings
 
@@ -401,14 +471,17 @@ def _settings(settings: Any) -> Any:
 
 
 def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
-                  draws: int = ATTACK_DRAWS, utc_offset_h: float | None = None) -> AttackReport:
+                  draws: int = ATTACK_DRAWS, utc_offset_h: float | None = None,
+                  allocation: Any = None) -> AttackReport:
     """Run every single-trace attack on ``draws`` seeded simulated releases of ``traj`` (one
     person; landmarks = the points within ``places``) with ``settings``
     (:class:`~lmdk_core.session.ReleaseSettings` or a mapping of its fields), on the raw trace,
     and against a data-free baseline.
 
     ``rng``: an integer seed, required — the result is a deterministic function of it, and the
-    draws are simulations (:func:`public_trace` refuses anything else)."""
+    draws are simulations (:func:`public_trace` refuses anything else). ``allocation``: a
+    TPL-bounded allocation to release with instead of the scheme (as
+    :meth:`~lmdk_core.session.Session.preview` takes it)."""
     from .landmarks import place_masks
     from .places import as_places
     from .session import _draw
@@ -438,7 +511,7 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
     rel_m = np.empty((draws, len(pls)))
     pr = np.empty((draws, len(pls), 2))
     for i in range(draws):  # one simulated release per draw; each attack is vectorised
-        rel, _, _ = _draw(traj, mask, rs, None, rng=np.random.default_rng(seeds[i]))
+        rel, _, _ = _draw(traj, mask, rs, allocation, rng=np.random.default_rng(seeds[i]))
         pub = public_trace(rel)
         g = attacker_guesses(pub, epsilon=eps, radius_m=r, utc_offset_h=utc_offset_h)
         rel_m[i] = _nearest_m(g, plat, plon)
@@ -453,7 +526,7 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
                          blon[:, None, :]).min(axis=2)
     return AttackReport(names, prad, rs.epsilon, r, rs.scheme, draws, rel_m, raw_m, base_m,
                         pr[..., 0], pr[..., 1], raw_pr[:, 0], raw_pr[:, 1],
-                        truth.mean(axis=1))
+                        truth.mean(axis=1), bool(rs.hide))
 
 
 # ----------------------------------------------------------------------------- re-identification

@@ -8,6 +8,10 @@
   ``DIR/counts.csv`` and ``DIR/release.json`` (PUBLIC) and ``DIR/PRIVATE-users.csv``. Each
   person u gets their own budget ε_u, for u's data in a bin added, removed or moved to another
   cell (:data:`POPULATION_GUARANTEE`; docs/personalised-dp.md §3).
+* ``lmdk attack TRACE --places P.geojson --epsilon 1`` — prints what an attacker learns from
+  the public file (lmdk_core.attacks): per place, the distance of its guesses and its visit
+  precision/recall over seeded simulated releases, against the raw trace and a data-free
+  baseline. Nothing is released or written.
 * ``lmdk evaluate`` — prints the error table: personalised vs Minimum vs Threshold vs
   user-level, per preference mix (synthetic population, simulation seeds).
 
@@ -333,6 +337,44 @@ def _cmd_evaluate(args: argparse.Namespace, progress: Progress) -> None:
                      "private, shown for evaluation only)\n" + drop.to_string(index=False) + "\n")
 
 
+# ----------------------------------------------------------------------------- attack
+
+
+def _cmd_attack(args: argparse.Namespace, progress: Progress) -> None:
+    """What an attacker learns from the public file: the table of lmdk_core.attacks over
+    seeded simulated releases (nothing is released or written)."""
+    import lmdk_core as lm
+    from lmdk_core import attacks
+
+    rs = lm.ReleaseSettings(epsilon=args.epsilon, scheme=args.scheme, radius_m=args.radius_m)
+    progress.note(f"reading {args.input}")
+    traj = lm.read_trajectories(args.input)
+    ids = lm.users(traj)
+    uid = args.user if args.user is not None else ids[0]
+    if args.user is None and len(ids) != 1:
+        raise ParameterError(f"{args.input} holds {len(ids)} users; pick one with --user "
+                             f"(first: {ids[0]!r})")
+    if uid not in ids:
+        raise ParameterError(f"{args.input}: no user {uid!r}")
+    places = lm.places_from_geojson(pathlib.Path(args.places).read_bytes(),
+                                    source=str(args.places))
+    progress("attack", 0, 1)
+    rep = attacks.attack_report(lm.select_user(traj, uid), places, settings=rs,
+                                rng=args.seed, draws=args.draws, utc_offset_h=args.utc_offset_h)
+    progress("attack", 1, 1)
+    table = rep.table()
+    metres = [c for c in table.columns if c.endswith("_m")]
+    table[metres] = table[metres].round(0)
+    shares = [c for c in table.columns if "precision" in c or "recall" in c]
+    table[shares] = table[shares].round(2)
+    sys.stdout.write(f"Attacks on {rep.draws} simulated releases (seed {args.seed}; never a real "
+                     f"release): ε = {args.epsilon:g}, r = {args.radius_m:g} m, scheme "
+                     f"{args.scheme}\n")
+    sys.stdout.write(table.to_string(index=False) + "\n\n")
+    for text in attacks.place_sentences(rep) + attacks.guarantee_sentences(rep):
+        sys.stdout.write(text.replace("**", "") + "\n")
+
+
 # ----------------------------------------------------------------------------- parser
 
 
@@ -411,6 +453,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output directory (must not exist or be empty)")
     q.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
 
+    a = sub.add_parser("attack", help="print what an attacker learns from simulated releases",
+                       parents=[common])
+    a.add_argument("input", help="trajectory file (CSV, GPX, GeoLife, T-Drive, Parquet)")
+    a.add_argument("--places", required=True,
+                   help="the places to attack (GeoJSON, as exported by the app)")
+    a.add_argument("--user", help="user id when the file holds several people")
+    a.add_argument("--epsilon", type=float, required=True, help="total budget ε > 0")
+    a.add_argument("--scheme", default="skip", help="event, user, uniform, skip, adaptive, bd, ba")
+    a.add_argument("--radius-m", type=float, default=200.0, help="protection radius (metres)")
+    a.add_argument("--draws", type=int, default=20, help="simulated releases (default 20)")
+    a.add_argument("--seed", type=int, default=0,
+                   help="seed of the simulated releases (default 0; nothing is released)")
+    a.add_argument("--utc-offset-h", type=float,
+                   help="local time offset (hours) the attacker assumes (default: from the "
+                        "released longitudes)")
+
     e = sub.add_parser("evaluate", help="print the error table of the population methods",
                        parents=[common])
     e.add_argument("--users", type=int, default=1000,
@@ -439,7 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     progress = Progress(not getattr(args, "quiet", False))
     commands = {"release": _cmd_release, "population": _cmd_population,
-                "evaluate": _cmd_evaluate}
+                "evaluate": _cmd_evaluate, "attack": _cmd_attack}
     try:
         commands[args.command](args, progress)
     except LmdkError as exc:

@@ -214,3 +214,24 @@ def test_reidentification_on_the_sample_falls_with_noise(sample):
     assert out["home_work_singled_out"].sum() < raw["home_work_singled_out"].sum()
     with pytest.raises(ParameterError, match="same people"):
         at.reidentification(true, {"x": true[people[0]]}, rng=0)
+
+
+def test_cli_attack_prints_the_table(alice, tmp_path, capsys):
+    import json
+
+    from lmdk_core.cli import main
+
+    trace = tmp_path / "alice.csv"
+    alice[["time", "lat", "lon"]].to_csv(trace, index=False)
+    places = tmp_path / "places.geojson"
+    places.write_text(json.dumps(lm.places_to_geojson([HOME])))
+    args = [str(trace), "--places", str(places), "--epsilon", "1", "--draws", "3", "--quiet"]
+    assert main(["attack", *args]) == 0
+    out = capsys.readouterr().out
+    assert "never a real release" in out and "release_median_m" in out
+    rep = at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=0, draws=3)
+    first = out.splitlines()[2].split()
+    assert first[0] == "Home" and float(first[1]) == round(float(rep.median_m()[0]))
+    assert at.GUARANTEE_COVERS in out
+    assert main(["attack", *args[:3], "--epsilon", "0", "--quiet"]) == 1  # bad ε: exit 1
+    assert "lmdk: error" in capsys.readouterr().err
