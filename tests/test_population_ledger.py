@@ -184,6 +184,6 @@ def test_duplicate_or_bad_new_users_are_refused_and_change_nothing():
                        (pd.DataFrame({"uid": ["x"]}), "columns uid and epsilon")]:
         with pytest.raises(ParameterError, match=match):
             led.add_users(bad)
-        assert all(np.array_equal(a, b) for a, b in zip(state, (led.uids, led.budget,
-                                                                 led.spent)))
+        now = (led.uids, led.budget, led.spent)
+        assert all(np.array_equal(a, b) for a, b in zip(state, now, strict=True))
     led.check()

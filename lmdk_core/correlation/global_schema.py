@@ -1,4 +1,4 @@
-"""Temporal loss of a population release under the global schema (Cao et al.; docs/temporal-loss.md §10).
+"""A population release's temporal loss under the global schema (docs/temporal-loss.md §10).
 
 A population release (e.g. counts per cell and time bin) covers many people, each with their own
 Markov model of their own data over time and their own per-step budgets ε_{u,t} (each step of
@@ -112,8 +112,7 @@ def population_temporal_loss(
     per_b = _per_person(P_backward, n_users, "P_backward")
     per_f = _per_person(P_forward, n_users, "P_forward")
     if per_b is None and per_f is None:
-        groups = {None: (resolve_envelopes(P_backward, P_forward, None, cache),
-                         np.arange(n_users))}
+        groups = [(resolve_envelopes(P_backward, P_forward, None, cache), np.arange(n_users))]
     else:
         cache = cache if cache is not None else EnvelopeCache(size=64)
         pb = per_b if per_b is not None else [P_backward] * n_users
@@ -121,16 +120,16 @@ def population_temporal_loss(
                                               else [P_forward] * n_users)
         found: dict[tuple[int, int], Any] = {}
         members: dict[tuple[int, int], list[int]] = {}
-        for u in range(n_users):  # per person (not per timestamp): resolve each model once
-            envs = resolve_envelopes(pb[u], pf[u], None, cache)
+        for u in range(n_users):  # per person, not per timestamp: the cache (keyed by the
+            envs = resolve_envelopes(pb[u], pf[u], None, cache)  # matrix) builds each once
             k = (id(envs[0]), id(envs[1]))
             found.setdefault(k, envs)
             members.setdefault(k, []).append(u)
-        groups = {k: (found[k], np.asarray(v)) for k, v in members.items()}
+        groups = [(found[k], np.asarray(v)) for k, v in members.items()]
     out = np.full((3, T), -np.inf)
     worst = np.zeros(T, dtype=np.int64)
     cap = 0.0
-    for (env_b, env_f), rows in groups.values():
+    for (env_b, env_f), rows in groups:
         uniq, first = np.unique(b[rows], axis=0, return_index=True)
         bpl, fpl, tpl, caps = scaled_bounds(env_b, env_f, uniq)
         cap = max(cap, float(caps.max()))
