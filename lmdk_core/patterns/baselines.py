@@ -6,10 +6,16 @@ the released value is ≥ 1/2. Events of other types pass unchanged (give ``type
 for a stream-wide baseline; types that occur in no evaluated pattern change no match).
 
 * ``wevent(..., scheme="bd" | "ba")`` — Kellaris et al.'s w-event budget distribution /
-  absorption on ONE series: all users' cells, tick-major (t₁k₁, t₁k₂, …, t₂k₁, …), user after
-  user, no landmarks, w = K·w_ticks with K the number of types and w_ticks the most ticks any
-  user has within the largest private window. Every private-pattern instance lies within w
-  consecutive cells, so w-event ε-DP implies pattern-level ε-DP (instance reading).
+  absorption on EACH USER'S OWN SERIES OF EACH TYPE: one release per (user, type), the user's 0/1
+  cells of that type over the user's ticks, no landmarks, w = the most ticks that user has within
+  the largest private window (ticks are public), and per type the budget
+  ε_type = min_P ε/|types of P's footprint| (:func:`wevent_type_epsilon`). An occurrence of a
+  private pattern changes cells of at most |types of F_P| of the user's series, each within w
+  consecutive ticks, so it costs at most |types of F_P|·ε_type ≤ ε (instance reading; enter-only
+  streams: a visit's leave can lie beyond the window). Users' series are disjoint, so each user
+  gets that guarantee whatever the others' data (parallel composition). Like
+  :func:`lmdk_core.patterns.ppm.event_rr`, it uses only the private patterns' lengths, not which
+  types they use.
 * ``landmark(..., scheme="uniform" | "skip" | "adaptive")`` — one call per user on the user's
   cells, type-major, with the cells holding true events of private-pattern types as landmarks
   and the total budget ε: (ε, L)-landmark privacy for each user, which covers every private
@@ -33,23 +39,35 @@ from ..mechanisms import as_rng
 from ..validation import check_epsilon
 from .match import Pattern
 from .ppm import PatternRelease, _private, _region_of_types
+from .protect import footprint
 from .stream import NS_PER_S, EventStream
 
-__all__ = ["LANDMARK_SCHEMES", "WEVENT_SCHEMES", "landmark", "max_ticks_in_window", "wevent"]
+__all__ = ["LANDMARK_SCHEMES", "WEVENT_SCHEMES", "landmark", "max_ticks_in_window",
+           "ticks_in_window", "wevent", "wevent_type_epsilon"]
 
 WEVENT_SCHEMES = ("bd", "ba")
 LANDMARK_SCHEMES = ("uniform", "skip", "adaptive")
 
 
-def max_ticks_in_window(stream: EventStream, window_s: float) -> int:
-    """Most ticks of one user within any span of ``window_s`` seconds (inclusive), ≥ 1."""
+def ticks_in_window(stream: EventStream, window_s: float) -> np.ndarray:
+    """For each user, the most of its ticks within any span of ``window_s`` seconds (inclusive),
+    ≥ 1 (int64, one entry per user; ticks are public, so this is too)."""
+    n_users = len(stream.users)
     if stream.n_ticks == 0:
-        return 1
+        return np.ones(n_users, dtype=np.int64)
     secs = stream.tick_time // NS_PER_S
     key = stream.tick_uid.astype(np.int64) * (int(secs.max() - secs.min()) + int(window_s) + 2) \
         + (secs - secs.min())
     end = np.searchsorted(key, key + int(np.ceil(window_s)), side="right")
-    return int((end - np.arange(key.size)).max())
+    count = end - np.arange(key.size)
+    out = np.ones(n_users, dtype=np.int64)
+    np.maximum.at(out, stream.tick_uid.astype(np.int64), count)
+    return out
+
+
+def max_ticks_in_window(stream: EventStream, window_s: float) -> int:
+    """Most ticks of one user within any span of ``window_s`` seconds (inclusive), ≥ 1."""
+    return int(ticks_in_window(stream, window_s).max(initial=1))
 
 
 def _cells(stream: EventStream, codes: np.ndarray) -> np.ndarray:
@@ -96,26 +114,39 @@ def _codes(stream: EventStream, types: Sequence[str] | None) -> np.ndarray:
     return np.array(sorted({stream.type_code(t) for t in chosen}), dtype=np.int64)
 
 
+def wevent_type_epsilon(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float
+                        ) -> float:
+    """ε_type of :func:`wevent`: min over private patterns P of ε/|distinct types of P's
+    footprint| (a stream mechanism that knows only the patterns' shapes, as event-level RR)."""
+    eps = check_epsilon(epsilon)
+    return min(eps / len(set(footprint(p.types, stream.types))) for p in _private(patterns))
+
+
 def wevent(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float, scheme: str = "bd",
            types: Sequence[str] | None = None, regions: Any = None, rng: Any = None
            ) -> PatternRelease:
-    """w-event baseline (BD or BA) over all users' cells of ``types``; see the module docstring."""
+    """w-event baseline (BD or BA), one release per user and type of ``types`` (default: every
+    type) at ε_type = :func:`wevent_type_epsilon`; see the module docstring for the guarantee."""
     if scheme not in WEVENT_SCHEMES:
         raise ParameterError(f"scheme must be one of {WEVENT_SCHEMES}, got {scheme!r}")
     eps = check_epsilon(epsilon)
-    priv = _private(patterns)
+    per_type = wevent_type_epsilon(stream, patterns, epsilon=eps)
     codes = _codes(stream, types)
     gen = as_rng(rng)
     bits = _cells(stream, codes)
-    w = codes.size * max_ticks_in_window(stream, max(p.window_s for p in priv))
-    series = bits.ravel()  # tick-major: users are contiguous in the tick order
-    rel = release_values(series, np.zeros(series.size, bool), epsilon=eps, scheme=scheme,
-                         rng=gen, w=w) if series.size else None
-    released = np.zeros(0) if rel is None else rel.values
-    assert released is not None  # a value release carries values
-    out_bits = released.reshape(bits.shape) >= 0.5
+    widths = ticks_in_window(stream, max(p.window_s for p in _private(patterns)))
+    out_bits = np.zeros(bits.shape, bool)
+    for user, (start, stop) in enumerate(stream.user_tick_ranges()):
+        if stop == start:
+            continue
+        w = int(min(widths[user], stop - start))
+        for col in range(codes.size):  # one release per (user, type): independent series
+            rel = release_values(bits[start:stop, col], None, epsilon=per_type, scheme=scheme,
+                                 rng=gen, w=w)
+            assert rel.values is not None  # a value release carries values
+            out_bits[start:stop, col] = rel.values >= 0.5
     return _from_bits(stream, codes, out_bits, bits, regions, gen, f"w-event:{scheme}", eps,
-                      {stream.types[c]: eps for c in codes})
+                      {stream.types[c]: per_type for c in codes})
 
 
 def landmark(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float,

@@ -14,10 +14,12 @@ Gu et al.'s tables are not available (only abstracts and seed notes), so this pr
   steps, window 1 h (patterns are public choices; the released period plays no part in them);
 * mechanisms: Uniform PPM (instance reading = pattern-level ε-DP), Uniform PPM under the
   single-event reading (ε per event: a weaker guarantee, shown for reference), Adaptive PPM,
-  event-level RR on every type, w-event BD/BA, landmark Uniform/Skip/Adaptive with the private
-  events as landmarks (utility references; see :mod:`lmdk_core.patterns.baselines`);
+  event-level RR on every type, w-event BD/BA on each user's series of each type (ε/|F_P| per
+  type, so each user's private occurrence costs ≤ ε), landmark Uniform/Skip/Adaptive with the
+  private events as landmarks (utility references; see :mod:`lmdk_core.patterns.baselines`);
 * ε ∈ {0.1, 0.5, 1, 2, 4, 8}, α ∈ {0.25, 0.5, 0.75}, ``--seeds`` seeds (100 by default; the
-  per-user landmark baselines use ``--baseline-seeds``); Q and MRE = (Q_ord − Q)/Q_ord with
+  per-user baselines — w-event and landmark, one release per user (and type) — use
+  ``--baseline-seeds``); Q and MRE = (Q_ord − Q)/Q_ord with
   Q_ord = 1 (the unprotected stream against itself), mean ± standard deviation over seeds.
 
 Seeds here are simulation seeds: this command evaluates mechanisms, it releases nothing.
@@ -64,7 +66,8 @@ LENGTHS = (2, 3, 4, 5)
 MECHANISMS = ("uniform", "uniform-event", "adaptive", "event-rr", "bd", "ba",
               "lm-uniform", "lm-skip", "lm-adaptive")
 """Mechanism keys of the table (see the module docstring)."""
-PER_USER = {"lm-uniform", "lm-skip", "lm-adaptive"}
+PER_USER = {"bd", "ba", "lm-uniform", "lm-skip", "lm-adaptive"}
+"""Mechanisms with one release_values call per user (and type): run with ``baseline_seeds``."""
 
 
 @dataclass(frozen=True)
@@ -285,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tick-s", type=float, default=300.0, help="public tick grid (s)")
     ap.add_argument("--seeds", type=int, default=100, help="seeds per setting (default 100)")
     ap.add_argument("--baseline-seeds", type=int, default=10,
-                    help="seeds for the per-user landmark baselines (default 10)")
+                    help="seeds for the per-user baselines, w-event and landmark (default 10)")
     ap.add_argument("--epsilons", type=_floats, default=list(EPSILONS))
     ap.add_argument("--alphas", type=_floats, default=list(ALPHAS))
     ap.add_argument("--lengths", type=lambda s: [int(x) for x in s.split(",")],
@@ -313,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"data: {setup.source}; evaluation stream {len(setup.stream):,} events on "
           f"{setup.stream.n_ticks:,} ticks of {args.tick_s:g} s; history "
           f"{len(setup.history):,} events; seeds {args.seeds} "
-          f"(landmark baselines {min(args.seeds, args.baseline_seeds)}); "
+          f"(per-user baselines {min(args.seeds, args.baseline_seeds)}); "
           f"{time.perf_counter() - t0:.0f} s")
     print(format_table(summary))
     if args.csv:
