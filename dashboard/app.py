@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts only dash
     sys.path.insert(0, str(ROOT))
 
 from dashboard import (  # noqa: E402
+    attack_section,
     compute,
     data_section,
     export_section,
@@ -157,6 +158,8 @@ def _trace_page() -> None:
         privacy_section.render(traj, key, settings, shown, mask, preview)
     with timing.section("smoothing"):
         smoothing_section.render(traj, key, preview)
+    with timing.section("attack"):
+        attack_section.render(traj, key, rsettings)
     with timing.section("loss"):
         temporal, landmark_loss = _loss_section(
             traj, key, settings, None if shown is None else shown.release, mask)

@@ -1,0 +1,63 @@
+"""Section 4b: what an attacker learns from the public file, next to what the guarantee covers.
+
+The numbers come from :func:`lmdk_core.attacks.attack_report` on seeded simulated releases with
+the page's settings (never the real release), cached per setting in this session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from lmdk_core import attacks
+from lmdk_core.errors import LmdkError
+
+from . import compute, state
+from .formatting import plain_text
+from .privacy_section import bounded_allocation, release_key
+
+ATTACK_SEED = 0
+"""Seed of the page's simulated releases: the same setting shows the same numbers."""
+OPEN_KEY = "attack_open"
+"""The section's expander state: collapsed, nothing is computed."""
+
+
+@st.cache_resource(**compute.SESSION)
+def report(release_key: Any, places: compute.Places, _traj: pd.DataFrame, _rs: Any,
+           _allocation: Any = None) -> attacks.AttackReport:
+    """The attacks for one setting (``release_key``: the page's identity of a release — trace,
+    settings, allocation — and the places), computed once."""
+    return attacks.attack_report(_traj, list(places), settings=_rs, rng=ATTACK_SEED,
+                                 allocation=_allocation)
+
+
+def render(traj: pd.DataFrame, key: Any, rs: Any) -> attacks.AttackReport | None:
+    """Section 4b (an expander; the attacks run only while it is open). Returns the report."""
+    box = st.expander("4b · What an attacker learns from the public file", expanded=True,
+                      key=OPEN_KEY, on_change="rerun")
+    with box:
+        if not box.open:
+            return None
+        places = state.place_tuples()
+        if rs is None or not places:
+            st.info("Mark a place on the map to see what an attacker reading the public file "
+                    "learns about it.")
+            return None
+        st.caption(
+            f"The attacker reads only the public file (times and released locations) and its "
+            f"settings (ε, r, scheme). Run on {attacks.ATTACK_DRAWS} simulated releases with "
+            "these settings — never on your real release — and on your raw trace for "
+            "comparison. Its guesses: the densest released spot at night and in working hours, "
+            "and the longest runs of a repeated point (docs/attacks.md)."
+        )
+        allocation = bounded_allocation(key)
+        try:
+            rep = report(release_key(key, rs, allocation), places, traj, rs, allocation)
+        except LmdkError as err:
+            st.error(f"The attacks could not run: {plain_text(err)}")
+            return None
+        for text in attacks.place_sentences(rep):
+            st.markdown(text)
+        st.markdown(" ".join(attacks.guarantee_sentences(rep)))
+        return rep

@@ -1,0 +1,110 @@
+"""Issue 28 on the My trace page (AppTest): section 4b shows the attack's numbers per place from
+simulated releases, says what the guarantee covers and what it does not, never touches the
+real release, and computes nothing while collapsed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import FakeMap, draw
+
+import dashboard.map_section as map_section
+from lmdk_core import attacks
+from lmdk_core.formatting import plain_distance
+from lmdk_core.sample import load_sample
+
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+TIMEOUT = 60
+
+
+def run(at: AppTest) -> AppTest:
+    at.run(timeout=TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+@pytest.fixture(scope="module")
+def home():
+    s = load_sample()
+    h = s[(s.uid == s.uid.iloc[0]) & (s.place == "home")]
+    return float(h.lat.median()), float(h.lon.median())
+
+
+@pytest.fixture(scope="module")
+def page(home):
+    """The page with Home marked (default settings); every attack_report call recorded. One
+    page for the module: the tests below run in order on it."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield _page(monkeypatch, home)
+
+
+def _page(monkeypatch, home):
+    calls = []
+    real = attacks.attack_report
+
+    def spy(*args, **kw):
+        calls.append(kw)
+        out = real(*args, **kw)
+        calls[-1]["report"] = out
+        return out
+
+    monkeypatch.setattr(attacks, "attack_report", spy)
+    fake = FakeMap()
+    monkeypatch.setattr(map_section.map_element, "show", fake)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    run(at)
+    fake.click(*home)
+    run(at)
+    return at, calls
+
+
+def _section_text(at: AppTest) -> str:
+    box = next(e for e in at.expander if "What an attacker learns" in e.label)
+    return "\n".join(m.value for m in box.markdown)
+
+
+def test_panel_shows_the_numbers_of_simulated_releases(page):
+    at, calls = page
+    assert calls, "section 4b ran no attack"
+    rep = calls[-1]["report"]
+    assert isinstance(calls[-1]["rng"], int)  # seeded simulations only
+    text = _section_text(at)
+    row = rep.table().iloc[0]
+    assert f"within **{plain_distance(row.release_median_m)}** (median over 20 simulated" in text
+    assert f"against **{plain_distance(row.raw_m)}** from the raw trace" in text
+    assert row.raw_m < 100  # the raw trace gives home away
+    assert attacks.GUARANTEE_COVERS in text and attacks.GUARANTEE_LEAVES in text
+    # the located-place sentence appears exactly when the code says the place is located
+    assert ("locates a place although its moments are protected" in text) == bool(
+        rep.located().any())
+
+
+@pytest.mark.slow
+def test_cached_per_setting_never_on_the_real_release_and_lazy(page):
+    at, calls = page
+    n = len(calls)
+    run(at)
+    assert len(calls) == n  # a rerun with the same setting computes nothing
+    at.number_input(key="total_budget_input").set_value(100.0)
+    run(at)
+    at.button(key="total_budget_set").click()
+    run(at)
+    draw(at)  # a real release exists now
+    before = _section_text(at)
+    assert before  # still the simulations' numbers
+    for kw in calls:
+        assert isinstance(kw["rng"], int)
+    at.number_input(key="epsilon").set_value(0.2)
+    run(at)
+    assert len(calls) > n
+    assert np.median(calls[-1]["report"].released_m[:, 0]) > np.median(
+        calls[n - 1]["report"].released_m[:, 0])  # less ε, the attacker lands farther
+    n = len(calls)
+    at.session_state["attack_open"] = False  # collapsed: nothing is computed
+    at.number_input(key="epsilon").set_value(0.3)
+    run(at)
+    assert len(calls) == n
