@@ -10,7 +10,7 @@ first release is left out), averaged over persons (weighted by points) and seeds
 sample (columns lat,lng,datetime,uid) is resampled to the first fix in each 30 s bin.
 
 Usage: python bench/bench_reserve.py [--seeds 5] [--geolife /work/evaldata/geolife_sample.txt.gz]
-       [--speed 1.0]
+       [--speed 0.1]
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def masks(person: pd.DataFrame) -> dict[str, np.ndarray]:
     return out
 
 
-def evaluate(frame: pd.DataFrame, seeds: int, speed: float) -> dict[str, dict[str, float]]:
+def evaluate(frame: pd.DataFrame, seeds: int, speed: float | None
+             ) -> dict[str, dict[str, float]]:
     """{case: {scheme: mean error (m)}} over persons (weighted by points) and seeds."""
     sums: dict[str, dict[str, float]] = {}
     counts: dict[str, dict[str, int]] = {}
@@ -75,7 +76,7 @@ def evaluate(frame: pd.DataFrame, seeds: int, speed: float) -> dict[str, dict[st
             if not mask.any():
                 continue
             for scheme in SCHEMES:
-                params = {"speed": speed} if scheme == "reserve" else {}
+                params = {"speed": speed} if scheme == "reserve" and speed is not None else {}
                 for seed in range(seeds):
                     rel = release_locations(person, mask, epsilon=1.0, radius_m=200.0,
                                             scheme=scheme, rng=seed, noise="fast", **params)
@@ -113,7 +114,8 @@ def landmark_shares(frame: pd.DataFrame) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--speed", type=float, default=1.0)
+    ap.add_argument("--speed", type=float, default=None,
+                    help="Reserve's speed (default: the scheme's default)")
     ap.add_argument("--geolife", default="/work/evaldata/geolife_sample.txt.gz")
     args = ap.parse_args()
     data = {"sample": load_sample()[["uid", "time", "lat", "lon"]]}

@@ -28,6 +28,7 @@ PROTECTS = {
     "uniform": "your places + any one moment",
     "skip": "your places + any one moment (times shown)",
     "adaptive": "your places + any one moment",
+    "reserve": "your places + any one moment (times shown)",
     "bd": "your places + one moment per window",
     "ba": "your places + one moment per window",
 }
@@ -39,8 +40,11 @@ WHY = {
     "uniform": "few moments at your places, so ε/(landmarks + 1) per moment is still large.",
     "skip": "it spends the full ε on ordinary moments and repeats the last released point at "
     "your places instead of releasing them (so the times you were there are visible).",
-    "adaptive": "it releases only when you move and repeats the last point otherwise, so "
-    "each release gets its share of ε with fewer releases.",
+    "adaptive": "the thesis's scheme, reconstructed: it releases only when you move and repeats "
+    "the last point otherwise; each release gets ε/(landmarks + 1), as in Uniform.",
+    "reserve": "it keeps a share of ε for your places and spends the rest on ordinary moments; "
+    "at your places it releases a fresh point only when repeating the last one is expected to "
+    "be worse.",
     "bd": "its private test releases only when the trace changes.",
     "ba": "its private test releases only when the trace changes.",
 }
@@ -184,9 +188,10 @@ def _guide(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
                    "your places on the map to see the difference.")
     if n >= LAZY_TRIAL_POINTS:
         st.toggle(f"Run the trial releases (slow for {fmt_number(n)} moments)", key="guide_trials",
-                  help="Schemes without a formula (Adaptive, BD, BA; Skip at your places) get "
-                  "their number from one trial release of your trace; on a trace this long that "
-                  "takes seconds on every change, so it runs only while this is on.")
+                  help="Schemes without a formula (Adaptive, Reserve, BD, BA; Skip at your "
+                  "places) get their number from one trial release of your trace; on a trace "
+                  "this long that takes seconds on every change, so it runs only while this is "
+                  "on.")
     st.caption("Rows 'trial run on your trace' come from one trial release of your true trace "
                "with a fixed seed: for your eyes only — never exported, never the release you "
                "download.")

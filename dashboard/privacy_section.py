@@ -25,7 +25,8 @@ SCHEME_LABELS = {
     "user": "User-level (ε spread over all timestamps)",
     "uniform": "Uniform (ε / (landmarks + 1))",
     "skip": "Skip (landmarks are not released)",
-    "adaptive": "Adaptive (sample when the trace changes)",
+    "adaptive": "Adaptive — thesis reconstruction (ε / (landmarks + 1) per release)",
+    "reserve": "Reserve (a share of ε kept for your places)",
     "bd": "BD — budget distribution",
     "ba": "BA — budget absorption",
 }
@@ -35,7 +36,9 @@ PARAM_LABELS = {
     "s_min": "Lowest sampling rate (share of moments, 0–1)",
     "inc": "Sampling-rate step up (when you move)",
     "dec": "Sampling-rate step down (when you stay)",
-    "sample_landmarks": "Always release a fresh point at your places",
+    "sample_landmarks": "Always release a fresh point at your places (lmdk addition)",
+    "landmark_share": "Share of ε kept for your places (0–0.95)",
+    "speed": "How fast you move at your places (m/s)",
 }
 """Plain labels of the scheme parameters (lmdk_core.release.SCHEME_PARAMS names)."""
 
@@ -49,7 +52,15 @@ PARAM_HELP = {
     "dec": "How much the sampling rate (share 0–1) falls after a release that stayed within the "
     "noise: the trace is quiet, so sample less.",
     "sample_landmarks": "Always release a fresh location at the moments at your places (landmark "
-    "timestamps) instead of repeating the last one.",
+    "timestamps) instead of repeating the last one. Not in the thesis text: an lmdk addition.",
+    "landmark_share": "The share of ε set aside for the moments at your places; ordinary moments "
+    "spend the rest. The places share it: a fresh point there is released only when repeating "
+    "the last point is expected to be worse. 0 = Skip. Leave it on automatic to pick the share "
+    "with the smallest expected error from public facts only (number of moments, which are at "
+    "your places, their times, ε, r and the speed below).",
+    "speed": "The speed you assume while at your places, in metres per second (per moment when "
+    "the trace has no times): 0 for places where you stay put, about 1.4 walking, 10 or more "
+    "driving. Only this assumption is used, never your actual moves, so it costs no privacy.",
 }
 
 DEFAULT_SCHEME = "skip"
@@ -72,6 +83,16 @@ def _gloss(text: str) -> str:
     """Plain meanings of the symbols that ``text`` uses, as one trailing sentence."""
     used = [meaning for symbol, meaning in GLOSSARY if symbol in text]
     return f" ({'; '.join(used)}.)" if used else ""
+
+
+def _share_input(label: str, widget_key: str, helptext: str) -> float | str:
+    """Reserve's landmark share: "auto" (checkbox on) or a number in [0, 0.95]."""
+    auto = st.checkbox("Choose the share for me", value=True, key=f"{widget_key}_auto",
+                       help=helptext)
+    if auto:
+        return "auto"
+    return float(st.number_input(label, value=0.2, min_value=0.0, max_value=0.95, step=0.05,
+                                 format="%.2f", key=widget_key, help=helptext))
 
 
 def use_epsilon(value: float) -> None:
@@ -128,7 +149,13 @@ def controls() -> Settings:
             name, f"A setting of the {SCHEME_LABELS.get(scheme, scheme)} scheme (default "
             f"{default})."
         )
-        if isinstance(default, bool):
+        if name == "landmark_share":
+            params[name] = _share_input(label, widget_key, helptext)
+        elif name == "speed":
+            params[name] = float(st.number_input(label, value=float(default), min_value=0.0,
+                                                 max_value=100.0, step=0.1, format="%.2f",
+                                                 key=widget_key, help=helptext))
+        elif isinstance(default, bool):
             params[name] = st.checkbox(label, value=default, key=widget_key, help=helptext)
         elif isinstance(default, int):
             params[name] = int(st.number_input(label, value=default, min_value=1, step=1,

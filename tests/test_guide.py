@@ -14,6 +14,7 @@ from test_app import APP, TIMEOUT, _kept, add_place_by_click, draw, run, session
 from lmdk_core import advice
 from lmdk_core.geo import haversine_m
 from lmdk_core.landmarks import landmark_mask
+from lmdk_core.schemes import SCHEMES
 
 fake_map = test_app.fake_map  # shared fixtures (one definition, in test_app)
 home = test_app.home
@@ -72,7 +73,7 @@ def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
     add_place_by_click(app, fake_map, *home)
     add_place_by_click(app, fake_map, *clinic)
     table = _guide_table(app)
-    assert len(table) == 7
+    assert len(table) == len(SCHEMES)
     event = table[table["Scheme"].str.startswith("Event-level")].iloc[0]
     assert event["Protects your places?"] == "NO" and "NOT" in event["What it protects"]
     # the numbers match lmdk_core.advice on the same trace and places

@@ -69,7 +69,8 @@ adaptive: ``s_min`` lowest sampling rate in [0, 1]; ``inc``/``dec`` rate step up
 ``sample_landmarks`` always publish at landmarks (an lmdk addition, not in the thesis text).
 reserve: ``landmark_share`` the share s of ε reserved for landmarks, in [0, 1), or "auto" (the
 public model's best); ``speed`` (≥ 0) the public motion model: metres per second for locations
-with times, metres per timestamp without times, value units per timestamp for values. bd/ba: ``w`` window length in timestamps (≥ 1).
+with times, metres per timestamp without times, value units per timestamp for values.
+bd/ba: ``w`` window length in timestamps (≥ 1).
 """
 
 

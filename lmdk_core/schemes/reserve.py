@@ -196,7 +196,8 @@ def check_share(value: Any, name: str) -> float | str:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be 'auto' or a number in [0, 1), got {value!r}") from None
+        raise ParameterError(
+            f"{name} must be 'auto' or a number in [0, 1), got {value!r}") from None
     if not (0.0 <= x < 1.0):
         raise ParameterError(f"{name} must be 'auto' or a number in [0, 1), got {value!r}")
     return x
