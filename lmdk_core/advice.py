@@ -23,6 +23,10 @@ Per scheme (fresh releases only; ε_t from :mod:`lmdk_core.allocation`):
 
 :func:`estimate_errors` adds a quick seeded simulation on the true trace for the schemes without
 a closed form, and :func:`recommend` picks the landmark-private scheme with the smallest estimate.
+With ``smooth=True`` it also smooths each simulated release (:func:`lmdk_core.smooth_release`,
+free post-processing) and reports that error (``SchemeEstimate.smoothed``): smoothing has no
+closed form, so every scheme is then simulated, and :attr:`SchemeEstimate.estimate` (the number
+to show, and what ``recommend(..., public_only=False)`` ranks by) is the smoothed error.
 Those numbers depend on the data: they are for the data owner's eyes only (never exported, never
 part of a release). Derivations: ``docs/advice.md``.
 """
@@ -184,7 +188,9 @@ class SchemeEstimate:
     """A scheme's closed-form prediction next to a quick simulation on the data (metres).
 
     ``predicted``/``kind``: as :class:`ErrorPrediction`; ``simulated``: mean error of one seeded
-    release on the true trace (NaN when not simulated). :attr:`estimate` is the number to show.
+    release on the true trace (NaN when not simulated); ``smoothed``: mean error of that seeded
+    release after :func:`lmdk_core.smooth_release` (NaN unless asked for). :attr:`estimate` is
+    the number to show.
     """
 
     scheme: str
@@ -192,10 +198,14 @@ class SchemeEstimate:
     kind: str
     simulated: float
     landmark_private: bool
+    smoothed: float = float("nan")
 
     @property
     def estimate(self) -> float:
-        """The exact expectation where a closed form exists, else the simulation, else the bound."""
+        """The smoothed error when simulated (smoothing on), else the exact expectation where a
+        closed form exists, else the simulation, else the bound."""
+        if np.isfinite(self.smoothed):
+            return self.smoothed
         if self.kind == "closed form" or not np.isfinite(self.simulated):
             return self.predicted
         return self.simulated
@@ -204,6 +214,7 @@ class SchemeEstimate:
 def estimate_errors(
     traj: Any, landmarks: Any, *, epsilon: float, radius_m: float, rng: int = 0,
     params: Mapping[str, Mapping[str, Any]] | None = None, simulate: bool = True,
+    smooth: bool = False,
 ) -> list[SchemeEstimate]:
     """Closed forms for every scheme plus, where none is exact (Skip with landmarks, Adaptive,
     BD, BA), the mean error of one release simulated on ``traj`` with the seeded generator
@@ -211,7 +222,10 @@ def estimate_errors(
 
     The simulation uses the true trace and a fixed seed: it is a what-if for the data owner,
     never a release; nothing from it may reach an export. ``params``: per-scheme parameters as
-    in :func:`lmdk_core.comparison.compare_schemes` (unused schemes are ignored).
+    in :func:`lmdk_core.comparison.compare_schemes` (unused schemes are ignored). ``smooth``:
+    also simulate every scheme once more with ``rng`` and smooth it
+    (:func:`lmdk_core.smooth_release` with its defaults; ``traj`` should then carry its ``time``
+    column): ``SchemeEstimate.smoothed``.
     """
     from .accounting import as_landmark_mask
     from .comparison import compare_schemes
@@ -228,8 +242,27 @@ def estimate_errors(
         table = compare_schemes((lat, lon), mask, epsilon=epsilon, schemes=todo, runs=1,
                                 rng=rng, radius_m=radius_m, params=chosen or None)
         sim = dict(zip(table["scheme"], table["mae_m_mean"].astype(float), strict=True))
+    smoothed = _smoothed_errors(traj, mask, [p.scheme for p in preds], epsilon, radius_m, rng,
+                                params) if smooth and lat.size else {}
     return [SchemeEstimate(p.scheme, p.mean_error, p.kind, sim.get(p.scheme, float("nan")),
-                           p.landmark_private) for p in preds]
+                           p.landmark_private, smoothed.get(p.scheme, float("nan")))
+            for p in preds]
+
+
+def _smoothed_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: float,
+                     radius_m: float, rng: int,
+                     params: Mapping[str, Mapping[str, Any]] | None) -> dict[str, float]:
+    """Mean error of one seeded simulated release per scheme after smooth_release (metres)."""
+    from .metrics import mae_metres
+    from .release import release_locations
+    from .smoothing import smooth_release
+
+    out = {}
+    for scheme in schemes:
+        rel = release_locations(traj, mask, epsilon=epsilon, scheme=scheme, radius_m=radius_m,
+                                rng=rng, noise="fast", **dict((params or {}).get(scheme, {})))
+        out[scheme] = mae_metres(traj, smooth_release(rel))
+    return out
 
 
 PREFERENCE = ("skip", "reserve", "uniform", "adaptive", "bd", "ba", "user", "event")
@@ -249,6 +282,8 @@ def recommend(estimates: Sequence[SchemeEstimate], *, margin: float = 0.05,
     choice depends on the data: for the data owner's own judgement, not covered by ε).
     A number that is not an exact expectation (a lower bound or one simulated run) counts as
     ``(1 + margin)`` times itself, so a closed form wins unless the other is clearly smaller.
+    Smoothed errors (``estimate_errors(..., smooth=True)``) are simulations: they are ranked
+    only with ``public_only=False`` (the public ranking has no closed form for smoothing).
     Ties go by :data:`PREFERENCE`.
     """
     margin = check_nonnegative(margin, "margin")
@@ -257,7 +292,8 @@ def recommend(estimates: Sequence[SchemeEstimate], *, margin: float = 0.05,
         return e.predicted if public_only else e.estimate
 
     def rank(e: SchemeEstimate) -> tuple[float, int]:
-        value = number(e) * (1.0 if e.kind == "closed form" else 1.0 + margin)
+        exact = e.kind == "closed form" and (public_only or not np.isfinite(e.smoothed))
+        value = number(e) * (1.0 if exact else 1.0 + margin)
         order = PREFERENCE.index(e.scheme) if e.scheme in PREFERENCE else len(PREFERENCE)
         return value, order
 

@@ -95,10 +95,8 @@ def _transition(kind, dt, q, tau):
         return dt, 1.0, q * dt**3 / 3.0, q * dt**2 / 2.0, q * dt
     x = dt / tau
     a = math.exp(-x)
-    if x < 1e-3:  # 2x − 3 + 4e^{−x} − e^{−2x} = 2x³/3 − x⁴/2 + O(x⁵), no cancellation
-        c = x**3 * (2.0 / 3.0 - 0.5 * x)
-    else:
-        c = 2.0 * x - 3.0 + 4.0 * a - a * a
+    # 2x − 3 + 4e^{−x} − e^{−2x}; for small x its series 2x³/3 − x⁴/2 (no cancellation)
+    c = x**3 * (2.0 / 3.0 - 0.5 * x) if x < 1e-3 else 2.0 * x - 3.0 + 4.0 * a - a * a
     return tau * (1.0 - a), a, q * tau * tau * c, q * tau * (1.0 - a) ** 2, q * (1.0 - a * a)
 
 
@@ -255,6 +253,7 @@ def observations(y: np.ndarray) -> np.ndarray:
 
 
 def _as_motion(motion: Any, kind_of_data: str) -> tuple[str, float, float]:
+    """(kind, q, tau) of a motion name or tuple (None: the default for the kind of data)."""
     if motion is None:
         motion = "town" if kind_of_data == "locations" else "fit"
     if isinstance(motion, str):
@@ -338,7 +337,7 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
 
     if kind == "fit":
         kind, code = "rw", 0
-        best = (-np.inf, 1.0, 1.0)
+        best: tuple[float, float, float] = (-np.inf, 1.0, 1.0)
         for lam in _Q_GRID:
             if r is None:  # profile likelihood: R̂ = mean of ν²/S at unit R
                 _, sl, sn, no = passes(1.0, float(lam), code, False, 0.0)
@@ -355,14 +354,14 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
         code = _KINDS[kind]
         if r is None:
             rough = _rough_variance(fy, fobs)
-            best = (-np.inf, rough)
+            best_r: tuple[float, float] = (-np.inf, rough)
             for f in _R_GRID:
                 rr = float(f * rough)
                 _, sl, sn, no = passes(rr, q, code, False, 0.0)
                 ll = -0.5 * (sl + no * math.log(rr) + sn / rr)
-                if ll > best[0]:
-                    best = (ll, rr)
-            r = best[1]
+                if ll > best_r[0]:
+                    best_r = (ll, rr)
+            r = best_r[1]
     out, *_ = passes(r, q, code, True, _ROBUST_K if robust else 0.0)
     return out, q, r
 
@@ -423,6 +422,8 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
     if not isinstance(release, Release):
         raise ParameterError(f"smooth_release needs a Release, got {type(release).__name__}")
     kind = release.kind
+    if motion is None:
+        motion = "town" if kind == "locations" else "fit"
     mot = _as_motion(motion, kind)
     gap = _positive(gap_s, "gap_s")
     if not isinstance(robust, (bool, np.bool_)):
@@ -453,7 +454,7 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
         z = y
     dt = np.ones(n)
     if t is not None and n > 1:
-        dt[1:] = np.diff(t.astype(np.int64)) / 1e9
+        dt[1:] = np.maximum(np.diff(t.astype(np.int64)), 0) / 1e9  # unsorted times: no step
     if obs.any():
         out, q, r = _run(np.ascontiguousarray(z), obs, dt, r, mot, bool(robust), gap)
     else:
@@ -471,8 +472,7 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
             v = np.clip(v, lo, hi)
         cols = {"values": v}
     how = {"method": "Kalman filter + RTS smoother (post-processing, free)",
-           "motion": motion if isinstance(motion, str) else ("town" if motion is None and kind == "locations" else ("fit" if motion is None else mot[0])),
-           "q": float(q),
+           "motion": motion if isinstance(motion, str) else mot[0], "q": float(q),
            "noise_sd": float(math.sqrt(r)) if math.isfinite(r) else None,
            "noise_source": source, "robust": bool(robust), "gap_s": gap}
     if mot[0] == "iou":

@@ -171,7 +171,7 @@ def test_skip_repeats_carry_no_weight():
     missing in the kernel (the same observations)."""
     rel = release("skip")
     out = smooth_release(rel, noise_sd=400.0)
-    y, t = sm._public_columns(rel)
+    y, _ = sm._public_columns(rel)
     obs = sm.observations(y)
     assert obs.sum() == int((~HOME).sum())  # the repeats found are exactly Skip's landmarks
     # the smoother's output at a repeat is not the repeated value
