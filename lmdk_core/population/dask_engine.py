@@ -153,7 +153,7 @@ def _map_units(fn: Any, units: list[Any], args: tuple, client: Any, on_result: A
     futures = [client.submit(fn, u, *shared, key=f"lmdk-{stage}-{token}-{i}", pure=False)
                for i, u in enumerate(units)]
     try:
-        for done_n, fut in enumerate(as_completed(futures), start=1):
+        for done_n, fut in enumerate(as_completed(futures, loop=client.loop), start=1):
             on_result(fut.result())
             fut.release()
             if progress is not None:

@@ -1,0 +1,165 @@
+"""A real Dask cluster on this machine: a ``dask scheduler`` and two ``dask worker`` processes.
+
+``lmdk population --scheduler`` (and ``$LMDK_DASK_SCHEDULER``) gives exactly the in-memory
+release for the same seed; a worker killed in the middle of a release changes nothing (its
+partitions are recomputed with the same keyed coins); Ctrl-C leaves no output. Marked
+``cluster`` (deselect with ``-m "not cluster"``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed")
+
+from distributed import Client
+
+from lmdk_core.cli import _scheduler, build_parser, main
+from lmdk_core.population import (
+    ICDE15_MIX,
+    Grid,
+    draw_preferences,
+    generate_population,
+    release_population,
+    write_partitioned,
+)
+
+pytestmark = pytest.mark.cluster
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DASK = pathlib.Path(sys.executable).with_name("dask")
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["DASK_DISTRIBUTED__WORKER__DAEMON"] = "False"
+    return env
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """(address, client, worker processes): started here, stopped by their own pids."""
+    d = tmp_path_factory.mktemp("cluster")
+    sched_file = d / "scheduler.json"
+    common = dict(cwd=str(d), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                               "--no-dashboard", "--scheduler-file", str(sched_file)], **common)]
+    try:
+        for i in range(2):
+            procs.append(subprocess.Popen(
+                [str(DASK), "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
+                 "--no-nanny", "--no-dashboard", "--memory-limit", "1GiB", "--name", f"w{i}"],
+                **common))
+        t0 = time.monotonic()
+        while not sched_file.exists() and time.monotonic() - t0 < 30:
+            time.sleep(0.05)
+        address = json.loads(sched_file.read_text())["address"]
+        client = Client(address, timeout="30s", set_as_default=False)
+        client.wait_for_workers(2, timeout=60)
+        yield address, client, procs[1:]
+        client.close()
+    finally:
+        for p in reversed(procs):  # nothing to keep: stop at once
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    traj, places = generate_population(80, points_per_user=100, days=2, seed=8)
+    d = tmp_path_factory.mktemp("pop")
+    pq = write_partitioned(traj, d / "pq", n_files=4, row_group_rows=500)
+    places = places[places["name"] == "other"]
+    places.to_csv(d / "places.csv", index=False)
+    return traj, places, pq, d
+
+
+def _cli(args: list[str]) -> pd.DataFrame:
+    assert main(args) == 0
+    return pd.read_csv(pathlib.Path(args[args.index("--out") + 1]) / "counts.csv")
+
+
+def test_cli_on_the_cluster_equals_memory(cluster, data, tmp_path, monkeypatch):
+    address, _, _ = cluster
+    _, _, pq, d = data
+    base = ["population", f"file://{pq}", "--places", str(d / "places.csv"), "--start",
+            "2008-02-02", "--end", "2008-02-04", "--cell-m", "2000", "--seed", "3",
+            "--partition-rows", "1500", "--quiet"]
+    mem = _cli([*base, "--engine", "memory", "--out", str(tmp_path / "m")])
+    on = _cli([*base, "--scheduler", address, "--out", str(tmp_path / "c")])
+    pd.testing.assert_frame_equal(mem, on)
+    monkeypatch.setenv("LMDK_DASK_SCHEDULER", address)  # the variable alone picks the cluster
+    assert _scheduler(build_parser().parse_args([*base, "--out", "o"])) == ("dask", address)
+    assert _scheduler(build_parser().parse_args([*base, "--engine", "memory", "--out", "o"])) \
+        == ("memory", None)  # an explicit --engine memory wins over the variable
+    users = pd.read_csv(tmp_path / "c" / "PRIVATE-users.csv")
+    assert len(users) == 80
+    assert main([*base, "--engine", "memory", "--scheduler", address,
+                 "--out", str(tmp_path / "x")]) == 1  # contradictory flags: a clear error
+
+
+def test_killing_a_worker_mid_release_changes_nothing(cluster, data):
+    """Runs last in this file: it leaves one worker."""
+    _, client, workers = cluster
+    traj, places, pq, _ = data
+    prefs = draw_preferences(traj["uid"].astype(str).unique(), ICDE15_MIX, rng=1)
+    grid = Grid.covering(start="2008-02-02", end="2008-02-04", cell_m=2000, bin_s=3600)
+    kw = dict(grid=grid, places=places, mix=ICDE15_MIX, rng=21, partition_rows=600)
+    ref = release_population(traj, prefs, **kw)  # undisturbed, in memory
+    killed = []
+
+    def kill_one(stage: str, done: int, total: int) -> None:
+        if stage == "partitions" and done == 1 and not killed:
+            assert total > 4  # the kill happens with most partitions still to do
+            workers[0].send_signal(signal.SIGKILL)
+            workers[0].wait(timeout=10)
+            killed.append(done)
+
+    got = release_population(f"file://{pq}", prefs, engine="dask", scheduler=client,
+                             progress=kill_one, **kw)
+    assert killed and workers[0].poll() is not None
+    assert np.array_equal(ref.counts, got.counts)  # the same noisy counts, exactly
+    assert np.array_equal(ref.private.kept_counts, got.private.kept_counts)
+    pd.testing.assert_frame_equal(ref.private.users, got.private.users)
+
+
+CHILD = """
+import sys
+from lmdk_core import cli
+shown = cli.Progress.__call__
+def mark(self, stage, done, total):  # say when the partitions run, whatever the display
+    if stage == "partitions" and done == 1:
+        sys.stderr.write("PARTITIONS-RUNNING\\n")
+        sys.stderr.flush()
+    return shown(self, stage, done, total)
+cli.Progress.__call__ = mark
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_leaves_no_output(tmp_path):
+    out = tmp_path / "pop"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, "population", "--generate", "300", "--points-per-user",
+         "200", "--days", "2", "--partition-rows", "1000", "--cell-m", "2000", "--seed", "1",
+         "--out", str(out)], cwd=str(ROOT), env=_env(), stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # interrupt once the partitions are running
+        if line.startswith("PARTITIONS-RUNNING"):
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, rest
+    assert "interrupted" in rest
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".pop.partial")]
