@@ -21,6 +21,8 @@ ATTACK_SEED = 0
 """Seed of the page's simulated releases: the same setting shows the same numbers."""
 OPEN_KEY = "attack_open"
 """The section's expander state: collapsed, nothing is computed."""
+RECORD_KEY = "attack_record"
+"""This section's last report and the release it is for (read by the stakeholder story)."""
 
 
 @st.cache_resource(**compute.SESSION)
@@ -53,11 +55,13 @@ def render(traj: pd.DataFrame, key: Any, rs: Any) -> attacks.AttackReport | None
         )
         allocation = bounded_allocation(key)
         try:
-            rep = report(release_key(key, rs, allocation), places, traj, rs, allocation)
+            rkey = release_key(key, rs, allocation)
+            rep = report(rkey, places, traj, rs, allocation)
         except LmdkError as err:
             st.error(f"The attacks could not run: {plain_text(err)}")
             return None
         for text in attacks.place_sentences(rep):
             st.markdown(text)
         st.markdown(" ".join(attacks.guarantee_sentences(rep)))
+        state.put(RECORD_KEY, {"release_key": rkey, "report": rep})
         return rep

@@ -182,7 +182,7 @@ def _allocation_source(correlation: dict[str, Any] | None) -> str | None:
 def story_file(release: Any, s: Settings, alloc: str, label: str,
                correlation: dict[str, Any] | None, interval_s: float, include_private: bool,
                traj: pd.DataFrame, mask: np.ndarray, places: list[dict[str, Any]],
-               temporal: Any, landmark_loss: Any) -> str:
+               temporal: Any, landmark_loss: Any, attack: Any = None) -> str:
     """The stakeholder story (lmdk_core.story.release_story), built outside the session.
 
     Public unless ``include_private``: then traj/mask/places/losses are passed on, else they are
@@ -201,7 +201,7 @@ def story_file(release: Any, s: Settings, alloc: str, label: str,
         budget_is_public=bounded and _allocation_source(correlation) in ("public", "dp"),
         alpha=float(correlation["alpha"]) if bounded and correlation else None,
         interval_s=interval_s or None, tiles="none", include_private=include_private,
-        **private)
+        attack=attack, **private)
 
 
 def _deferred(build: Callable[..., str], *args: Any) -> Callable[[], str]:
@@ -477,8 +477,12 @@ def _story(traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temp
     st.markdown(
         "**Report for stakeholders** — one HTML file that opens in any browser, offline: the "
         "released trace on a map, how the budget is spent, what is protected and at what cost, "
-        "and the settings. By default it holds only what the public files hold."
+        "and the settings. By default it holds only what the public files hold, plus the "
+        "attack figures of section 4b once computed (distances only: no coordinates, no "
+        "place names)."
     )
+    record = state.get("attack_record") or {}  # section 4b's report, if for this release
+    attack = record.get("report") if record.get("release_key") == args[0].key else None
     row = st.columns(2)
     private = row[1].checkbox(
         "Include my true trace and places — private",
@@ -492,7 +496,7 @@ def _story(traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temp
     row[0].download_button(
         PRIVATE_STORY_LABEL if private else STORY_LABEL,
         data=_deferred(story_file, release, s, alloc, label, correlation, interval_s, private,
-                       traj, mask, places, temporal, landmark_loss),
+                       traj, mask, places, temporal, landmark_loss, attack),
         file_name=export.export_file_name("private_story" if private else "story", alloc,
                                           "html"),
         mime="text/html",

@@ -415,9 +415,12 @@ def _pct(x: float) -> str:
     return "—" if not math.isfinite(x) else f"{100 * x:.0f} %"
 
 
-def place_sentences(report: AttackReport, *, labels: Sequence[str] | None = None) -> list[str]:
+def place_sentences(report: AttackReport, *, labels: Sequence[str] | None = None,
+                    visits: bool = True) -> list[str]:
     """One plain paragraph per place with the report's numbers (``labels`` replace the place
-    names, e.g. "place 1" in a public story). Markdown bold marks the numbers."""
+    names, e.g. "place 1" in a public story; ``visits=False`` leaves out the visit attack,
+    whose baseline is the share of time spent at the place). Markdown bold marks the
+    numbers."""
     from .formatting import plain_distance
 
     names = list(labels) if labels is not None else list(report.places)
@@ -431,11 +434,12 @@ def place_sentences(report: AttackReport, *, labels: Sequence[str] | None = None
             f"releases; 10–90 %: {plain_distance(row.release_p10_m)}–"
             f"{plain_distance(row.release_p90_m)}), against "
             f"**{plain_distance(row.raw_m)}** from the raw trace and "
-            f"{plain_distance(row.baseline_median_m)} guessing without the file. "
-            f"Asked \"there now?\", it is right {_pct(row.visit_precision)} of the times it says "
-            f"yes and finds {_pct(row.visit_recall)} of the moments there (always saying yes: "
-            f"right {_pct(row.always_yes_precision)})."
+            f"{plain_distance(row.baseline_median_m)} guessing without the file."
         )
+        if visits:
+            text += (f" Asked \"there now?\", it is right {_pct(row.visit_precision)} of the "
+                     f"times it says yes and finds {_pct(row.visit_recall)} of the moments there "
+                     f"(always saying yes: right {_pct(row.always_yes_precision)}).")
         if located[j]:
             radius = max(report.radius_m, float(report.place_radius_m[j]))
             what = ("the protection radius r" if radius == report.radius_m

@@ -32,6 +32,7 @@ from .validation import check_epsilon
 __all__ = [
     "ILLUSTRATION_LANDMARKS",
     "StorySection",
+    "attack_story_section",
     "illustration_figure",
     "release_story",
     "released_map",
@@ -332,6 +333,29 @@ def story_summary(
     return "\n\n".join(parts)
 
 
+ATTACK_STORY_NOTE = (
+    "These figures come from {draws} simulated releases with the same settings, never from this "
+    "release. They are distances between an attacker's guesses and the person's true places: "
+    "they hold no coordinates and no place names, but unlike the released trace they are "
+    "computed from the true data and are not covered by ε."
+)
+
+
+def attack_story_section(report: Any, *, private: bool = False) -> StorySection:
+    """What an attacker learns from the public file (:mod:`lmdk_core.attacks`), public-safe
+    unless ``private``: places are "place 1", "place 2", … and only distances are shown (the
+    visit attack, whose baseline is the share of time spent at a place, only in the private
+    story)."""
+    from .attacks import guarantee_sentences, place_sentences
+
+    labels = None if private else [f"Place {i + 1}" for i in range(len(report.places))]
+    parts = [ATTACK_STORY_NOTE.format(draws=report.draws),
+             *place_sentences(report, labels=labels, visits=private),
+             " ".join(guarantee_sentences(report))]
+    return StorySection("What an attacker learns from the public file",
+                        "\n\n".join(p.replace("**", "") for p in parts))
+
+
 def release_story(
     release: Any,
     *,
@@ -349,6 +373,7 @@ def release_story(
     places: Any = None,
     temporal: Any = None,
     landmark_loss: Any = None,
+    attack: Any = None,
 ) -> str:
     """The stakeholder story of one locations release as ONE offline HTML page.
 
@@ -402,6 +427,8 @@ def release_story(
                     "they would reveal when the person was at their places. Its guarantee is the "
                     "same: the places' moments and any one other moment together spend at most ε.")
         sections.append(StorySection("How the privacy budget is spent", text, figure=fig))
+    if attack is not None:
+        sections.append(attack_story_section(attack, private=include_private))
     if include_private:
         if traj is None or landmarks is None:
             raise ParameterError("a private story needs traj= and landmarks=")

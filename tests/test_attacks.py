@@ -235,3 +235,25 @@ def test_cli_attack_prints_the_table(alice, tmp_path, capsys):
     assert at.GUARANTEE_COVERS in out
     assert main(["attack", *args[:3], "--epsilon", "0", "--quiet"]) == 1  # bad ε: exit 1
     assert "lmdk: error" in capsys.readouterr().err
+
+
+def test_story_shows_the_numbers_public_safe(alice, sample):
+    from lmdk_core.story import release_story
+
+    secret = lm.Place("Oncology ward", CLINIC.lat, CLINIC.lon, 100.0)
+    rep = at.attack_report(alice, [HOME, secret], settings={"epsilon": 1.0}, rng=3, draws=3)
+    one = lm.select_user(sample, "bob").iloc[:300]  # a trace far from alice's places
+    rel = lm.release_locations(one, None, epsilon=1.0, scheme="event", rng=1)
+    kw = {"epsilon": 1.0, "allocation": "skip", "scheme": "skip", "settings": {"ε": 1}}
+    public = release_story(rel, attack=rep, **kw)
+    row = rep.table().iloc[1]
+    assert f"Place 2: an attacker looking for it in the public file lands within " \
+           f"{lm.formatting.plain_distance(row.release_median_m)}" in public
+    assert "Oncology" not in public and "Home: an attacker" not in public
+    for p in (HOME, secret):  # no true coordinate, at any usual precision
+        for digits in (4, 5, 6):
+            assert f"{p.lat:.{digits}f}" not in public and f"{p.lon:.{digits}f}" not in public
+    assert "not covered by ε" in public and "right" not in public.split("attacker")[-1][:400]
+    private = release_story(rel, attack=rep, include_private=True, traj=one,
+                            landmarks=np.zeros(len(one), bool), **kw)
+    assert "Oncology ward: an attacker" in private and "always saying yes" in private
