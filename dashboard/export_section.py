@@ -446,7 +446,7 @@ def _downloads(
 
 SMOOTHED_HELP = (
     "The same real release with each point replaced by an estimate from the released points "
-    "before and after it (section 4b). It is computed from the public file alone, so it is as "
+    "before and after it (section 4). It is computed from the public file alone, so it is as "
     "safe to share as that file and costs nothing more."
 )
 

@@ -1,4 +1,4 @@
-"""Section 4b: smooth the released points (free post-processing), raw vs smoothed error.
+"""Section 4, smoothing: smooth the released points (free post-processing), raw vs smoothed error.
 
 Thin glue over :meth:`lmdk_core.session.Session.smoothed` (the smoother reads only the public
 output; the ledger does not change). The toggle's value is read before the toggle is drawn (the
@@ -49,7 +49,7 @@ def shown(item: Any | None) -> Any | None:
 
 def render(traj: pd.DataFrame, key: Any, preview: Any | None) -> None:
     """The toggle and the preview's mean error with and without smoothing, side by side."""
-    st.subheader("4b · Smoothing the released points")
+    st.subheader("Smoothing the released points")
     on = st.toggle(TOGGLE_LABEL, value=DEFAULT, key=SMOOTH_KEY, help=TOGGLE_HELP)
     if preview is None:
         return
