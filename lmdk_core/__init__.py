@@ -11,7 +11,7 @@ randomness; a seed only for simulations); the per-timestamp budget is ``budget``
 first, then landmarks: ``release_locations(traj, landmarks, epsilon=..., scheme=...)``.
 """
 
-from . import correlation, population
+from . import attacks, correlation, population
 from ._version import __version__ as __version__
 from .accounting import (
     as_landmark_mask,
@@ -22,6 +22,7 @@ from .accounting import (
     window_sums,
 )
 from .allocation import allocate
+from .attacks import AttackReport, attack_report
 from .comparison import compare_schemes, compare_with_dummies
 from .correlation import (
     CorrelationModel,
@@ -156,6 +157,8 @@ __all__ = [  # noqa: RUF022 -- grouped by topic, sorted within each group
     "transition_matrix", "value_steps",
     # personalised DP for many people (lmdk_core.population)
     "population",
+    # what an attacker learns from the public file, on simulated releases (lmdk_core.attacks)
+    "AttackReport", "attack_report", "attacks",
     # figures (Plotly, extra "plot") and maps (Folium, extra "app"), loaded on first use
     "PALETTE", "allocation_figure", "comparison_figure", "error_figure", "loss_figure",
     "trajectory_figure", "FIGURE_FORMATS", "save_figure",

@@ -257,3 +257,37 @@ def test_story_shows_the_numbers_public_safe(alice, sample):
     private = release_story(rel, attack=rep, include_private=True, traj=one,
                             landmarks=np.zeros(len(one), bool), **kw)
     assert "Oncology ward: an attacker" in private and "always saying yes" in private
+
+
+def test_docs_state_the_code_numbers():
+    """docs/attacks.md's numbers about the attacks are the code's."""
+    import re
+    from pathlib import Path
+
+    doc = re.sub(r"\s+", " ", (Path(__file__).resolve().parent.parent / "docs" / "attacks.md")
+                 .read_text(encoding="utf-8"))
+    median = float(re.search(r"its median is about ([\d.]+)·r/ε", doc).group(1))
+    assert abs(float(at.noise_quantile(0.5, epsilon=1.0, radius_m=1.0)) - median) < 0.05
+    night, work = at.NIGHT_HOURS, at.WORK_HOURS
+    assert f"({night[0]}:00–{night[1]:02d}:00 local time)" in doc
+    assert f"Mon–Fri {work[0]:02d}:00–{work[1]}:00" in doc
+    assert f"capped at {at.MAX_DWELL_S / 60:.0f} min" in doc
+    assert f"home, work and {at.STAY_GUESSES} stays: a short list of up to " \
+           f"{at.STAY_GUESSES + 2}" in doc
+    assert f"default {at.ATTACK_DRAWS}" in doc
+
+
+def test_ordinary_moments_locate_home_while_the_landmarks_are_protected(alice):
+    """docs/attacks.md and section 4b: G_t ≤ ε holds for every release, yet at ε = 2 the
+    attacker lands within r of home in the median simulated release — from the ordinary
+    moments, which the guarantee does not bound together."""
+    from lmdk_core.session import _draw
+
+    rs = ReleaseSettings(epsilon=2.0, radius_m=200.0)
+    mask = lm.landmark_mask(alice, [HOME])
+    rel, _, _ = _draw(alice, mask, rs, None, rng=np.random.default_rng(0))
+    assert lm.satisfies_landmark_privacy(rel.eps, mask, 2.0)
+    rep = at.attack_report(alice, [HOME], settings=rs, rng=2, draws=8)
+    assert rep.located()[0] and rep.median_m()[0] < 200.0
+    assert "locates a place although its moments are protected" in " ".join(
+        at.guarantee_sentences(rep))
