@@ -19,7 +19,7 @@ as a ratio of the raw error.
 from __future__ import annotations
 
 import argparse
-import time
+import timeit
 from pathlib import Path
 
 import numpy as np
@@ -35,12 +35,7 @@ EPSILON, RADIUS_M, STEP_S = 1.0, 200.0, 30.0
 
 def best_of(fn, repeat: int = 3) -> float:
     fn()  # warm-up (numba compilation, caches)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return min(timeit.repeat(fn, number=1, repeat=repeat))
 
 
 def median_points(rel: lc.Release, window: int) -> tuple[np.ndarray, np.ndarray]:

@@ -6,19 +6,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
+from test_smoothing import TRACE
 
 from lmdk_core import advice
 from lmdk_core.metrics import mae_metres
 
-N = 400
-_rng = np.random.default_rng(2)
-TRACE = pd.DataFrame({
-    "time": pd.date_range("2024-05-01 08:00", periods=N, freq="30s"),
-    "lat": 39.99 + np.cumsum(_rng.normal(0, 2e-4, N)),
-    "lon": 116.34 + np.cumsum(_rng.normal(0, 2e-4, N)),
-})
-HOME = np.zeros(N, dtype=bool)
+HOME = np.zeros(len(TRACE), dtype=bool)
 HOME[100:140] = True
 
 

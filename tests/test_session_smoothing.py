@@ -6,20 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from test_smoothing import TRACE
 
 from lmdk_core import ParameterError, smooth_release
 from lmdk_core.export import release_to_csv
 from lmdk_core.session import Drawn, Preview, ReleaseSettings, Session
 
-N = 120
-_rng = np.random.default_rng(1)
-TRACE = pd.DataFrame({
-    "time": pd.date_range("2024-05-01 08:00", periods=N, freq="30s"),
-    "lat": 39.99 + np.cumsum(_rng.normal(0, 2e-4, N)),
-    "lon": 116.34 + np.cumsum(_rng.normal(0, 2e-4, N)),
-})
-HOME = np.zeros(N, dtype=bool)
-HOME[40:50] = True
+HOME = np.zeros(len(TRACE), dtype=bool)
+HOME[100:140] = True
 SETTINGS = ReleaseSettings(epsilon=1.0, scheme="skip")
 
 
