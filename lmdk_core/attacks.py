@@ -154,7 +154,8 @@ def noise_quantile(p: Any, *, epsilon: float, radius_m: float) -> np.ndarray:
     q = np.asarray(p, dtype=float)
     if np.any((q <= 0) | (q >= 1)):
         raise ParameterError("quantiles must lie strictly between 0 and 1")
-    return np.quantile(_unit_noise_distances(), q) * r / eps
+    unit = _unit_noise_distances()  # sorted: linear interpolation = np.quantile's default
+    return np.interp(q * (unit.size - 1), np.arange(unit.size), unit) * r / eps
 
 
 def _noise_m(p: float, epsilon: float | None, radius_m: float | None) -> float:
@@ -238,7 +239,7 @@ def home_work(trace: PublicTrace, *, epsilon: float | None = None,
     local_h = (trace.time / 3.6e12 + off) % 24.0
     day = np.floor((trace.time / 3.6e12 + off) / 24.0).astype(np.int64)
     weekday = (day + 3) % 7  # 1970-01-01 was a Thursday (3 with Monday = 0)
-    lat0, lon0 = float(np.median(trace.lat)), float(np.median(trace.lon))
+    lat0, lon0 = float(trace.lat[0]), float(trace.lon[0])  # any nearby origin will do
     x, y = degrees_to_metres(lat0, lon0, trace.lat, trace.lon)
     w = _weights(trace.time)
     hours = {
@@ -262,17 +263,21 @@ def repeat_runs(trace: PublicTrace, *, top: int = STAY_GUESSES,
     moments, and every scheme between fresh releases), lasting at least ``min_duration_s``
     seconds from their first point to the next different one. Columns ``lat``, ``lon``,
     ``duration_s``, longest first."""
-    n = len(trace)
-    if n == 0:
-        return pd.DataFrame({"lat": [], "lon": [], "duration_s": []})
+    lat, lon, dur = _repeat_runs(trace, top, min_duration_s)
+    return pd.DataFrame({"lat": lat, "lon": lon, "duration_s": dur})
+
+
+def _repeat_runs(trace: PublicTrace, top: int, min_duration_s: float = 600.0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if len(trace) == 0:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
     new = np.r_[True, (trace.lat[1:] != trace.lat[:-1]) | (trace.lon[1:] != trace.lon[:-1])]
     first = np.flatnonzero(new)
     end_t = np.r_[trace.time[first[1:]], trace.time[-1]]  # until the next different point
     dur = (end_t - trace.time[first]) / 1e9
     long = np.flatnonzero(dur >= min_duration_s)
     pick = long[np.argsort(-dur[long], kind="stable")[:top]]
-    return pd.DataFrame({"lat": trace.lat[first[pick]], "lon": trace.lon[first[pick]],
-                         "duration_s": dur[pick]})
+    return trace.lat[first[pick]], trace.lon[first[pick]], dur[pick]
 
 
 def attacker_guesses(trace: PublicTrace, *, epsilon: float | None = None,
@@ -284,27 +289,39 @@ def attacker_guesses(trace: PublicTrace, *, epsilon: float | None = None,
     release (``epsilon`` given) its longest runs of a republished point (:func:`repeat_runs`;
     fresh noisy points never form stays, they are the density search's job). Columns
     ``guess``, ``lat``, ``lon``."""
+    names, lat, lon = _guesses(trace, epsilon, radius_m, utc_offset_h,
+                               check_int(stays, "stays", minimum=0))
+    return pd.DataFrame({"guess": names, "lat": lat, "lon": lon})
+
+
+def _guesses(trace: PublicTrace, epsilon: float | None, radius_m: float | None,
+             utc_offset_h: float | None, stays: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(names, lat, lon) of :func:`attacker_guesses` as arrays."""
     from .stays import suggest_places
 
-    stays = check_int(stays, "stays", minimum=0)
-    rows = [(k, v[0], v[1]) for k, v in home_work(
-        trace, epsilon=epsilon, radius_m=radius_m, utc_offset_h=utc_offset_h).items()
-        if v is not None]
+    spots = {k: v for k, v in home_work(trace, epsilon=epsilon, radius_m=radius_m,
+                                        utc_offset_h=utc_offset_h).items() if v is not None}
+    names = list(spots)
+    lat = np.array([v[0] for v in spots.values()])
+    lon = np.array([v[1] for v in spots.values()])
     if stays and len(trace):
-        found = (repeat_runs(trace, top=stays) if _scale_m(epsilon, radius_m)
-                 else suggest_places(trace.frame(), top=stays))
-        rows += [(f"stay {i + 1}", a, b) for i, (a, b) in
-                 enumerate(zip(found["lat"], found["lon"], strict=True))]
-    return pd.DataFrame(rows, columns=["guess", "lat", "lon"])
+        if _scale_m(epsilon, radius_m):
+            s_lat, s_lon, _ = _repeat_runs(trace, stays)
+        else:
+            found = suggest_places(trace.frame(), top=stays)
+            s_lat, s_lon = found["lat"].to_numpy(), found["lon"].to_numpy()
+        names += [f"stay {i + 1}" for i in range(s_lat.size)]
+        lat, lon = np.r_[lat, s_lat], np.r_[lon, s_lon]
+    return names, lat, lon
 
 
-def _nearest_m(guesses: pd.DataFrame, plat: np.ndarray, plon: np.ndarray) -> np.ndarray:
+def _nearest_m(guesses: tuple[list[str], np.ndarray, np.ndarray], plat: np.ndarray,
+               plon: np.ndarray) -> np.ndarray:
     """Distance (m) from each place to the nearest guess (inf without guesses)."""
-    if guesses.empty:
+    _, glat, glon = guesses
+    if glat.size == 0:
         return np.full(plat.size, np.inf)
-    d = haversine_m(plat[:, None], plon[:, None], guesses["lat"].to_numpy()[None, :],
-                    guesses["lon"].to_numpy()[None, :])
-    return d.min(axis=1)
+    return haversine_m(plat[:, None], plon[:, None], glat[None, :], glon[None, :]).min(axis=1)
 
 
 # ----------------------------------------------------------------------------- place visits
@@ -507,7 +524,7 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
     raw = public_trace(traj)
     eps = rs.epsilon_scheme
     r = rs.radius_m
-    raw_g = attacker_guesses(raw, utc_offset_h=utc_offset_h)
+    raw_g = _guesses(raw, None, None, utc_offset_h, STAY_GUESSES)
     raw_m = _nearest_m(raw_g, plat, plon)
     raw_pr = np.array([_precision_recall(visit_inference(raw, p.as_tuple()),
                                          truth[j][raw.rows]) for j, p in enumerate(pls)])
@@ -517,7 +534,7 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
     for i in range(draws):  # one simulated release per draw; each attack is vectorised
         rel, _, _ = _draw(traj, mask, rs, allocation, rng=np.random.default_rng(seeds[i]))
         pub = public_trace(rel)
-        g = attacker_guesses(pub, epsilon=eps, radius_m=r, utc_offset_h=utc_offset_h)
+        g = _guesses(pub, eps, r, utc_offset_h, STAY_GUESSES)
         rel_m[i] = _nearest_m(g, plat, plon)
         for j, p in enumerate(pls):  # a few places
             said = visit_inference(pub, p.as_tuple(), epsilon=eps, radius_m=r)
