@@ -152,6 +152,13 @@ def test_evaluate_command_prints_the_table(capsys):
     for name in ev.MECHANISMS:
         assert name in out
     assert "ε=8" in out
+    code = ev.main(["--taxis", "40", "--days", "2", "--seeds", "1", "--baseline-seeds", "1",
+                    "--lengths", "2", "--epsilons", "8", "--alphas", "0.5,0.25",
+                    "--mechanisms", "uniform,event-rr", "--quiet", "--markdown"])
+    md = capsys.readouterr().out
+    assert code == 0
+    assert "| m | mechanism | ε=8 |" in md and "| 2 | uniform | " in md
+    assert "Q averaged over m at α = 0.25:" in md and "| α | mechanism | ε=8 |" in md
 
 
 def test_evaluate_uniform_beats_event_rr_at_large_epsilon():

@@ -55,6 +55,7 @@ __all__ = [
     "compare",
     "evaluate",
     "main",
+    "markdown_tables",
     "mechanism_runners",
     "prepare",
     "summarise",
@@ -271,6 +272,30 @@ def format_table(summary: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def markdown_tables(summary: pd.DataFrame, *, alpha: float = 0.5) -> str:
+    """The docs' tables (docs/pattern-level-dp.md §9): mean Q at ``alpha`` per (m, mechanism) and
+    ε, then Q averaged over m at every other α of ``summary``; Markdown, 3 decimals."""
+    def table(block: pd.DataFrame, index: list[str]) -> list[str]:
+        wide = block.pivot_table(index=index, columns="epsilon", values="q", aggfunc="mean",
+                                 sort=False)
+        head = [*(("α" if i == "alpha" else i) for i in index), *(f"ε={e:g}" for e in wide.columns)]
+        rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for key, vals in wide.iterrows():
+            keys = key if isinstance(key, tuple) else (key,)
+            rows.append("| " + " | ".join([*(f"{k:g}" if isinstance(k, float) else str(k)
+                                              for k in keys), *(f"{v:.3f}" for v in vals)])
+                        + " |")
+        return rows
+    main_rows = table(summary[summary.alpha == alpha], ["m", "mechanism"])
+    lines = [f"Q at α = {alpha:g}:", "", *main_rows]
+    others = summary[summary.alpha != alpha]
+    if len(others):
+        lines += ["", "Q averaged over m at α = " + " and ".join(
+            f"{a:g}" for a in others.alpha.unique()) + ":", "",
+            *table(others, ["alpha", "mechanism"])]
+    return "\n".join(lines)
+
+
 def _floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x.strip()]
 
@@ -296,6 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--mechanisms", type=lambda s: s.split(","), default=list(MECHANISMS))
     ap.add_argument("--csv", default=None, help="also write the summary table to this CSV")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print the docs' Markdown tables instead of the text table")
     args = ap.parse_args(argv)
     bad = [m for m in args.mechanisms if m not in MECHANISMS]
     if bad:
@@ -318,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{len(setup.history):,} events; seeds {args.seeds} "
           f"(per-user baselines {min(args.seeds, args.baseline_seeds)}); "
           f"{time.perf_counter() - t0:.0f} s")
-    print(format_table(summary))
+    print(markdown_tables(summary) if args.markdown else format_table(summary))
     if args.csv:
         summary.to_csv(args.csv, index=False)
     return 0
