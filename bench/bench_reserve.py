@@ -65,8 +65,9 @@ def masks(person: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def evaluate(frame: pd.DataFrame, seeds: int, speed: float | None
-             ) -> dict[str, dict[str, float]]:
-    """{case: {scheme: mean error (m)}} over persons (weighted by points) and seeds."""
+             ) -> tuple[dict[str, dict[str, float]], dict[str, list[float]]]:
+    """({case: {scheme: mean error (m)}} over persons (weighted by points) and seeds,
+    {case: Reserve's landmark share per person})."""
     sums: dict[str, dict[str, float]] = {}
     counts: dict[str, dict[str, int]] = {}
     shares: dict[str, list[float]] = {}
@@ -89,15 +90,14 @@ def evaluate(frame: pd.DataFrame, seeds: int, speed: float | None
                     if scheme == "reserve" and seed == 0:
                         shares.setdefault(case, []).append(rel.params["landmark_share"])
     res = {c: {s: sums[c][s] / max(counts[c][s], 1) for s in SCHEMES} for c in sums}
-    for c in res:
-        res[c]["shares"] = shares.get(c, [])  # type: ignore[assignment]
-    return res
+    return res, shares
 
 
-def report(name: str, res: dict[str, dict[str, float]], n: int, lm: dict[str, float]) -> None:
+def report(name: str, res: dict[str, dict[str, float]], shares: dict[str, list[float]], n: int,
+           lm: dict[str, float]) -> None:
     for case, row in res.items():
         print(f"{name:8s} {case:6s} landmarks {lm[case]:5.1%} of {n} points; auto shares "
-              f"{', '.join(f'{s:.2f}' for s in row['shares'])}")
+              f"{', '.join(f'{s:.2f}' for s in shares.get(case, []))}")
         for scheme in SCHEMES:
             print(f"    {scheme:9s} {row[scheme]:10.0f} m   ratio vs skip "
                   f"{row[scheme] / row['skip']:6.3f}")
@@ -125,8 +125,8 @@ def main() -> None:
         print(f"(GeoLife sample not found at {args.geolife}: skipped)")
     for name, frame in data.items():
         t0 = time.perf_counter()
-        res = evaluate(frame, args.seeds, args.speed)
-        report(name, res, len(frame), landmark_shares(frame))
+        res, shares = evaluate(frame, args.seeds, args.speed)
+        report(name, res, shares, len(frame), landmark_shares(frame))
         print(f"    ({time.perf_counter() - t0:.1f} s)")
 
 

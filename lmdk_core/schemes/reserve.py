@@ -11,7 +11,8 @@ B_L = ``landmark_share``·ε and
   when the *public model's* expected error of repeating the last release,
   err·unit/ε_last + speed·(τ_t − τ_last), exceeds the expected noise error err·unit/bank of a
   fresh release (and the bank's budget is on the exact grid); otherwise it repeats the last
-  release, spends 0 and keeps banking.
+  release, spends 0 and keeps banking. Before the first release there is nothing to repeat:
+  a landmark then publishes once its bank's error is below err·unit/ε_R, the regular releases'.
 
 err·unit/ε is the mean error of a release at budget ε (values Δ/ε; locations ≈ 2.86·r/ε m, see
 :class:`~lmdk_core.schemes._space.Space`); τ is the public time in seconds (locations with
@@ -26,9 +27,10 @@ G_t ≤ ε for every t, any data, any noise (checked in exact rational arithmeti
 With ``landmark_share=0`` the schedule is Skip's, output identical for the same seed.
 
 ``landmark_share="auto"`` picks the share s on the grid 0, 0.01, …, 0.95 minimising the public
-model's expected mean error Ê(s) = (1/T)·Σ_t ê_t(s), ê_t = err·unit/ε_t at a fresh release and
-err·unit/ε_last + speed·(τ_t − τ_last) at a repeat (the triangle-inequality bound), ∞ before the
-first release — computed by running the same schedule with the model (ties: the smallest s).
+model's expected mean error Ê(s) = mean of ê_t(s) over the t with a release to show (before the
+first release there is none, as in Skip), ê_t = err·unit/ε_t at a fresh release and
+err·unit/ε_last + speed·(τ_t − τ_last) at a repeat (the triangle-inequality bound) — computed by
+running the same schedule with the model (ties: the smallest s).
 
 Why numba: the bank is a sequential state (each decision depends on the previous publication);
 the kernel is a loop over timestamps that reads no data and draws no noise.
@@ -58,55 +60,55 @@ _DELTA_BITS = 30  # δ keeps ≤ 30 significant bits: k·δ and their sums (k �
 
 
 @numba.njit(cache=True)
-def reserve_schedule(kind, unit, err, landmarks, tau, eps_reg, eps_tail, delta, speed):
-    """Public budget schedule; returns (eps, deposits spent per t, model error per t).
+def reserve_schedule(kind, unit, err, landmarks, tau, last_lm, eps_reg, delta, speed,
+                     eps, spent, model, write):
+    """The public schedule up to the last landmark ``last_lm``, written into ``eps`` (budget),
+    ``spent`` (deposits spent) and ``model`` (model error ê_t) for t ≤ last_lm; returns
+    (K = deposits spent in all, Σ ê_t and the number of t ≤ last_lm that have a release to
+    show; ê_t = NaN before the first release). ``write=False``: only the return values.
 
-    ``eps_reg``: regular budget up to the last landmark; ``eps_tail``: regular budget after it
-    (NaN: ε_reg + B_L − K·δ, filled in by the caller); ``delta``: one landmark's deposit.
-    Landmark t publishes with the bank k·δ iff usable and err·unit/(k·δ) < err·unit/ε_last +
-    speed·(τ_t − τ_last) (∞ before the first publication). Reads no data, draws no noise.
+    Regular t: ε_t = ``eps_reg``. Landmark t: one more deposit δ = ``delta`` in the bank; publish
+    with the bank k·δ iff err·unit/(k·δ) < err·unit/ε_last + speed·(τ_t − τ_last) (before the
+    first release: < err·unit/ε_reg, the error of the regular releases) and k·δ is on the exact
+    grid. Reads no data, draws no noise.
     """
-    n = landmarks.size
-    eps = np.zeros(n)
-    spent = np.zeros(n, dtype=np.int64)
-    model = np.full(n, np.inf)
     c = err * unit
-    last_lm = -1
-    for t in range(n):
-        if landmarks[t]:
-            last_lm = t
     k = 0  # deposits in the bank
+    total_k = 0
     have = False
     eps_last = 0.0
     tau_last = 0.0
-    for t in range(n):
+    acc = 0.0
+    shown = 0
+    for t in range(last_lm + 1):
         if landmarks[t]:
             k += 1
-            rep = np.inf
+            rep = c / eps_reg
             if have:
                 rep = c / eps_last + speed * max(0.0, tau[t] - tau_last)
             bank = k * delta
-            if usable(kind, unit, bank) and c / bank < rep:
-                eps[t] = bank
-                spent[t] = k
+            if bank > 0.0 and c / bank < rep and usable(kind, unit, bank):
+                e, used, err_t = bank, k, c / bank
+                total_k += k
                 k = 0
                 have = True
                 eps_last = bank
                 tau_last = tau[t]
-                model[t] = c / bank
             else:
-                model[t] = rep
+                e, used, err_t = 0.0, 0, rep if have else np.nan
         else:
-            e = eps_reg if t < last_lm else eps_tail
-            if e > 0.0:
-                eps[t] = e
-                have = True
-                eps_last = e
-                tau_last = tau[t]
-                model[t] = c / e
-            elif have:
-                model[t] = c / eps_last + speed * max(0.0, tau[t] - tau_last)
-    return eps, spent, model
+            e, used, err_t = eps_reg, 0, c / eps_reg
+            have = True
+            eps_last = eps_reg
+            tau_last = tau[t]
+        if write:
+            eps[t] = e
+            spent[t] = used
+            model[t] = err_t
+        if have:
+            acc += err_t
+            shown += 1
+    return total_k, acc, shown
 
 
 def _split(epsilon: float, share: float, m: int) -> tuple[float, float]:
@@ -147,42 +149,68 @@ def public_times(space: Space) -> np.ndarray:
     return s - (s[0] if s.size else 0.0)
 
 
+class _Plan:
+    """What every candidate share has in common: times, last landmark, scratch arrays."""
+
+    def __init__(self, space: Space, landmarks: np.ndarray) -> None:
+        self.space, self.landmarks = space, landmarks
+        self.m = int(landmarks.sum())
+        self.last = int(np.flatnonzero(landmarks)[-1]) if self.m else -1
+        self.tau = public_times(space)
+        self.eps = np.zeros(space.n)
+        self.spent = np.zeros(space.n, dtype=np.int64)
+        self.model = np.zeros(space.n)
+
+    def run(self, epsilon: float, share: float, speed: float) -> tuple[float, float, float, int]:
+        """(ε_R, δ, ε_tail, K) at ``share``; fills eps/model up to the last landmark."""
+        sp = self.space
+        eps_reg, delta = _split(epsilon, share, self.m)
+        k, _, _ = reserve_schedule(sp.code, sp.unit, sp.err, self.landmarks, self.tau, self.last,
+                                eps_reg, delta, speed, self.eps, self.spent, self.model, True)
+        return eps_reg, delta, _tail(epsilon, eps_reg, delta, k, self.m), k
+
+    def mean_error(self, epsilon: float, share: float, speed: float) -> float:
+        """Ê(share): the model's mean expected error over the t with a release to show."""
+        sp = self.space
+        eps_reg, delta = _split(epsilon, share, self.m)
+        k, acc, shown = reserve_schedule(sp.code, sp.unit, sp.err, self.landmarks, self.tau,
+                                         self.last, eps_reg, delta, speed, self.eps,
+                                         self.spent, self.model, False)
+        tail = _tail(epsilon, eps_reg, delta, k, self.m)
+        after = sp.n - self.last - 1
+        shown += after
+        return (acc + after * sp.err * sp.unit / tail) / shown if shown else math.inf
+
+
 def schedule(
     space: Space, landmarks: np.ndarray, epsilon: float, share: float, speed: float
 ) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
     """(ε_t, model error ê_t, public figures) of Reserve at landmark share ``share``."""
-    m = int(landmarks.sum())
-    eps_reg, delta = _split(epsilon, share, m)
-    tau = public_times(space)
-    eps, spent, model = reserve_schedule(space.code, space.unit, space.err, landmarks, tau,
-                                         eps_reg, np.nan, delta, speed)
-    deposits = int(spent.sum())
-    tail = _tail(epsilon, eps_reg, delta, deposits, m)
-    last = int(np.flatnonzero(landmarks)[-1]) if m else -1
-    after = (~landmarks) & (np.arange(space.n) > last)
-    eps[after] = tail
-    model[after] = space.err * space.unit / tail
-    figures = {"landmark_share": share, "landmark_budget": epsilon - eps_reg if m else 0.0,
+    plan = _Plan(space, landmarks)
+    eps_reg, delta, tail, k = plan.run(epsilon, share, speed)
+    eps, model = plan.eps, plan.model
+    eps[plan.last + 1:] = tail  # every t after the last landmark is regular
+    model[plan.last + 1:] = space.err * space.unit / tail
+    figures = {"landmark_share": share,
+               "landmark_budget": epsilon - eps_reg if plan.m else 0.0,
                "regular_epsilon": eps_reg, "landmark_deposit": delta,
-               "landmark_spent": float(Fraction(delta) * deposits)}
+               "landmark_spent": float(Fraction(delta) * k)}
     return eps, model, figures
 
 
 def expected_error(model: np.ndarray) -> float:
-    """Ê: the public model's mean expected error (∞ if some t has no release before it)."""
-    return float(model.mean()) if model.size else 0.0
+    """Ê: the mean of the model errors ê_t over the t with a release to show (NaN: none yet)."""
+    shown = model[np.isfinite(model)]
+    return float(shown.mean()) if shown.size else math.inf
 
 
 def auto_share(space: Space, landmarks: np.ndarray, epsilon: float, speed: float) -> float:
     """argmin_s Ê(s) over AUTO_SHARES (ties: smallest s; 0 without landmarks)."""
     if not landmarks.any() or space.n == 0:
         return 0.0
-    best, best_err = 0.0, math.inf
-    for s in AUTO_SHARES:
-        err = expected_error(schedule(space, landmarks, epsilon, float(s), speed)[1])
-        if err < best_err:
-            best, best_err = float(s), err
-    return best
+    plan = _Plan(space, landmarks)
+    errs = [plan.mean_error(epsilon, float(s), speed) for s in AUTO_SHARES]
+    return float(AUTO_SHARES[int(np.argmin(errs))]) if np.isfinite(min(errs)) else 0.0
 
 
 def check_share(value: Any, name: str) -> float | str:
