@@ -15,8 +15,11 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+import test_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+from test_app import APP, TIMEOUT, _kept, add_place_by_click, metric, run
 
 from lmdk_core import release_locations, release_values
 from lmdk_core.accounting import landmark_guarantee
@@ -251,3 +254,31 @@ def test_a_broken_deposit_is_caught(monkeypatch):
     mask[10:20] = True
     eps, _, _ = rv.schedule(Space("values", (np.zeros(40),), 1.0), mask, 1.0, 0.5, 1e9)
     assert not _exact_guarantee_ok(eps, mask, 1.0)
+
+
+# --------------------------------------------------------------------------- the page
+
+fake_map = test_app.fake_map  # shared fixtures (one definition, in test_app)
+home = test_app.home
+sample = test_app.sample
+
+
+def test_page_offers_reserve_in_plain_words(fake_map, home):
+    """The scheme choice shows Reserve with plain labels; the automatic share can be turned off
+    and the chosen share and speed reach the release."""
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.query_params["tiles"] = "none"
+    run(app)
+    add_place_by_click(app, fake_map, *home)
+    app.selectbox(key="scheme").set_value("reserve")
+    run(app)
+    labels = [w.label for w in (*app.number_input, *app.checkbox)]
+    assert not {"landmark_share", "speed"} & set(labels)
+    assert "Choose the share for me" in labels
+    assert "How fast you move at your places (m/s)" in labels
+    assert metric(app, "Max G_t vs ε").delta == "landmark-private"
+    rel = _kept(app)[-1]
+    assert rel.scheme == "reserve" and rel.params["landmark_share"] in rv.AUTO_SHARES
+    app.checkbox(key="param_reserve_landmark_share_auto").set_value(False)
+    run(app)
+    assert app.number_input(key="param_reserve_landmark_share").value == 0.2
