@@ -144,6 +144,35 @@ def test_never_reads_the_private_arrays():
         np.testing.assert_array_equal(a.lon, b.lon)
 
 
+def test_a_smoother_reading_published_would_fail_that_check():
+    """The check has power: a variant that takes ``published`` as its observation mask gives
+    different output once the private arrays are scrambled."""
+    rel = release("skip")
+    scrambled = dataclasses.replace(rel, published=np.random.default_rng(1).random(N) < 0.5)
+
+    def broken(r: lc.Release) -> np.ndarray:
+        y = np.column_stack(lc.geo.degrees_to_metres(40.0, 116.3, r.lat, r.lon))
+        obs = np.asarray(r.published) & ~np.isnan(y[:, 0])
+        out, *_ = sm._kalman_rts(y, obs, np.full(N, 30.0), 2.4e5, 300.0, 0, 0.0, 1.0, 0.0, True,
+                                 600.0, 1e13)
+        return out
+
+    assert not np.allclose(broken(rel), broken(scrambled), equal_nan=True)
+
+
+def test_across_the_antimeridian():
+    n = 200
+    rng = np.random.default_rng(9)
+    lon = 179.95 + np.cumsum(np.full(n, 1e-3)) + rng.normal(0, 1e-4, n)
+    trace = pd.DataFrame({"time": pd.date_range("2024-01-01", periods=n, freq="30s"),
+                          "lat": np.full(n, -16.8), "lon": (lon + 180.0) % 360.0 - 180.0})
+    rel = lc.release_locations(trace, None, epsilon=1.0, scheme="event", rng=2, noise="fast")
+    out = smooth_release(rel)
+    assert np.all((out.lon >= -180.0) & (out.lon < 180.0))
+    raw = np.mean(haversine_m(trace.lat, trace.lon, rel.lat, rel.lon))
+    assert np.mean(haversine_m(trace.lat, trace.lon, out.lat, out.lon)) < 0.7 * raw
+
+
 def test_the_same_public_frame_gives_the_same_output():
     """A Release rebuilt from the public frame and public parameters alone (arbitrary private
     arrays, none of the derived parameters) smooths identically."""
