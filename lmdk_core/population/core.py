@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -168,7 +168,7 @@ def _bounded_records(key: np.ndarray, cell: np.ndarray, rule: str, n_cells: int
     return k[first], c[first]
 
 
-Places = pd.DataFrame | dict[str, np.ndarray] | None
+Places: TypeAlias = pd.DataFrame | dict[str, np.ndarray] | None
 """Landmark places: a table (uid, lat, lon, radius_m), its :func:`places_by_user` index, or None."""
 
 Variant = tuple[str, float, str]

@@ -29,7 +29,7 @@ import os
 import pathlib
 import uuid
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -112,7 +112,8 @@ def _client(scheduler: Any) -> tuple[Any, bool]:
 
 
 def _run_unit(unit: Any, epsilon_of: pd.Series, places: Any, kw: dict) -> PartitionResult:
-    return process_partition(load(unit), epsilon_of=epsilon_of, places=places, **kw)
+    return cast(PartitionResult,
+                process_partition(load(unit), epsilon_of=epsilon_of, places=places, **kw))
 
 
 def _unit_users(unit: Any) -> np.ndarray:
@@ -194,7 +195,7 @@ def distinct_users(data: Any, *, scheduler: Any = None, storage_options: dict | 
     try:
         _map_units(_unit_users, units, (), client, parts.append, progress, "users")
     finally:
-        if own:
+        if own and client is not None:
             client.close()
     if not parts:
         return np.zeros(0, dtype=object)

@@ -124,13 +124,14 @@ def _row_group_runs(stats: list[tuple[str, str] | None], rows: list[int], max_ro
     n = len(stats)
     if n == 0:
         return []
-    if any(s is None for s in stats):
+    ranges = [s for s in stats if s is not None]
+    if len(ranges) < n:
         return [tuple(range(n))]
-    order = sorted(range(n), key=lambda i: stats[i])  # by (min, max)
+    order = sorted(range(n), key=lambda i: ranges[i])  # by (min, max)
     comps: list[list[int]] = []
     hi = None
     for i in order:
-        lo_i, hi_i = stats[i]  # type: ignore[misc]
+        lo_i, hi_i = ranges[i]
         if comps and hi is not None and lo_i <= hi:
             comps[-1].append(i)
             hi = max(hi, hi_i)
@@ -195,7 +196,7 @@ def units_of(data: Any, *, storage_options: dict | None = None, max_rows: int = 
              ) -> list[Any]:
     """Units of a DataFrame (pieces of it) or of a Parquet location (:class:`ParquetUnit`)."""
     if isinstance(data, pd.DataFrame):
-        return frame_units(data, max_rows)  # type: ignore[return-value]
+        return list(frame_units(data, max_rows))
     if _is_url_like(data):
         return parquet_units(data, storage_options=storage_options, max_rows=max_rows)
     raise ParameterError("population data must be a DataFrame or a Parquet file, directory or "

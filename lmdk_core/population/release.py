@@ -267,8 +267,8 @@ def release_population(
         rows = max(1, -(-len(data) // check_int(dask_partitions, "dask_partitions")))
     units = units_of(data, storage_options=storage_options, max_rows=rows)
     key = master_key(rng)
-    kw = dict(grid=grid, scheme=run_scheme, tau=t, mode=mode, rule=bounding_rule,
-              master_key=key)
+    kw: dict[str, Any] = dict(grid=grid, scheme=run_scheme, tau=t, mode=mode,
+                              rule=bounding_rule, master_key=key)
     totals = Totals(grid.n_bins * grid.n_cells)
     places_idx = places_by_user(places)  # once, for every partition
     if engine == "memory":
