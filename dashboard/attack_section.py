@@ -65,3 +65,48 @@ def render(traj: pd.DataFrame, key: Any, rs: Any) -> attacks.AttackReport | None
         st.markdown(" ".join(attacks.guarantee_sentences(rep)))
         state.put(RECORD_KEY, {"release_key": rkey, "report": rep})
         return rep
+
+
+POPULATION_PEOPLE = 200
+"""People of the Population page the re-identification panel attacks (the first ones by id)."""
+POPULATION_DRAWS = 3
+POPULATION_OPEN_KEY = "pop_attack_open"
+
+
+@st.cache_resource(**compute.SESSION)
+def population_report(key: Any, _traj: pd.DataFrame, _places: pd.DataFrame, _people: pd.DataFrame,
+                      scheme: str, cell_m: float) -> pd.DataFrame:
+    """Re-identification of the first people of a population (``key``: its identity)."""
+    first = list(_traj["uid"].drop_duplicates().sort_values())[:POPULATION_PEOPLE]
+    traj = _traj[_traj["uid"].isin(first)]
+    return attacks.population_reidentification(
+        traj, _places[_places["uid"].isin(first)], _people[_people["uid"].isin(first)],
+        rng=ATTACK_SEED, scheme=scheme, cell_m=cell_m, draws=POPULATION_DRAWS)
+
+
+def population_panel(traj: pd.DataFrame, places: pd.DataFrame, people: pd.DataFrame, *,
+                     scheme: str, cell_m: float, key: Any) -> None:
+    """The Population page's re-identification panel (an expander; computed only while open)."""
+    box = st.expander("Re-identification: what a few known places single out",
+                      key=POPULATION_OPEN_KEY, on_change="rerun")
+    with box:
+        if not box.open:
+            return
+        st.caption(
+            f"If each of the first {POPULATION_PEOPLE} people's traces were released on its own "
+            f"({scheme} at their own ε_u, {POPULATION_DRAWS} simulated releases — never a real "
+            "one), how many would an attacker single out knowing 2 cells of the public grid "
+            "they visited, or their two most visited cells (home and work)? scikit-mobility's "
+            "definitions; the raw traces for comparison (docs/attacks.md §3). It attacks "
+            "individual releases, not the count release above.")
+        try:
+            table = population_report(key, traj, places, people, scheme, cell_m)
+        except LmdkError as err:
+            st.error(f"The attack could not run: {plain_text(err)}")
+            return
+        shown = table.rename(columns={
+            "source": "Data attacked", "singled_out": "Singled out by 2 known cells",
+            "location_risk": "Mean risk (2 cells)",
+            "home_work_singled_out": "Singled out by home and work"})
+        st.dataframe(shown.style.format({c: "{:.0%}" for c in shown.columns[1:]}),
+                     hide_index=True)

@@ -363,6 +363,10 @@ def main() -> None:
     ledger_section(pop, result["prefs"], pop_key, int(seed))
     real_section(pop, pop_key, people, scheme, tau_arg,
                  P.MIXES[mix_name] if prefs is None else None)
+    from dashboard.attack_section import population_panel  # re-identification (issue 28)
+
+    population_panel(pop["traj"], pop["places"], people, scheme=scheme, cell_m=PAGE_CELL_M,
+                     key=(pop_key, scheme))
     st.caption("To inspect one person's trace, open the “My trace” page.")
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "home_work",
     "noise_quantile",
     "place_sentences",
+    "population_reidentification",
     "public_trace",
     "reidentification",
     "repeat_runs",
@@ -570,7 +571,7 @@ def _visit_counts(uid: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.nd
     return uniq[:, 0], uniq[:, 1], counts
 
 
-def reidentification(true: Mapping[Hashable, PublicTrace], released: Mapping[Hashable,
+def reidentification(true: Mapping[Any, PublicTrace], released: Mapping[Any,
                      PublicTrace], *, k: int = 2, cell_m: float = 500.0, instances: int = 20,
                      rng: int) -> pd.DataFrame:
     """The re-identification risk of each person when an adversary with background knowledge
@@ -653,3 +654,94 @@ def reidentification(true: Mapping[Hashable, PublicTrace], released: Mapping[Has
         "home_work_singled_out": (hw_own & (hw_count == 1)).astype(float),
     })
 
+
+
+def population_reidentification(traj: pd.DataFrame, places: pd.DataFrame, epsilons: Any, *,
+                                rng: int, scheme: str = "skip", radius_m: float = 200.0,
+                                k: int = 2, cell_m: float = 500.0, draws: int = 3,
+                                instances: int = 20) -> pd.DataFrame:
+    """:func:`reidentification` in a population whose people were each released on their own
+    (``scheme`` — event, user, uniform or skip — at their own ε_u, landmarks = their
+    ``places``) — seeded simulations only — against the raw traces (the attack's
+    truth-on-truth risk, scikit-mobility's measure).
+
+    ``traj``: columns ``uid``, ``time``, ``lat``, ``lon``; ``places``: ``uid``, ``lat``, ``lon``
+    and ``radius_m`` or ``place_radius_m``; ``epsilons``: a frame with ``uid`` and ``epsilon``
+    (:func:`lmdk_core.population.draw_preferences`) or a mapping uid → ε_u. Each person's
+    budgets come from :func:`lmdk_core.allocate`; all people are drawn in one
+    :func:`lmdk_core.release_with_budget` call (a person's moments before their first fresh
+    release are dropped, as a release of their own would show nothing there). Returns one row
+    per source ("raw trace", "release 1", …): the share of people singled out by ``k`` known
+    cells (mean over people), the mean location risk, and the share singled out by home and
+    work."""
+    from .allocation import allocate
+    from .landmarks import place_masks
+    from .release import release_with_budget
+    from .session import DETERMINISTIC
+
+    draws = check_int(draws, "draws", minimum=1)
+    if scheme not in DETERMINISTIC:
+        raise ParameterError(f"scheme must be one of {', '.join(DETERMINISTIC)}")
+    if rng is None or isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
+        raise ParameterError("population_reidentification needs an integer seed rng=")
+    eps = (dict(zip(epsilons["uid"], epsilons["epsilon"], strict=True))
+           if isinstance(epsilons, pd.DataFrame) else dict(epsilons))
+    frame = traj.sort_values(["uid", "time"], kind="stable").reset_index(drop=True)
+    uid = frame["uid"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]])
+    bounds = np.r_[starts, len(frame)]
+    people = list(uid[starts])
+    missing = [u for u in people if u not in eps]
+    if missing:
+        raise ParameterError(f"no budget ε_u for {len(missing)} people (first: {missing[0]!r})")
+    radius_col = "place_radius_m" if "place_radius_m" in places.columns else "radius_m"
+    by_uid: dict[Hashable, list[tuple[float, float, float]]] = {}
+    for u, a, b, r in zip(places["uid"], places["lat"], places["lon"], places[radius_col],
+                          strict=True):
+        by_uid.setdefault(u, []).append((float(a), float(b), float(r)))
+    budget = np.zeros(len(frame))
+    mask = np.zeros(len(frame), dtype=bool)
+    lat_all, lon_all = frame["lat"].to_numpy(), frame["lon"].to_numpy()
+    for j, u in enumerate(people):  # per person: their landmarks and budgets (a few arrays)
+        a, b = bounds[j], bounds[j + 1]
+        if u in by_uid:
+            mask[a:b] = place_masks((lat_all[a:b], lon_all[a:b]), by_uid[u]).any(axis=0)
+        budget[a:b] = allocate(b - a, mask[a:b], epsilon=float(eps[u]), scheme=scheme)
+    t = pd.to_datetime(frame["time"], utc=True).to_numpy(dtype="datetime64[ns]").view(np.int64)
+
+    def traces(lat: np.ndarray, lon: np.ndarray) -> dict[Hashable, PublicTrace]:
+        """Each person's public trace (sorted by time already; finite points only)."""
+        out = {}
+        for j, u in enumerate(people):
+            sl = slice(bounds[j], bounds[j + 1])
+            ok = np.flatnonzero(np.isfinite(lat[sl]))
+            out[u] = PublicTrace(t[sl][ok], lat[sl][ok], lon[sl][ok], ok)
+        return out
+
+    true = traces(lat_all, lon_all)
+    seeds = np.random.SeedSequence(int(rng)).spawn(draws + 1)
+    match_seed = int(np.random.default_rng(seeds[draws]).integers(2**31))
+    rows = []
+
+    def summary(name: str, released: Mapping[Hashable, PublicTrace]) -> None:
+        out = reidentification(true, released, k=k, cell_m=cell_m, instances=instances,
+                               rng=match_seed)
+        rows.append({"source": name, "singled_out": float(out["singled_out"].mean()),
+                     "location_risk": float(out["location_risk"].mean()),
+                     "home_work_singled_out": float(out["home_work_singled_out"].mean())})
+
+    summary("raw trace", true)
+    fresh = budget > 0
+    owner = np.repeat(np.arange(len(people)), np.diff(bounds))
+    # a person's moments before their own first fresh release would repeat someone else's point
+    first_fresh = np.full(len(people), np.iinfo(np.int64).max)
+    np.minimum.at(first_fresh, owner[fresh], np.flatnonzero(fresh))
+    shown = np.arange(len(frame)) >= first_fresh[owner]
+    for i in range(draws):  # one simulated release of everyone, each at their own budgets
+        rel = release_with_budget(frame[["time", "lat", "lon"]], mask, budget=budget,
+                                  radius_m=radius_m, rng=np.random.default_rng(seeds[i]),
+                                  noise="fast")
+        lat = np.where(shown, np.asarray(rel.lat, dtype=float), np.nan)
+        lon = np.where(shown, np.asarray(rel.lon, dtype=float), np.nan)
+        summary(f"release {i + 1}", traces(lat, lon))
+    return pd.DataFrame(rows)

@@ -291,3 +291,23 @@ def test_ordinary_moments_locate_home_while_the_landmarks_are_protected(alice):
     assert rep.located()[0] and rep.median_m()[0] < 200.0
     assert "locates a place although its moments are protected" in " ".join(
         at.guarantee_sentences(rep))
+
+
+def test_population_reidentification_falls_with_noise_and_is_seeded():
+    from lmdk_core import population as P
+
+    traj, places = P.generate_population(40, points_per_user=120, seed=3)
+    prefs = P.draw_preferences(traj["uid"].cat.categories, P.MIXES["icde15"], rng=0)
+    kw = {"rng": 5, "cell_m": 1000.0, "draws": 2}
+    out = at.population_reidentification(traj, places, prefs, **kw)
+    again = at.population_reidentification(traj, places, prefs, **kw)
+    pd.testing.assert_frame_equal(out, again)
+    assert list(out["source"]) == ["raw trace", "release 1", "release 2"]
+    raw, released = out.iloc[0], out.iloc[1:]
+    assert raw["home_work_singled_out"] > 0.9  # the raw traces give people away
+    assert (released["singled_out"] < raw["singled_out"]).all()
+    assert (released["home_work_singled_out"] < raw["home_work_singled_out"]).all()
+    with pytest.raises(ParameterError, match="scheme"):
+        at.population_reidentification(traj, places, prefs, rng=0, scheme="adaptive")
+    with pytest.raises(ParameterError, match="budget"):
+        at.population_reidentification(traj, places, prefs.iloc[:3], rng=0)

@@ -108,3 +108,21 @@ def test_cached_per_setting_never_on_the_real_release_and_lazy(page):
     at.number_input(key="epsilon").set_value(0.3)
     run(at)
     assert len(calls) == n
+
+
+@pytest.mark.slow
+def test_population_page_panel_runs_only_when_opened():
+    page = str(Path(__file__).resolve().parent.parent / "dashboard" / "page_population.py")
+    at = AppTest.from_file(page, default_timeout=180)
+    at.session_state["_w_pop_n"] = 200
+    run(at)
+    box = next(e for e in at.expander if "Re-identification" in e.label)
+    assert not box.dataframe  # collapsed: nothing computed
+    at.session_state["pop_attack_open"] = True
+    run(at)
+    box = next(e for e in at.expander if "Re-identification" in e.label)
+    table = box.dataframe[0].value
+    assert list(table["Data attacked"]) == ["raw trace", "release 1", "release 2", "release 3"]
+    raw = table.iloc[0]
+    assert (table.iloc[1:]["Singled out by home and work"] < raw["Singled out by home and work"]
+            ).all()
