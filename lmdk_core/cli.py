@@ -16,8 +16,12 @@
   user-level, per preference mix (synthetic population, simulation seeds).
 
 Exit codes: 0 success, 1 bad input or failed run (message ``lmdk: error: ...`` on stderr),
-2 bad command line, 130 interrupted. Outputs are written into a temporary directory next to
-``--out`` and renamed into place only when complete, so a failure leaves no partial output.
+2 bad command line, 130 interrupted (Ctrl-C). Warnings read ``lmdk: warning: ...``. Progress
+is shown on a terminal, or anywhere with ``--progress`` (never with ``--quiet``). The output
+directory is checked before any work; outputs are written into a temporary directory next to
+``--out`` and renamed into place only when complete, so a failure or Ctrl-C leaves no partial
+output. ``lmdk release`` reads, releases and writes in a stream: the input is parsed column-wise
+and the three files are encoded a chunk of rows at a time (lmdk_core.export).
 Without ``--seed`` every release draws fresh OS randomness; ``--seed`` is for simulations and
 is never written to any output.
 """
@@ -29,9 +33,12 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -76,10 +83,24 @@ class Progress:
             self.stream.flush()
 
 
-def _atomic_output(out: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
-    """Run ``write(tmp_dir)`` and move the complete directory to ``out`` (never partial)."""
+def _check_output(out: pathlib.Path) -> None:
+    """Refuse an output that exists and is not an empty directory, or whose nearest existing
+    parent is not a writable directory (checked before any work)."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ParameterError(f"{out}: output exists and is not an empty directory")
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ParameterError(f"{out}: cannot create the output ({parent} is not a directory)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParameterError(f"{out}: cannot create the output ({parent} is not writable)")
+
+
+def _atomic_output(out: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    """Run ``write(tmp_dir)`` and move the complete directory to ``out`` (never partial: on an
+    error or Ctrl-C the temporary directory is removed, with Ctrl-C held off while it is)."""
+    _check_output(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
@@ -89,7 +110,24 @@ def _atomic_output(out: pathlib.Path, write: Callable[[pathlib.Path], None]) -> 
         os.replace(tmp, out)
     finally:
         if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+            main_thread = threading.current_thread() is threading.main_thread()
+            held = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+            try:
+                shutil.rmtree(tmp, ignore_errors=True)
+            finally:
+                if main_thread:
+                    signal.signal(signal.SIGINT, held)
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """Warnings as ``lmdk: warning: <message>`` (no source path or Python class name)."""
+    (file or sys.stderr).write(f"lmdk: warning: {message}\n")
+
+
+def _listing(names: Sequence[Any], limit: int = 10) -> str:
+    shown = ", ".join(repr(str(n)) for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _seed(args: argparse.Namespace) -> int | None:
@@ -99,8 +137,23 @@ def _seed(args: argparse.Namespace) -> int | None:
 # ----------------------------------------------------------------------------- release
 
 
+def _release_places(path: str | None) -> tuple[list, Any]:
+    """(places, frame) of a ``--places`` GeoJSON file; a missing file is a clear error."""
+    import lmdk_core as lm
+
+    if not path:
+        return [], None
+    p = pathlib.Path(path)
+    if not p.is_file():
+        raise ParameterError(f"--places {path}: no such file" if not p.exists()
+                             else f"--places {path}: not a file")
+    places = lm.places_from_geojson(p.read_bytes(), source=str(path))
+    return places, (lm.places_to_frame(places) if places else None)
+
+
 def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
     import lmdk_core as lm
+    from lmdk_core import export
     from lmdk_core.validation import check_epsilon, check_positive
 
     check_epsilon(args.epsilon)  # refuse bad parameters before reading any data
@@ -108,41 +161,50 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
     if args.scheme not in lm.SCHEMES:
         raise ParameterError(f"unknown scheme {args.scheme!r}; valid schemes: "
                              f"{', '.join(lm.SCHEMES)}")
+    out = pathlib.Path(args.out)
+    _check_output(out)
+    places, place_frame = _release_places(args.places)
     progress.note(f"reading {args.input}")
-    traj = lm.read_trajectories(args.input)
+    traj = lm.read_trajectories(args.input, progress=progress)
     ids = lm.users(traj)
     if args.user is None:
         if len(ids) != 1:
             raise ParameterError(f"{args.input} holds {len(ids)} users; pick one with --user "
-                                 f"(first: {ids[0]!r})")
+                                 f"(users: {_listing(ids)})")
         uid = ids[0]
     else:
         uid = args.user
         if uid not in ids:
-            raise ParameterError(f"{args.input}: no user {uid!r}")
+            raise ParameterError(f"{args.input}: no user {uid!r}; its users: {_listing(ids)}")
     one = lm.select_user(traj, uid)
-    text = pathlib.Path(args.places).read_bytes() if args.places else None
-    places = lm.places_from_geojson(text, source=str(args.places)) if text else []
-    mask = lm.landmark_mask(one, lm.places_to_frame(places)) if places else None
+    del traj
+    mask = lm.landmark_mask(one, place_frame) if places else None
+    if mask is not None and not np.any(mask):
+        warnings.warn(f"the {len(places)} place(s) in {args.places} cover none of the "
+                      f"{len(one):,} points of user {uid!r}: no timestamp is a landmark, so "
+                      "the release protects none", stacklevel=1)
     progress("release", 0, 1)
     rel = lm.release_locations(one, mask, epsilon=args.epsilon, scheme=args.scheme,
                                radius_m=args.radius_m, rng=_seed(args))
     progress("release", 1, 1)
     guarantee = lm.landmark_guarantee(rel.eps, rel.landmarks)
+    metrics = {"mae_m": lm.mae_metres(one, rel)}
+    del one
 
     def write(d: pathlib.Path) -> None:
         # public files hold only time and the released location (lmdk_core.export)
-        (d / "released.csv").write_text(lm.release_to_csv(rel), encoding="utf-8")
-        (d / "released.geojson").write_text(json.dumps(lm.release_to_geojson(rel)),
-                                            encoding="utf-8")
-        report = lm.privacy_report(
+        with open(d / "released.csv", "wb") as csv, open(d / "released.geojson", "wb") as geo:
+            export.write_release_files(rel, csv=csv, geojson=geo, progress=progress)
+        report = export.privacy_report(
             release=rel, epsilon=args.epsilon, guarantee=guarantee, places=places,
             settings={"input": str(args.input), "user": uid, "scheme": args.scheme,
                       "radius_m": args.radius_m},
-            metrics={"mae_m": lm.mae_metres(one, rel)})
-        (d / "PRIVATE-report.json").write_text(lm.report_to_json(report), encoding="utf-8")
+            metrics=metrics, as_arrays=True)
+        with open(d / "PRIVATE-report.json", "wb") as fh:
+            export.write_report_json(report, fh)
+        progress("write report", 1, 1)
 
-    _atomic_output(pathlib.Path(args.out), write)
+    _atomic_output(out, write)
     progress.note(f"wrote {args.out}/released.csv, released.geojson (public) and "
                   "PRIVATE-report.json (private)")
 
@@ -382,6 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
                         help="no progress output")
+    common.add_argument("--progress", action="store_true", default=argparse.SUPPRESS,
+                        help="show progress even when stderr is not a terminal")
     p = argparse.ArgumentParser(prog="lmdk", description="Landmark privacy for publishers.",
                                 parents=[common])
     p.add_argument("--version", action="version", version=f"lmdk {__version__}",
@@ -495,11 +559,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: 2 on bad usage, 0 for --help
         return int(exc.code or 0)
-    progress = Progress(not getattr(args, "quiet", False))
+    shown = getattr(args, "progress", False) or bool(getattr(sys.stderr, "isatty", bool)())
+    progress = Progress(shown and not getattr(args, "quiet", False))
     commands = {"release": _cmd_release, "population": _cmd_population,
                 "evaluate": _cmd_evaluate, "attack": _cmd_attack}
     try:
-        commands[args.command](args, progress)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _show_warning
+            commands[args.command](args, progress)
     except LmdkError as exc:
         sys.stderr.write(f"lmdk: error: {exc}\n")
         return 1

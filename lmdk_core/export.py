@@ -31,8 +31,8 @@ import json
 import math
 import pathlib
 import re
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,7 @@ from .errors import ParameterError
 from .validation import check_epsilon, check_same_length
 
 __all__ = [
+    "DEFAULT_CHUNK_ROWS",
     "PRIVATE_NOTICE",
     "REPORT_FORMAT_VERSION",
     "allocation_name",
@@ -53,6 +54,10 @@ __all__ = [
     "release_to_csv",
     "release_to_geojson",
     "report_to_json",
+    "write_release_csv",
+    "write_release_files",
+    "write_release_geojson",
+    "write_report_json",
 ]
 
 REPORT_FORMAT_VERSION = 2
@@ -74,19 +79,169 @@ def iso_utc(time: Any) -> np.ndarray:
 
     The precision is the coarsest of s/ms/us/ns that represents every timestamp exactly.
     """
+    v = _utc_ns(time)
+    unit = _iso_unit(v)
+    return np.datetime_as_string(v.astype(f"datetime64[{unit}]"), unit=unit, timezone="UTC")
+
+
+def _utc_ns(time: Any) -> np.ndarray:
+    """Times as naive-UTC ``datetime64[ns]`` (aware ones converted, naive ones taken as UTC)."""
     t = pd.DatetimeIndex(time)
     if t.tz is not None:
         t = t.tz_convert("UTC").tz_localize(None)
-    v = t.to_numpy().astype("datetime64[ns]")
+    return t.to_numpy().astype("datetime64[ns]")
+
+
+def _iso_unit(v: np.ndarray) -> Literal["s", "ms", "us", "ns"]:
+    """The coarsest of s/ms/us/ns that represents every time of ``v`` (datetime64[ns]) exactly:
+    chosen once per series, so a file written in chunks has one precision throughout."""
     ns = v.astype(np.int64)
-    unit: Literal["s", "ms", "us", "ns"] = "ns"
     units: tuple[tuple[Literal["s", "ms", "us"], int], ...] = (
         ("s", 10**9), ("ms", 10**6), ("us", 10**3))
     for u, div in units:
         if np.all(ns % div == 0):
-            unit = u
-            break
-    return np.datetime_as_string(v.astype(f"datetime64[{unit}]"), unit=unit, timezone="UTC")
+            return u
+    return "ns"
+
+
+# ----------------------------------------------------------------------------- vectorised text
+# Every exported number is written as Python's ``repr`` writes it (what ``json.dumps`` and
+# ``DataFrame.to_csv`` wrote before the exports streamed), but encoded column-wise with Arrow
+# kernels, one chunk of rows at a time: no Python object per element.
+
+DEFAULT_CHUNK_ROWS = 1 << 18
+"""Rows encoded and written at once by the streaming writers (memory ∝ this, not the series)."""
+
+_Progress = Callable[[str, int, int], None]
+
+
+def _pa() -> tuple[Any, Any]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa, pc
+
+
+def _float_text(a: np.ndarray) -> Any:
+    """Arrow strings of ``repr(float(x))`` for finite ``x``, null for NaN/±inf.
+
+    Arrow's shortest round-trip digits are Python's; only the layout differs, by magnitude
+    (10^k are exact doubles, so comparing |x| with them gives the decimal exponent of the
+    shortest digits exactly): whole numbers below 1e10 lack Python's ``.0``; 1e-9 ≤ |x| < 1e-6
+    has a one-digit exponent (Python pads to two); 1e-6 ≤ |x| < 1e-4 is positional in Arrow and
+    exponent form in Python; 1e10 ≤ |x| < 1e16 the reverse. Each class is re-laid out as a whole
+    (a loop over at most 8 classes, never over values); the rest is already Python's text.
+    """
+    pa, pc = _pa()
+    a = np.asarray(a, dtype=np.float64)
+    if a.size > 64:  # few distinct values (budgets, guarantees): format each once
+        codes, uniq = pd.factorize(a.view(np.int64))  # by bits: -0.0 is not 0.0
+        if uniq.size * 8 <= a.size:
+            return _float_text(np.asarray(uniq).view(np.float64)).take(pa.array(codes))
+    finite = np.isfinite(a)
+    text = pc.cast(pa.array(a, mask=~finite), pa.string())
+    mag = np.abs(np.where(finite, a, 1.0))
+    fixes: list[tuple[np.ndarray, Any]] = []
+
+    def add(at: np.ndarray, fix: Callable[[Any, Any], Any]) -> None:
+        if at.size:
+            sub = text.take(pa.array(at))
+            sign = pa.array(np.where(a[at] < 0, "-", ""))
+            fixes.append((at, fix(sub, sign)))
+
+    whole = np.flatnonzero(finite & (mag < 1e10) & (a == np.floor(np.where(finite, a, 0.5))))
+    add(whole, lambda t, _: pc.binary_join_element_wise(t, ".0", ""))
+    add(np.flatnonzero((mag >= 1e-9) & (mag < 1e-6)),
+        lambda t, _: pc.replace_substring(t, "e-", "e-0"))
+    for k in (5, 6):  # 1e-k <= |x| < 1e-(k-1): Arrow 0.0000ddd → Python d.ddde-0k
+        def small(t: Any, sign: Any, k: int = k) -> Any:
+            d = pc.utf8_slice_codeunits(pc.ascii_ltrim(t, "-"), k + 1)  # after "0." + k-1 zeros
+            rest = pc.utf8_slice_codeunits(d, 1)
+            head = pc.utf8_slice_codeunits(d, 0, 1)
+            dot = pc.if_else(pc.equal(pc.utf8_length(rest), 0), "", ".")
+            return pc.binary_join_element_wise(sign, head, dot, rest, f"e-0{k}", "")
+        add(np.flatnonzero((mag >= 10.0**-k) & (mag < 10.0 ** (1 - k))), small)
+    for k in range(10, 16):  # 10^k <= |x| < 10^(k+1): Arrow d.ddde+k → Python positional
+        def big(t: Any, sign: Any, k: int = k) -> Any:
+            mant = pc.utf8_slice_codeunits(pc.ascii_ltrim(t, "-"), 0, -4)  # drop "e+1k"
+            d = pc.replace_substring(mant, ".", "")
+            ipart = pc.utf8_rpad(pc.utf8_slice_codeunits(d, 0, k + 1), k + 1, "0")
+            frac = pc.utf8_slice_codeunits(d, k + 1)
+            frac = pc.if_else(pc.equal(pc.utf8_length(frac), 0), "0", frac)
+            return pc.binary_join_element_wise(sign, ipart, ".", frac, "")
+        add(np.flatnonzero((mag >= 10.0**k) & (mag < 10.0 ** (k + 1))), big)
+    if not fixes:
+        return text
+    idx = np.arange(a.size)
+    offset = a.size
+    for at, _ in fixes:
+        idx[at] = offset + np.arange(at.size)
+        offset += at.size
+    return pa.concat_arrays([text, *(f for _, f in fixes)]).take(pa.array(idx))
+
+
+def _iso_text(v: np.ndarray, unit: str) -> Any:
+    """Arrow strings of ISO 8601 UTC times (``v``: naive-UTC datetime64[ns]) at ``unit``, as
+    :func:`iso_utc` writes them (``2024-05-01T08:00:00Z``)."""
+    pa, pc = _pa()
+    text = pc.cast(pa.array(v.astype(f"datetime64[{unit}]")), pa.string())
+    return pc.binary_join_element_wise(pc.replace_substring(text, " ", "T", max_replacements=1),
+                                       "Z", "")
+
+
+def _joined(items: Any, sep: str) -> memoryview:
+    """``sep.join(items)`` for an Arrow string array without nulls, as UTF-8 bytes (a view of
+    Arrow's buffer: no copy)."""
+    pa, pc = _pa()
+    if len(items) == 0:
+        return memoryview(b"")
+    s = pc.binary_join_element_wise(items, sep, "") if sep else items
+    if isinstance(s, pa.ChunkedArray):
+        s = s.combine_chunks()
+    width = np.int64 if pa.types.is_large_string(s.type) else np.int32
+    off = np.frombuffer(s.buffers()[1], dtype=width)[s.offset: s.offset + len(s) + 1]
+    data = s.buffers()[2]
+    end = int(off[-1]) - len(sep.encode())
+    return memoryview(data)[int(off[0]):end] if data is not None else memoryview(b"")
+
+
+def _chunks(n: int, chunk_rows: int) -> Iterator[tuple[int, int]]:
+    if not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
+        raise ParameterError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    for i in range(0, n, int(chunk_rows)):
+        yield i, min(n, i + int(chunk_rows))
+
+
+def _json_items(a: np.ndarray) -> Any:
+    """JSON text of each element of a numeric, boolean or datetime array (null for NaN/±inf)."""
+    pa, pc = _pa()
+    kind = a.dtype.kind
+    if kind == "f":
+        return pc.fill_null(_float_text(a), "null")
+    if kind == "b":
+        return pc.if_else(pa.array(a), "true", "false")
+    if kind in "iu":
+        return pc.cast(pa.array(a), pa.string())
+    if kind == "M":
+        v = _utc_ns(a)
+        return pc.binary_join_element_wise('"', _iso_text(v, _iso_unit(v)), '"', "")
+    raise ParameterError(f"cannot encode a {a.dtype} array as JSON")
+
+
+def _json_array_pieces(a: np.ndarray, chunk_rows: int) -> Iterator[bytes]:
+    """``json.dumps(list)`` of a 1-D array (separator ``", "``), one chunk of rows at a time."""
+    yield b"["
+    if a.dtype.kind == "M":  # one ISO precision over the whole series, not per chunk
+        v = _utc_ns(a)
+        unit = _iso_unit(v)
+        enc: Callable[[np.ndarray], Any] = lambda c: _pa()[1].binary_join_element_wise(  # noqa: E731
+            '"', _iso_text(c, unit), '"', "")
+        a = v
+    else:
+        enc = _json_items
+    for i, (lo, hi) in enumerate(_chunks(a.size, chunk_rows)):
+        yield (b", " if i else b"") + _joined(enc(a[lo:hi]), ", ")
+    yield b"]"
 
 
 def _simulation_label(release: Any) -> str | None:
@@ -101,13 +256,93 @@ def release_to_csv(release: Any) -> str:
     """The PUBLIC release as CSV text (header row, no index): ``time`` (ISO 8601 UTC, when
     known) and ``lat``/``lon`` or ``value``. A seeded release starts with a ``#`` comment line
     saying it is a simulation, not private (read it back with ``pd.read_csv(..., comment="#")``).
+    The text of :func:`write_release_csv`.
     """
-    frame = release.to_frame(public=True)
-    if "time" in frame.columns:
-        frame["time"] = iso_utc(frame["time"])
-    text = frame.to_csv(index=False, lineterminator="\n")
-    label = _simulation_label(release)
-    return text if label is None else f"# lmdk {label}\n{text}"
+    import io
+
+    buf = io.BytesIO()
+    write_release_csv(release, buf)
+    return buf.getvalue().decode("utf-8")
+
+
+def _public_columns(release: Any) -> dict[str, np.ndarray]:
+    """The public columns of ``Release.to_frame(public=True)``, as arrays (time naive UTC)."""
+    cols: dict[str, np.ndarray] = {}
+    if getattr(release, "time", None) is not None:
+        cols["time"] = _utc_ns(release.time)
+    if getattr(release, "values", None) is not None:
+        cols["value"] = np.asarray(release.values, dtype=np.float64)
+    else:
+        cols["lat"] = np.asarray(release.lat, dtype=np.float64)
+        cols["lon"] = np.asarray(release.lon, dtype=np.float64)
+    return cols
+
+
+def write_release_csv(release: Any, fh: IO[bytes], *, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+                      progress: _Progress | None = None) -> None:
+    """Write the PUBLIC release CSV (the text of :func:`release_to_csv`) to the binary file
+    ``fh``, ``chunk_rows`` rows at a time: the same bytes for every ``chunk_rows``. Floats as
+    Python writes them (full precision), NaN as an empty field, times at one ISO precision for
+    the whole file. ``progress(stage, done, total)`` is called after each chunk."""
+    write_release_files(release, csv=fh, chunk_rows=chunk_rows, progress=progress)
+
+
+def write_release_files(release: Any, *, csv: IO[bytes] | None = None,
+                        geojson: IO[bytes] | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+                        progress: _Progress | None = None) -> None:
+    """Write the PUBLIC CSV (:func:`write_release_csv`) and/or GeoJSON
+    (:func:`write_release_geojson`) in one pass over the rows, encoding each chunk's times and
+    coordinates once for both files."""
+    pa, pc = _pa()
+    cols = _public_columns(release)
+    n = len(next(iter(cols.values())))
+    if geojson is not None:
+        head, _, _, _ = _geojson_parts(release)
+        text = json.dumps(head)
+        geojson.write(text[:-2].encode())  # up to the features' "["
+        lat, lon = cols["lat"], cols["lon"]
+        ok_all = np.isfinite(lat) & np.isfinite(lon)
+        gunit = _iso_unit(cols["time"][ok_all]) if "time" in cols else "s"
+    if csv is not None:
+        label = _simulation_label(release)
+        if label is not None:
+            csv.write(f"# lmdk {label}\n".encode())
+        csv.write((",".join(cols) + "\n").encode())
+    unit = _iso_unit(cols["time"]) if "time" in cols else "s"
+    empty = '""' if len(cols) == 1 else ""  # pandas quotes a lone empty field (not a blank line)
+    first_feature = True
+    for lo, hi in _chunks(n, chunk_rows):
+        text_of = {k: (_iso_text(v[lo:hi], unit) if k == "time" else _float_text(v[lo:hi]))
+                   for k, v in cols.items()}
+        if csv is not None:
+            fields = [t if k == "time" else pc.fill_null(t, empty) for k, t in text_of.items()]
+            lines = pc.binary_join_element_wise(*fields, ",") if len(fields) > 1 else fields[0]
+            csv.write(_joined(lines, "\n"))
+            csv.write(b"\n")
+        if geojson is not None:
+            ok = ok_all[lo:hi]
+            keep = None if ok.all() else pa.array(np.flatnonzero(ok))
+
+            def sub(t: Any, keep: Any = keep) -> Any:
+                return t if keep is None else t.take(keep)
+
+            if "time" not in cols:
+                tm = pa.array(np.full(int(ok.sum()), "null"))
+            else:
+                tt = text_of["time"] if gunit == unit else _iso_text(cols["time"][lo:hi], gunit)
+                tm = pc.binary_join_element_wise('"', sub(tt), '"', "")
+            feat = pc.binary_join_element_wise(
+                '{"type": "Feature", "geometry": {"type": "Point", "coordinates": [',
+                sub(text_of["lon"]), ", ", sub(text_of["lat"]),
+                ']}, "properties": {"time": ', tm, "}}", "")
+            if len(feat):
+                geojson.write(b"" if first_feature else b", ")
+                geojson.write(_joined(feat, ", "))
+                first_feature = False
+        if progress is not None:
+            progress("write", hi, n)
+    if geojson is not None:
+        geojson.write(b"]}")
 
 
 def _public_marker(release: Any) -> dict:
@@ -120,11 +355,8 @@ def _public_marker(release: Any) -> dict:
     }
 
 
-def release_to_geojson(release: Any) -> dict:
-    """A locations release as a PUBLIC GeoJSON FeatureCollection (see module docstring).
-
-    Raises ParameterError for a values release (no coordinates).
-    """
+def _geojson_parts(release: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray | None]:
+    """(collection without features, lon, lat, naive-UTC times or None) of the finite rows."""
     if getattr(release, "lat", None) is None or getattr(release, "lon", None) is None:
         raise ParameterError(
             "only a locations release can be exported as GeoJSON (this one has values)"
@@ -133,18 +365,37 @@ def release_to_geojson(release: Any) -> dict:
     lon = np.asarray(release.lon, dtype=np.float64)
     check_same_length(lat.size, lon.size, "release lon")
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
-    times: list[Any]
+    times = None
     if getattr(release, "time", None) is not None:
-        times = iso_utc(np.asarray(release.time)[ok]).tolist()
-    else:
-        times = [None] * ok.size
-    coords = np.column_stack((lon[ok], lat[ok])).tolist()
-    features = [
+        times = _utc_ns(np.asarray(release.time)[ok])
+    head = {"type": "FeatureCollection", "lmdk": _public_marker(release), "features": []}
+    return head, lon[ok], lat[ok], times
+
+
+def release_to_geojson(release: Any) -> dict:
+    """A locations release as a PUBLIC GeoJSON FeatureCollection (see module docstring).
+
+    Raises ParameterError for a values release (no coordinates). For a file, prefer
+    :func:`write_release_geojson` (the same JSON, written in chunks).
+    """
+    head, lon, lat, times = _geojson_parts(release)
+    tl: list[Any] = iso_utc(times).tolist() if times is not None else [None] * lon.size
+    coords = np.column_stack((lon, lat)).tolist()
+    head["features"] = [
         {"type": "Feature", "geometry": {"type": "Point", "coordinates": c},
          "properties": {"time": tm}}
-        for c, tm in zip(coords, times, strict=True)
+        for c, tm in zip(coords, tl, strict=True)
     ]
-    return {"type": "FeatureCollection", "lmdk": _public_marker(release), "features": features}
+    return head
+
+
+def write_release_geojson(release: Any, fh: IO[bytes], *,
+                          chunk_rows: int = DEFAULT_CHUNK_ROWS,
+                          progress: _Progress | None = None) -> None:
+    """Write ``json.dumps(release_to_geojson(release))`` to the binary file ``fh``, encoding
+    ``chunk_rows`` rows at a time (the same bytes for every ``chunk_rows``)."""
+    _geojson_parts(release)  # a values release: refused before anything is written
+    write_release_files(release, geojson=fh, chunk_rows=chunk_rows, progress=progress)
 
 
 def _float_list(a: np.ndarray) -> list:
@@ -158,9 +409,21 @@ def _float_list(a: np.ndarray) -> list:
     return out.tolist()
 
 
-def jsonable(obj: Any, _path: str = "report") -> Any:
+def jsonable(obj: Any, _path: str = "report", *, _arrays: bool = False) -> Any:
     """A copy of ``obj`` made of JSON types only: numpy → Python, NaN/±inf → None, datetimes →
-    ISO 8601 strings, dataclasses → dicts, paths → str. Raises ParameterError for anything else."""
+    ISO 8601 strings, dataclasses → dicts, paths → str. Raises ParameterError for anything else.
+
+    ``_arrays`` (internal): keep 1-D numeric, boolean and datetime arrays as numpy arrays, for
+    :func:`write_report_json`, which encodes them column-wise.
+    """
+    if _arrays and isinstance(obj, np.ndarray) and obj.ndim == 1 and obj.dtype.kind in "fbiuM":
+        return obj
+    if _arrays and isinstance(obj, (pd.Series, pd.Index)):
+        return jsonable(obj.to_numpy(), _path, _arrays=True)
+    if _arrays and isinstance(obj, (Mapping, list, tuple)) and not isinstance(obj, pd.DataFrame):
+        if isinstance(obj, Mapping):
+            return {str(k): jsonable(v, f"{_path}.{k}", _arrays=True) for k, v in obj.items()}
+        return [jsonable(v, f"{_path}[{i}]", _arrays=True) for i, v in enumerate(obj)]
     if obj is None or isinstance(obj, (str, bool)):
         return obj
     if isinstance(obj, (int, np.integer)) and not isinstance(obj, np.bool_):
@@ -279,6 +542,7 @@ def privacy_report(
     metrics: Mapping[str, Any] | None = None,
     allocation: str | None = None,
     release_interval_s: float | None = None,
+    as_arrays: bool = False,
 ) -> dict:
     """The PRIVATE analysis file of one release, JSON-ready (see :func:`report_to_json`).
 
@@ -301,6 +565,9 @@ def privacy_report(
     ``landmark_temporal_loss``, ``summary`` (budget spent, max G_t, ``landmark_private`` = G_t ≤
     ε everywhere, exceedances, fresh share, max TPL / landmark loss) and ``metrics``. Every
     array has one entry per timestamp; non-finite numbers are null.
+
+    ``as_arrays``: keep the per-timestamp series as numpy arrays (times as datetime64) instead
+    of lists, for :func:`write_report_json` (the same file, without a Python object per entry).
     """
     epsilon = check_epsilon(epsilon)
     eps = np.asarray(release.budget if hasattr(release, "budget") else release.eps,
@@ -375,7 +642,8 @@ def privacy_report(
         "settings": _without_secrets(dict(settings or {})),
         "correlation": None if correlation is None else _without_secrets(dict(correlation)),
         "series": {
-            "time": None if time is None else iso_utc(np.asarray(time)).tolist(),
+            "time": None if time is None else (
+                _utc_ns(np.asarray(time)) if as_arrays else iso_utc(np.asarray(time)).tolist()),
             "eps": eps,
             "published": pub,
             "landmark": lmk,
@@ -386,7 +654,7 @@ def privacy_report(
         "summary": summary,
         "metrics": dict(metrics or {}),
     }
-    return jsonable(report)
+    return jsonable(report, _arrays=as_arrays)
 
 
 def _place_dict(p: Any) -> Any:
@@ -395,19 +663,28 @@ def _place_dict(p: Any) -> Any:
     return list(p)
 
 
-def _dumps(obj: Any, level: int) -> str:
-    """Indented JSON where objects nest one key per line but lists of scalars stay on one line."""
+def _json_pieces(obj: Any, level: int, chunk_rows: int) -> Iterator[bytes]:
+    """Indented JSON where objects nest one key per line but lists of scalars (and 1-D arrays,
+    encoded ``chunk_rows`` entries at a time) stay on one line."""
     pad = "  " * (level + 1)
     if isinstance(obj, dict) and obj:
-        items = (
-            f"{pad}{json.dumps(k, ensure_ascii=False)}: {_dumps(v, level + 1)}"
-            for k, v in obj.items()
-        )
-        return "{\n" + ",\n".join(items) + "\n" + "  " * level + "}"
-    if isinstance(obj, list) and any(isinstance(v, (dict, list)) for v in obj):
-        inner = ",\n".join(pad + _dumps(v, level + 1) for v in obj)
-        return "[\n" + inner + "\n" + "  " * level + "]"
-    return json.dumps(obj, allow_nan=False, ensure_ascii=False, separators=(", ", ": "))
+        yield b"{\n"
+        for i, (k, v) in enumerate(obj.items()):
+            yield f"{',' if i else ''}{'' if not i else chr(10)}{pad}".encode()
+            yield f"{json.dumps(k, ensure_ascii=False)}: ".encode()
+            yield from _json_pieces(v, level + 1, chunk_rows)
+        yield ("\n" + "  " * level + "}").encode()
+    elif isinstance(obj, list) and any(isinstance(v, (dict, list, np.ndarray)) for v in obj):
+        yield b"[\n"
+        for i, v in enumerate(obj):
+            yield ((",\n" if i else "") + pad).encode()
+            yield from _json_pieces(v, level + 1, chunk_rows)
+        yield ("\n" + "  " * level + "]").encode()
+    elif isinstance(obj, np.ndarray):
+        yield from _json_array_pieces(obj, chunk_rows)
+    else:
+        yield json.dumps(obj, allow_nan=False, ensure_ascii=False,
+                         separators=(", ", ": ")).encode()
 
 
 def report_to_json(report: Mapping[str, Any]) -> str:
@@ -415,4 +692,15 @@ def report_to_json(report: Mapping[str, Any]) -> str:
 
     Readable layout: one key per line, each per-timestamp series on a single line.
     """
-    return _dumps(jsonable(report), 0) + "\n"
+    return b"".join(_json_pieces(jsonable(report, _arrays=True), 0, DEFAULT_CHUNK_ROWS)
+                    ).decode("utf-8") + "\n"
+
+
+def write_report_json(report: Mapping[str, Any], fh: IO[bytes], *,
+                      chunk_rows: int = DEFAULT_CHUNK_ROWS) -> None:
+    """Write :func:`report_to_json` of ``report`` to the binary file ``fh``, encoding each
+    per-timestamp series ``chunk_rows`` entries at a time (the same bytes for every
+    ``chunk_rows``; pass ``privacy_report(..., as_arrays=True)`` to avoid lists in memory)."""
+    for piece in _json_pieces(jsonable(report, _arrays=True), 0, chunk_rows):
+        fh.write(piece)
+    fh.write(b"\n")

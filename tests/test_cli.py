@@ -100,7 +100,7 @@ def test_existing_output_is_never_overwritten(trace, tmp_path, capsys):
 def test_population_release_with_progress(tmp_path, capsys):
     out = tmp_path / "pop"
     code = main(["population", "--generate", "40", "--points-per-user", "50", "--days", "1",
-                 "--cell-m", "2000", "--out", str(out), "--seed", "1"])
+                 "--cell-m", "2000", "--out", str(out), "--seed", "1", "--progress"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "partitions: 1/1 (100%)" in captured.err and "noise" in captured.err

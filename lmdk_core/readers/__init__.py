@@ -34,6 +34,7 @@ fields count as missing (``NA`` is text); gzip input is recognised by its magic 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -76,15 +77,17 @@ def _is_blank(src: Source) -> bool:
 
 
 def read_trajectories(
-    source: Any, format: str = "auto", *, max_bytes: int | None = None
+    source: Any, format: str = "auto", *, max_bytes: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Load trajectories from a file path, a directory (recursively), a zip archive (read like a
     directory, see :mod:`lmdk_core.readers.source` for its safety limits) or an open/uploaded file.
 
     ``format``: ``"auto"`` (by extension, then content) or one of :data:`FORMATS` (aliases ``plt``,
     ``t-drive``); on a directory it keeps only files of that format. ``max_bytes`` bounds the
-    input size (a directory's total; decompressed size for gzip). Raises TrajectoryFormatError;
-    warns DataWarning for every repair (see the module docstring).
+    input size (a directory's total; decompressed size for gzip). ``progress(stage, done,
+    total)``: told the bytes read while a large CSV file streams in (see :mod:`.csv`). Raises
+    TrajectoryFormatError; warns DataWarning for every repair (see the module docstring).
     """
     fmt = normalise_format(format)
     name, sources, is_dir = resolve(source, max_bytes)
@@ -115,7 +118,10 @@ def read_trajectories(
                 raise TrajectoryFormatError(
                     f"unknown format (supported: {_SUPPORTED})", source=src.name
                 )
-        frames.append(READERS[found](src, report))
+        if found == "csv":
+            frames.append(read_csv_source(src, report, progress=progress))
+        else:
+            frames.append(READERS[found](src, report))
     for found, group in batches.items():
         df = BATCH_READERS[found](group, report, name) if len(group) > 1 else None
         frames.extend([df] if df is not None else [READERS[found](src, report) for src in group])
