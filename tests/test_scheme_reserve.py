@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 from test_app import APP, TIMEOUT, _kept, add_place_by_click, metric, run
+from test_guarantees import inputs
 
 from lmdk_core import release_locations, release_values
 from lmdk_core.accounting import landmark_guarantee
@@ -34,24 +35,13 @@ ERR_LOC = Space("locations", (np.zeros(1), np.zeros(1)), 1.0).err  # ≈ 2.86
 
 @st.composite
 def cases(draw, max_n=120):
-    """Random length, landmark mask, ε, share (number or auto), speed, data, noise."""
-    n = draw(st.integers(1, max_n))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    kind = draw(st.sampled_from(["empty", "all", "sparse", "dense", "runs"]))
-    if kind == "empty":
-        mask = np.zeros(n, bool)
-    elif kind == "all":
-        mask = np.ones(n, bool)
-    elif kind == "runs":
-        mask = np.cumsum(rng.random(n) < 0.1) % 2 == 1
-    else:
-        mask = rng.random(n) < (0.05 if kind == "sparse" else 0.5)
-    epsilon = draw(st.floats(0.01, 20.0))
+    """test_guarantees' random inputs (length, landmark set, ε, data, seed) plus Reserve's share
+    (a number or auto), speed and the noise."""
+    x, mask, epsilon, _, seed = draw(inputs(max_n=max_n))
     share = draw(st.one_of(st.just("auto"), st.just(0.0), st.floats(0.0, 0.99)))
     speed = draw(st.sampled_from([0.0, 0.1, 3.0, 50.0]))
-    x = np.cumsum(rng.normal(0, draw(st.sampled_from([0.0, 1.0, 100.0])), n))
     noise = draw(st.sampled_from(["safe", "fast"]))
-    return x, mask, epsilon, share, speed, noise, int(rng.integers(0, 2**31))
+    return x, mask, epsilon, share, speed, noise, seed
 
 
 def _locations(x):
@@ -73,7 +63,7 @@ def _spaces(x):
     yield Space("locations", (lat, lon), 100.0, np.arange(x.size) * 30.0)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(cases())
 def test_landmark_guarantee_holds_exactly_on_budgets_and_achieved(case):
     x, mask, epsilon, share, speed, noise, seed = case
