@@ -13,11 +13,13 @@ lon, or the same value) is a republished approximation, not a new observation, a
 included — from the fresh observations before and after it.
 
 Model, per axis (east/north metres in the local projection of :mod:`lmdk_core.geo` for
-locations; the value itself for values): a random walk or a constant-velocity model driven by
-white noise of spectral density ``q`` (the public constants :data:`MOTION`), observed with noise
-of variance ``R`` from the mechanism's law (:func:`noise_variance`) where the fresh budget is a
-public parameter, else fitted by maximum likelihood on the released points (free). A robust
-update (Huber weights on the normalised innovation) tames the heavy tails of the Laplace noise.
+locations; the value itself for values): a random walk (default), constant-velocity or
+integrated Ornstein–Uhlenbeck model driven by white noise (the public constants :data:`MOTION`,
+or fitted by maximum likelihood on the released points), observed with noise of variance ``R``
+from the mechanism's law (:func:`noise_variance`) where the fresh budget is a public parameter,
+else fitted by maximum likelihood on the released points (free). ``robust=True`` uses Huber
+weights on the normalised innovation (heavy-tailed noise). Equations and measured numbers:
+docs/smoothing.md.
 """
 
 from __future__ import annotations
@@ -43,11 +45,13 @@ MOTION: dict[str, tuple[str, float, float]] = {
 """Public motion models for locations: name → (kind, q, tau) — a random walk whose position
 diffuses with variance q·Δt (q in m²/s). "town" (default): q = 300 m²/s, a 30-s step of
 σ ≈ 95 m per axis (≈ 3 m/s: people who walk, cycle or ride in a city); "walk": q = 30 m²/s
-(≈ 1 m/s); "drive": q = 3000 m²/s (≈ 10 m/s). Public constants, chosen for the kind of person,
-not fitted to anyone's true data; ``motion="fit"`` fits q instead by maximum likelihood on the
-released points (free post-processing). A tuple ``("rw", q)``, ``("cv", q)`` (constant velocity,
-q in m²/s³) or ``("iou", q, tau)`` (velocity an Ornstein–Uhlenbeck process of stationary
-variance q m²/s² and time constant tau s) sets the model directly."""
+(≈ 1 m/s); "drive": q = 3000 m²/s (≈ 10 m/s). Public constants for the kind of person, never
+fitted to the trace being released ("town" was picked among 100, 300 and 1000 m²/s on the
+public GeoLife sample, docs/smoothing.md); ``motion="fit"`` fits q instead by maximum
+likelihood on the released points (free post-processing). A tuple ``("rw", q)``,
+``("cv", q)`` (constant velocity, q in m²/s³) or ``("iou", q, tau)`` (velocity an
+Ornstein–Uhlenbeck process of stationary variance q m²/s² and time constant tau s) sets the
+model directly."""
 
 _KINDS = {"rw": 0, "cv": 1, "iou": 2}
 
@@ -75,6 +79,9 @@ def noise_variance(kind: str, *, epsilon: float, scale: float) -> float:
     """
     from .noise.exact import lattice_params, value_params
 
+    if kind not in ("locations", "values"):
+        raise ParameterError(f"kind must be 'locations' or 'values', got {kind!r}")
+    epsilon, scale = _positive(epsilon, "epsilon"), _positive(scale, "scale")
     if kind == "locations":
         g, _, t = lattice_params(float(scale), float(epsilon))
     else:

@@ -310,6 +310,14 @@ def test_bad_parameters(kw):
         smooth_release(release("skip"), **kw)
 
 
+def test_noise_variance_bad_input():
+    for kw in ({"epsilon": 0.0, "scale": 1.0}, {"epsilon": 1.0, "scale": -1.0}):
+        with pytest.raises(ParameterError):
+            sm.noise_variance("values", **kw)
+    with pytest.raises(ParameterError):
+        sm.noise_variance("points", epsilon=1.0, scale=1.0)
+
+
 def test_bad_inputs():
     with pytest.raises(ParameterError):
         smooth_release(TRACE)
