@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lmdk_core import accounting, figures, loss_models
+from lmdk_core import accounting, figures, loss_models, loss_text
 from lmdk_core.errors import LmdkError, LmdkWarning
 
 from . import charts, state
@@ -117,6 +117,10 @@ def render(
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
         return None, None
+    guarantee = accounting.landmark_guarantee(release.eps, mask)
+    lead = st.container(key="loss_lead")  # the plain sentences, first; filled once known
+    base = dict(epsilon=float(s.epsilon), guarantee=float(np.max(guarantee)),
+                n_landmarks=int(mask.sum()), radius_m=float(s.radius_m))
     c1, c2, c3 = st.columns([2, 1, 1])
     source = c1.radio("Correlation model", SOURCES, key="loss_source",
                       help=" ".join(f"{i + 1}. {h}" for i, h in enumerate(SOURCE_HELP)))
@@ -128,6 +132,7 @@ def render(
     chosen = _model(source, c2, traj, key, s, release, mask)
     if chosen is None:
         state.put(MODEL_INFO_KEY, None)
+        _lead(lead, loss_text.loss_sentences(**base))
         return None, None
     model, token = chosen
     state.put(MODEL_INFO_KEY, model_info(model, token))
@@ -136,6 +141,7 @@ def render(
     try:
         lm_loss = _loss(np.asarray(release.eps), mask, model, token, float(separation))
     except LmdkError as err:
+        _lead(lead, loss_text.loss_sentences(**base))
         st.error(plain_text(err))
         return None, None
     loss = lm_loss.loss
@@ -152,6 +158,9 @@ def render(
                 help="Upper bound on the loss of one moment for the two most distant cells "
                 f"of the model (largest over time).{scope}", **flag)
     joint = float(np.max(lm_loss.composed_pair)) if mask.any() else None
+    _lead(lead, loss_text.loss_sentences(
+        **base, separation_m=float(separation), pair=float(np.max(loss.pair)),
+        worst=float(np.max(loss.tpl)), joint=joint, cap=float(loss.cap)))
     m[2].metric("Bound, landmarks + t", "—" if joint is None else fmt_number(joint),
                 help="Upper bound on the joint loss of all landmark moments and one more, for "
                 f"places at the chosen distance. Mark a place in section 2 to see it.{scope}",
@@ -163,7 +172,6 @@ def render(
         st.caption("The landmark bound equals composition: your landmark moments are spread over "
                    "the whole series, so under correlation every release between them can carry "
                    "information about them.")
-    guarantee = accounting.landmark_guarantee(release.eps, mask)
     charts.show(
         figures.loss_figure(release.eps, guarantee, s.epsilon, temporal=loss,
                             landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
@@ -177,6 +185,12 @@ def render(
         st.markdown(CURVES)
     _bounded(traj, key, s, model, token, mask, float(separation))
     return loss, lm_loss
+
+
+def _lead(box: Any, sentences: loss_text.LossSentences) -> None:
+    """The section's lead: what is protected, what is not, what correlation could add."""
+    with box:
+        st.markdown("\n".join(f"- {line}" for line in sentences.lines()))
 
 
 def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, release: Any,
