@@ -86,6 +86,8 @@ def test_landmark_guarantee_holds_exactly_on_budgets_and_achieved(case):
         if mask.any():
             before = (~mask) & (np.arange(x.size) < np.flatnonzero(mask)[-1])
             assert np.all(out.eps[before] == d["regular_epsilon"])
+            after = np.arange(x.size) > np.flatnonzero(mask)[-1]  # the unspent bank goes here
+            assert np.all(out.eps[after] >= d["regular_epsilon"])
             assert d["regular_epsilon"] == epsilon * (1 - s)
         else:
             assert np.all(out.eps == epsilon)

@@ -127,15 +127,16 @@ def _split(epsilon: float, share: float, m: int) -> tuple[float, float]:
     return eps_reg, delta
 
 
-def _tail(epsilon: float, eps_reg: float, delta: float, deposits: int, m: int) -> float:
-    """Regular budget after the last landmark: fl(ε − K·δ), rounded down until exact-safe."""
+def _tail(epsilon: float, delta: float, deposits: int, m: int) -> float:
+    """Regular budget after the last landmark: the largest float e with e + K·δ ≤ ε exactly
+    (≥ ε_R, since ε_R + K·δ ≤ ε_R + m·δ ≤ ε)."""
     if m == 0:
         return epsilon
     spent = Fraction(delta) * deposits
     e = float(Fraction(epsilon) - spent)
     while Fraction(e) + spent > Fraction(epsilon):
         e = math.nextafter(e, 0.0)
-    return max(e, eps_reg)
+    return e
 
 
 def public_times(space: Space) -> np.ndarray:
@@ -167,7 +168,7 @@ class _Plan:
         eps_reg, delta = _split(epsilon, share, self.m)
         k, _, _ = reserve_schedule(sp.code, sp.unit, sp.err, self.landmarks, self.tau, self.last,
                                 eps_reg, delta, speed, self.eps, self.spent, self.model, True)
-        return eps_reg, delta, _tail(epsilon, eps_reg, delta, k, self.m), k
+        return eps_reg, delta, _tail(epsilon, delta, k, self.m), k
 
     def mean_error(self, epsilon: float, share: float, speed: float) -> float:
         """Ê(share): the model's mean expected error over the t with a release to show."""
@@ -176,7 +177,7 @@ class _Plan:
         k, acc, shown = reserve_schedule(sp.code, sp.unit, sp.err, self.landmarks, self.tau,
                                          self.last, eps_reg, delta, speed, self.eps,
                                          self.spent, self.model, False)
-        tail = _tail(epsilon, eps_reg, delta, k, self.m)
+        tail = _tail(epsilon, delta, k, self.m)
         after = sp.n - self.last - 1
         shown += after
         return (acc + after * sp.err * sp.unit / tail) / shown if shown else math.inf
