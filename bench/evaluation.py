@@ -128,7 +128,7 @@ def sha256(path: Path) -> str:
 def _read_real(path: Path) -> pd.DataFrame:
     if path.name == "demodata_geolife.csv":
         raw = pd.read_csv(path, sep=";")
-        return pd.DataFrame({"uid": raw["tracker"].astype(str),
+        return pd.DataFrame({"uid": "tracker " + raw["tracker"].astype(str),
                              "time": pd.to_datetime(raw["t"], utc=True, format="ISO8601"),
                              "lat": raw["Y"].astype(float), "lon": raw["X"].astype(float)})
     return lk.read_trajectories(path)[["uid", "time", "lat", "lon"]]
@@ -547,7 +547,7 @@ def run(*, data: Path | None, quick: bool = False, synthetic_only: bool = False,
             for c_i, scheme in enumerate(schemes):
                 res = guarded(notes, f"{person.uid}, {label}, {scheme}", simulate, series,
                               lset.mask, epsilons, scheme, draws, (p_i, s_i, c_i), posts_loc,
-                              smooth_draws)
+                              draws if lset.kind == "longest" else smooth_draws)
                 for (eps, post), errs in res.items():
                     loc_rows.append({"group": person.group, "uid": person.uid, "set": label,
                                      "eps": eps, "scheme": scheme, "post": post,
@@ -566,6 +566,12 @@ def run(*, data: Path | None, quick: bool = False, synthetic_only: bool = False,
         notes.append("no real data: the headline and its targets are computed on the synthetic "
                      "people")
     headline, targets, extra = evaluate_targets(loc_df, sets_df, people_df, head_group, schemes)
+    with_stays = set(sets_df.loc[sets_df.set == "two longest stays", "uid"])
+    no_stays = [u for u in people_df.loc[people_df.group == head_group, "uid"]
+                if u not in with_stays]
+    if no_stays:
+        notes.append("left out of the headline (no stay detected, so no two longest stays): "
+                     + ", ".join(no_stays))
     extra["lattice_factor"] = mean_error_factor("locations")
     extra["planar_factor"] = PLANAR_LAPLACE_FACTOR
     ev = loc_df[(loc_df.scheme == "event") & (loc_df.post == "raw") & (loc_df.set == "none (0 %)")
@@ -681,11 +687,19 @@ def evaluate_targets(loc: pd.DataFrame, sets: pd.DataFrame, people: pd.DataFrame
     ratios = table.div(skip, axis=1)
     private = [ix for ix in ratios.index if ix[0] not in NOT_PRIVATE]
     mean_ratio = ratios.loc[private].mean(axis=1)
-    best = mean_ratio.idxmin()
+    meets = [ix for ix in private if mean_ratio[ix] <= TARGET_MEAN
+             and bool((ratios.loc[ix] <= TARGET_EVERY).all())]
+    lowest = mean_ratio.idxmin()
+    best = min(meets, key=lambda ix: mean_ratio[ix]) if meets else lowest
     best_r = ratios.loc[best]
-    ok_a = bool(mean_ratio[best] <= TARGET_MEAN and (best_r <= TARGET_EVERY).all())
+    ok_a = bool(meets)
     targets.append({"name": "(a)", "status": "PASS" if ok_a else "FAIL",
-                    "best": f"{best[0]} + {best[1]}", "mean_ratio": float(mean_ratio[best]),
+                    "lowest": f"{lowest[0]} + {POST_NAMES[lowest[1]]}",
+                    "lowest_mean": float(mean_ratio[lowest]),
+                    "lowest_max": float(ratios.loc[lowest].max()),
+                    "meets": [f"{ix[0]} + {POST_NAMES[ix[1]]}" for ix in meets],
+                    "best": f"{best[0]} + {POST_NAMES[best[1]]}",
+                    "mean_ratio": float(mean_ratio[best]),
                     "max_ratio": float(best_r.max()), "worst_uid": str(best_r.idxmax()),
                     "per_person": {u: float(v) for u, v in best_r.items()},
                     "mean_gap": float(mean_ratio[best] - TARGET_MEAN), "excluded": excluded,
@@ -996,9 +1010,15 @@ def target_line(t: dict[str, Any], c: dict[str, Any]) -> str:
     if t["name"] == "(a)":
         per = ", ".join(f"{u} {ratio(v)}" for u, v in t["per_person"].items())
         return (f"Target (a) best landmark-private option ≤ {ratio(c['target_mean'])}× Skip (raw) "
-                f"averaged over people and ≤ {ratio(c['target_every'])}× on every person: "
-                f"**{t['status']}** — best option {t['best']}: mean ratio {ratio(t['mean_ratio'])}"
-                f", largest {ratio(t['max_ratio'])} ({t['worst_uid']}); per person: {per}."
+                f"averaged over people and ≤ {ratio(c['target_every'])}× on every person "
+                "(one option, scheme + post-processing, for every person; PASS when some option "
+                f"meets both bounds): **{t['status']}** — "
+                + (f"{len(t['meets'])} option(s) meet both ({', '.join(t['meets'])}); the best, "
+                   if t["meets"] else "no option meets both; the closest, ")
+                + f"{t['best']}: mean ratio {ratio(t['mean_ratio'])}"
+                f", largest {ratio(t['max_ratio'])} ({t['worst_uid']}); per person: {per}. "
+                f"Lowest mean ratio: {t['lowest']} ({ratio(t['lowest_mean'])}, largest "
+                f"{ratio(t['lowest_max'])})."
                 + (f" Left out (Skip releases nothing there): {', '.join(t['excluded'])}."
                    if t["excluded"] else "")
                 + "".join(f" Over the target by {num(t[k])} on {what}." for k, what in
