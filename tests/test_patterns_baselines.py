@@ -128,6 +128,9 @@ def test_wevent_released_share_matches_each_users_true_share_at_high_epsilon():
                 err_new[scheme].append(abs(mine - true[u]))
                 err_old[scheme].append(abs(old[rows].mean() - true[u]))
     assert max(err_new["bd"]) == 0.0
+    df = ev.event_shares(s, TWO_PATS, epsilons=[1000.0], mechanisms=["bd"], seeds=2)
+    assert df.groupby("user")["true"].first().tolist() == [true[0], true[1]]
+    assert np.array_equal(df["share"], df["true"])
     assert np.mean(err_old["bd"]) > 0.005  # the check fails on the flattened baseline
     assert np.mean(err_new["ba"]) < np.mean(err_old["ba"]) / 2
 

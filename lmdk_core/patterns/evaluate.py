@@ -54,6 +54,7 @@ __all__ = [
     "choose_patterns",
     "compare",
     "evaluate",
+    "event_shares",
     "main",
     "markdown_tables",
     "mechanism_runners",
@@ -223,6 +224,38 @@ def compare(stream: EventStream, patterns: Sequence[Pattern], *, epsilons: Seque
     return pd.DataFrame(rows, columns=["epsilon", "mechanism", "seed", "tp", "fp", "fn"])
 
 
+def event_shares(stream: EventStream, patterns: Sequence[Pattern], *, epsilons: Sequence[float],
+                 mechanisms: Sequence[str] = ("bd", "ba"), seeds: int = 1,
+                 types: Sequence[str] | None = None, seed_base: Sequence[int] = ()
+                 ) -> pd.DataFrame:
+    """How many of each user's cells (ticks × perturbed types; default: the patterns' types) a
+    release shows as events: one row per (ε, mechanism, seed, user) with ``share`` and the
+    unprotected stream's ``true`` share. Seeds as in :func:`compare`; "adaptive" is left out
+    (it needs a history)."""
+    ty = sorted({t for p in patterns for t in p.types}) if types is None else list(types)
+    codes = np.array(sorted({stream.type_code(t) for t in ty}))
+    cells = np.maximum(np.diff(stream.user_tick_ranges(), axis=1).ravel() * codes.size, 1)
+
+    def share(s: EventStream) -> np.ndarray:
+        hits = s.tick[np.isin(s.etype, codes)]
+        return np.bincount(s.tick_uid[hits], minlength=len(s.users)) / cells
+
+    true = share(stream)
+    users = np.arange(len(stream.users))
+    parts = []
+    for eps in epsilons:
+        runners = mechanism_runners(stream, patterns, eps, types=ty)
+        for name in mechanisms:
+            if name not in runners:
+                continue
+            for seed in range(seeds):
+                rng = np.random.default_rng([seed, *seed_base, round(eps * 1000)])
+                parts.append(pd.DataFrame({"epsilon": eps, "mechanism": name, "seed": seed,
+                                           "user": users, "share": share(runners[name](rng)),
+                                           "true": true}))
+    return pd.concat(parts, ignore_index=True)
+
+
 def evaluate(setup: Setup, *, lengths: Sequence[int] = LENGTHS,
              epsilons: Sequence[float] = EPSILONS, seeds: int = 100, baseline_seeds: int = 10,
              mechanisms: Sequence[str] = MECHANISMS, adaptive_alpha: float = 0.5,
@@ -300,6 +333,24 @@ def _floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x.strip()]
 
 
+def _print_event_shares(setup: Setup, args: argparse.Namespace) -> int:
+    print(f"Released event shares — our own protocol\ndata: {setup.source}; evaluation stream "
+          f"{len(setup.stream):,} events on {setup.stream.n_ticks:,} ticks of {args.tick_s:g} s; "
+          f"seeds {min(args.seeds, args.baseline_seeds)}")
+    for m in args.lengths:
+        patterns = choose_patterns(setup.history, m)
+        df = event_shares(setup.stream, patterns, epsilons=args.epsilons,
+                          mechanisms=[x for x in args.mechanisms if x != "adaptive"],
+                          seeds=min(args.seeds, args.baseline_seeds), seed_base=(m,))
+        wide = df.pivot_table(index="mechanism", columns="epsilon", values="share",
+                              aggfunc="mean", sort=False)
+        wide.columns = [f"ε={e:g}" for e in wide.columns]
+        print(f"\nm = {m}: share of cells released as events, mean over users; true share "
+              f"{df['true'].groupby(df['user']).first().mean():.4f}")
+        print(wide.to_string(float_format=lambda v: f"{v:.4f}"))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m lmdk_core.patterns.evaluate",
@@ -321,6 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--mechanisms", type=lambda s: s.split(","), default=list(MECHANISMS))
     ap.add_argument("--csv", default=None, help="also write the summary table to this CSV")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument("--event-shares", action="store_true",
+                    help="print the share of cells each mechanism releases as events (mean over "
+                         "users and --baseline-seeds seeds) against the true share, not Q")
     ap.add_argument("--markdown", action="store_true",
                     help="print the docs' Markdown tables instead of the text table")
     args = ap.parse_args(argv)
@@ -332,6 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup = prepare(taxis=args.taxis, days=args.days, tick_s=args.tick_s,
                         grid_m=args.grid_m, trajectories=args.trajectories)
         say = None if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
+        if args.event_shares:
+            return _print_event_shares(setup, args)
         runs = evaluate(setup, lengths=args.lengths, epsilons=args.epsilons, seeds=args.seeds,
                         baseline_seeds=args.baseline_seeds, mechanisms=args.mechanisms,
                         progress=say)
