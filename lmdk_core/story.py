@@ -70,7 +70,8 @@ class StorySection:
     ``private``: True when the section shows anything derived from the true data that is not
     itself released (true trace, places, ε_t per timestamp, errors against the truth).
     ``figure`` is a Plotly figure; ``map`` a Folium map (use :class:`lmdk_core.maps.LocalMap`
-    so Leaflet is inlined).
+    so Leaflet is inlined). ``tag``: what a public section holds, when it is more than the
+    released output (default: "public: released output only").
     """
 
     title: str
@@ -78,6 +79,7 @@ class StorySection:
     figure: Any = None
     map: Any = None
     private: bool = False
+    tag: str = ""
 
 
 def _paragraphs(text: str) -> str:
@@ -138,7 +140,8 @@ def story_html(
         body.append("<h2>Settings</h2>" + _settings_table(settings))
     for k, sec in enumerate(shown):
         tag = ('<span class="privatetag">private: derived from your true data</span>'
-               if sec.private else '<span class="public">public: released output only</span>')
+               if sec.private else f'<span class="public">{html.escape(sec.tag)}</span>'
+               if sec.tag else '<span class="public">public: released output only</span>')
         parts = [f"<section><h2>{html.escape(sec.title)}</h2>{tag}", _paragraphs(sec.text)]
         if sec.figure is not None:
             parts.append(_figure_html(sec.figure, f"lmdk-figure-{k}"))
@@ -341,6 +344,10 @@ ATTACK_STORY_NOTE = (
 )
 
 
+ATTACK_STORY_TAG = ("public-safe summary: distances from simulated releases to the true places, "
+                    "no coordinates or names")
+
+
 def attack_story_section(report: Any, *, private: bool = False) -> StorySection:
     """What an attacker learns from the public file (:mod:`lmdk_core.attacks`), public-safe
     unless ``private``: places are "place 1", "place 2", … and only distances are shown (the
@@ -353,7 +360,8 @@ def attack_story_section(report: Any, *, private: bool = False) -> StorySection:
              *place_sentences(report, labels=labels, visits=private),
              " ".join(guarantee_sentences(report))]
     return StorySection("What an attacker learns from the public file",
-                        "\n\n".join(p.replace("**", "") for p in parts))
+                        "\n\n".join(p.replace("**", "") for p in parts),
+                        tag=ATTACK_STORY_TAG)
 
 
 def release_story(

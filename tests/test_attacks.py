@@ -254,6 +254,11 @@ def test_story_shows_the_numbers_public_safe(alice, sample):
         for digits in (4, 5, 6):
             assert f"{p.lat:.{digits}f}" not in public and f"{p.lon:.{digits}f}" not in public
     assert "not covered by ε" in public and "right" not in public.split("attacker")[-1][:400]
+    from lmdk_core.story import ATTACK_STORY_TAG
+
+    section = public[public.index("What an attacker learns"):]
+    assert ATTACK_STORY_TAG in section[:600]  # not "released output only": it used the truth
+    assert "released output only" not in section[:600]
     private = release_story(rel, attack=rep, include_private=True, traj=one,
                             landmarks=np.zeros(len(one), bool), **kw)
     assert "Oncology ward: an attacker" in private and "always saying yes" in private
