@@ -144,6 +144,7 @@ def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) 
         help="Radius of the circle around a clicked point; timestamps inside it are landmarks. "
         "Change a place's radius in the table below.",
     )
+    _keyboard_entry(traj, key, context)
     if places:
         mask, counts = compute.landmarks(key, traj, state.place_tuples())
         table = pd.DataFrame(places)[["name", "place_radius_m", "lat", "lon"]]
@@ -212,14 +213,73 @@ def _on_select() -> None:
         state.select_place(chosen)
 
 
-def suggestion_label(row: Any, context: dict[str, Any] | None) -> str:
+def suggestion_label(row: Any, context: dict[str, Any] | None, digits: int = 2) -> str:
     """'Add: near <named place or lat/lon> · 82 h over 7 visits · radius 40 m'."""
     radius = float(row.suggested_radius_m)
-    near = maps.named_place_near(context, float(row.lat), float(row.lon), within_m=radius)
-    where = near if near is not None else maps.format_lat_lon(float(row.lat), float(row.lon))
     visits = int(row.visits)
-    return (f"Add: near {where} · {fmt_duration(float(row.total_duration_s))} over "
+    return (f"Add: near {_where(row, context, digits)} · "
+            f"{fmt_duration(float(row.total_duration_s))} over "
             f"{visits:,} visit{'s' if visits != 1 else ''} · radius {fmt_distance(radius)}")
+
+
+def _where(row: Any, context: dict[str, Any] | None, digits: int = 2) -> str:
+    near = maps.named_place_near(context, float(row.lat), float(row.lon),
+                                 within_m=float(row.suggested_radius_m))
+    return near if near is not None else maps.format_lat_lon(float(row.lat), float(row.lon),
+                                                             digits)
+
+
+def suggestion_labels(rows: pd.DataFrame, context: dict[str, Any] | None) -> list[str]:
+    """One label per suggested place, told apart: coordinates get more decimals (up to 5,
+    about 1 m) until no two labels are the same."""
+    items = list(rows.itertuples(index=False))
+    labels: list[str] = []
+    for digits in range(2, 6):
+        labels = [suggestion_label(r, context, digits) for r in items]
+        if len(set(labels)) == len(labels):
+            break
+    return labels
+
+
+def suggestion_name(row: Any, context: dict[str, Any] | None) -> str:
+    """The name a suggested place gets: the named place it lies at (offline bearings), else
+    'Stay near <lat, lon>' (neutral: nothing is guessed about what the place is)."""
+    return f"Stay near {_where(row, context, 4)}"
+
+
+COORDS_KEY = "coords_text"
+COORDS_ERROR_KEY = "coords_error"
+LISTED_KEY = "listed_place"
+
+
+def _keyboard_entry(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
+    """Add a place without the mouse: typed coordinates, or a choice from the suggested
+    places. Enter in the field (or the button) adds; focus stays where it was."""
+    with st.form("add_place_form", border=False, enter_to_submit=True):
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        c1.text_input("Add a place at (latitude, longitude)", key=COORDS_KEY,
+                      placeholder="e.g. 39.9800, 116.3100",
+                      help="Degrees, e.g. 39.98, 116.31 or 39.98° N, 116.31° E. The place gets "
+                      "the radius above; a position inside a place selects it.")
+        c2.form_submit_button("Add", key="coords_add", on_click=state.add_typed_place,
+                              args=(COORDS_KEY, COORDS_ERROR_KEY))
+    error = state.get(COORDS_ERROR_KEY)
+    if error:
+        st.error(plain_text(f"Could not add a place: {error}."), icon="⚠️")
+    cands = compute.suggestions(key, traj).head(SUGGESTIONS_SHOWN)
+    if cands.empty:
+        return
+    rows = list(cands.itertuples(index=False))
+    options = {label.removeprefix("Add: "): (float(r.lat), float(r.lon),
+                                              float(r.suggested_radius_m),
+                                              suggestion_name(r, context))
+               for label, r in zip(suggestion_labels(cands, context), rows, strict=True)}
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.selectbox("Or add a suggested place (long stays)", list(options), index=None,
+                 key=LISTED_KEY, placeholder="choose a long stay",
+                 help="Long stays are where landmarks usually are (home, work, clinic).")
+    c2.button("Add", key="listed_add", on_click=state.add_listed_place,
+              args=(LISTED_KEY, options))
 
 
 def _suggestions(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
@@ -233,12 +293,14 @@ def _suggestions(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -
         if len(cands) > len(shown):
             st.caption(f"The {len(shown)} longest of {len(cands):,} stays.")
         taken = {(round(p["lat"], 4), round(p["lon"], 4)) for p in state.places()}
+        labels = suggestion_labels(shown, context)
         for i, row in enumerate(shown.itertuples(index=False)):
             st.button(
-                suggestion_label(row, context),
+                labels[i],
                 key=f"suggest_{i}",
                 on_click=state.add_place,
-                args=(float(row.lat), float(row.lon), float(row.suggested_radius_m)),
+                args=(float(row.lat), float(row.lon), float(row.suggested_radius_m),
+                      suggestion_name(row, context)),
                 disabled=(round(row.lat, 4), round(row.lon, 4)) in taken,
                 help="Long stays are where landmarks usually are (home, work, clinic). "
                 "One click adds a place there, with the radius shown: it covers the visits' "

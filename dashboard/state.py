@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from lmdk_core import map_view, maps
+from lmdk_core import places as pl
 from lmdk_core.errors import LmdkError
 from lmdk_core.session import ReleaseSettings, Session
 
@@ -126,6 +127,32 @@ def default_name() -> str:
         if name not in taken:
             return name
     return f"Place {len(places()) + 1}"
+
+
+def add_typed_place(text_key: str, error_key: str) -> None:
+    """Add a place at the position typed in widget ``text_key`` (radius: ``new_radius``); a
+    position that cannot be read leaves its reason in ``error_key`` (None once one is added)."""
+    try:
+        lat, lon = pl.parse_lat_lon(st.session_state.get(text_key) or "")
+    except LmdkError as err:
+        st.session_state[error_key] = str(err)
+        return
+    st.session_state[error_key] = None
+    inside = maps.place_at(places(), lat, lon)
+    if inside is not None:
+        select_place(inside)
+    else:
+        add_place(lat, lon)
+
+
+def add_listed_place(choice_key: str, options: dict[str, tuple[float, float, float, str]]
+                     ) -> None:
+    """Add the place chosen in widget ``choice_key``: ``options`` maps each label to
+    ``(lat, lon, place_radius_m, name)``."""
+    chosen = options.get(st.session_state.get(choice_key) or "")
+    if chosen is not None:
+        lat, lon, radius, name = chosen
+        add_place(lat, lon, radius, name)
 
 
 def select_place(name: str) -> None:

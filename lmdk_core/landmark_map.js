@@ -31,11 +31,21 @@ function render({ model, el }) {
   box.className = "lmdk-map";
   box.style.height = model.get("height") || "400px";
   box.style.width = "100%";
+  // Keyboard: the map is one tab stop with a name; arrows pan, + and - zoom, Enter adds a place
+  // at the centre (marked by the cross). Leaflet's own keyboard handler stays off: its
+  // focus-on-press scrolled a partly hidden map under the cursor.
+  box.tabIndex = 0;
+  box.setAttribute("role", "application");
+  box.setAttribute("aria-roledescription", "map");
+  box.setAttribute("aria-label", model.get("label") ||
+    "Map of your trace. Arrow keys pan, plus and minus zoom, Enter adds a place at the centre.");
   el.appendChild(box);
 
-  // keyboard off: its focus-on-press scrolled a partly hidden map under the cursor
+  // The wheel zooms only once the map has focus (a click or Tab), so scrolling the page over
+  // it scrolls the page; one notch is one zoom level.
   const map = L.map(box, { doubleClickZoom: false, keyboard: false, zoomControl: true,
-                           attributionControl: true });
+                           attributionControl: true, scrollWheelZoom: false,
+                           wheelPxPerZoomLevel: 120 });
   map.setView([0, 0], 2);
   box.lmdkMap = map; // for scripted use (browser tests): el.lmdkMap.latLngToContainerPoint(...)
   L.control.scale().addTo(map);
@@ -137,6 +147,37 @@ function render({ model, el }) {
 
   map.on("click", (e) => {
     model.send({ event: "map_click", lat: e.latlng.lat, lon: e.latlng.lng });
+  });
+
+  const cross = textElement("div", "+", "position:absolute;left:50%;top:50%;z-index:650;" +
+    "transform:translate(-50%,-50%);font:bold 22px sans-serif;color:#000;pointer-events:none;" +
+    "text-shadow:0 0 3px #fff,0 0 3px #fff;display:none");
+  cross.className = "lmdk-centre";
+  cross.setAttribute("aria-hidden", "true");
+  box.appendChild(cross);
+  box.addEventListener("mousedown", () => box.focus({ preventScroll: true }));
+  box.addEventListener("focus", () => {
+    map.scrollWheelZoom.enable();
+    cross.style.display = box.matches(":focus-visible") ? "block" : "none";
+  });
+  box.addEventListener("blur", () => { map.scrollWheelZoom.disable(); cross.style.display = "none"; });
+  const PAN = { ArrowLeft: [-80, 0], ArrowRight: [80, 0], ArrowUp: [0, -80], ArrowDown: [0, 80] };
+  box.addEventListener("keydown", (e) => {
+    if (e.target !== box || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (PAN[e.key]) {
+      map.panBy(PAN[e.key], { animate: false });
+    } else if (e.key === "+" || e.key === "=") {
+      map.zoomIn(1, { animate: false });
+    } else if (e.key === "-" || e.key === "_") {
+      map.zoomOut(1, { animate: false });
+    } else if (e.key === "Enter" || e.key === " ") {
+      const c = map.getCenter();
+      model.send({ event: "map_click", lat: c.lat, lon: c.lng });
+    } else {
+      return;
+    }
+    cross.style.display = "block";
+    e.preventDefault();
   });
 
   const onLandmarks = () => {

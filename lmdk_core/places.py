@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ __all__ = [
     "PlacesFormatError",
     "as_place",
     "as_places",
+    "parse_lat_lon",
     "places_from_frame",
     "places_from_geojson",
     "places_to_frame",
@@ -49,6 +51,33 @@ PLACES_FORMAT_VERSION = 1
 
 _COLUMNS = ["name", "lat", "lon", "place_radius_m"]
 _RADIUS_KEYS = ("place_radius_m", "radius_m")  # the second: files written before 0.2
+
+
+_HEMISPHERE = {"N": 1.0, "S": -1.0, "E": 1.0, "W": -1.0}
+
+
+def parse_lat_lon(text: str) -> tuple[float, float]:
+    """A typed position as (lat, lon) degrees: ``'39.98, 116.31'``, ``'39.98 116.31'`` or the
+    page's own form ``'39.98° N, 116.31° E'`` (S and W negate). ParameterError says what is
+    wrong (not two numbers, latitude outside [-90, 90], longitude outside [-180, 180])."""
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError("type a latitude and a longitude, e.g. 39.98, 116.31")
+    parts = [p for p in re.split(r"[,;\s]+", text.replace("°", " ").strip()) if p]
+    values: list[float] = []
+    for part in parts:
+        if part.upper() in _HEMISPHERE and values:
+            values[-1] = abs(values[-1]) * _HEMISPHERE[part.upper()]
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise ParameterError(f"{part!r} is not a number: type a latitude and a longitude "
+                                 "in degrees, e.g. 39.98, 116.31") from None
+    if len(values) != 2:
+        raise ParameterError(f"expected two numbers (latitude, longitude), got {len(values)}: "
+                             f"{text.strip()!r}")
+    return (_coordinate(values[0], "latitude", -90, 90),
+            _coordinate(values[1], "longitude", -180, 180))
 
 
 class PlacesFormatError(SourceFormatError):

