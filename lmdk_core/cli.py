@@ -47,6 +47,7 @@ import pandas as pd
 
 from ._version import __version__
 from .errors import LmdkError, ParameterError
+from .export import DEFAULT_CHUNK_ROWS
 
 __all__ = ["main"]
 
@@ -81,6 +82,16 @@ class Progress:
         if self.enabled:
             self.stream.write(text + "\n")
             self.stream.flush()
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
 
 
 def _check_output(out: pathlib.Path) -> None:
@@ -194,14 +205,15 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
     def write(d: pathlib.Path) -> None:
         # public files hold only time and the released location (lmdk_core.export)
         with open(d / "released.csv", "wb") as csv, open(d / "released.geojson", "wb") as geo:
-            export.write_release_files(rel, csv=csv, geojson=geo, progress=progress)
+            export.write_release_files(rel, csv=csv, geojson=geo, chunk_rows=args.chunk_rows,
+                                       progress=progress)
         report = export.privacy_report(
             release=rel, epsilon=args.epsilon, guarantee=guarantee, places=places,
             settings={"input": str(args.input), "user": uid, "scheme": args.scheme,
                       "radius_m": args.radius_m},
             metrics=metrics, as_arrays=True)
         with open(d / "PRIVATE-report.json", "wb") as fh:
-            export.write_report_json(report, fh)
+            export.write_report_json(report, fh, chunk_rows=args.chunk_rows)
         progress("write report", 1, 1)
 
     _atomic_output(out, write)
@@ -461,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--radius-m", type=float, default=200.0, help="protection radius (metres)")
     r.add_argument("--out", required=True, help="output directory (must not exist or be empty)")
     r.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
+    r.add_argument("--chunk-rows", type=_positive_int, default=DEFAULT_CHUNK_ROWS,
+                   help="rows encoded at once while writing: memory vs speed, same bytes "
+                        f"(default {DEFAULT_CHUNK_ROWS})")
 
     q = sub.add_parser("population", help="release counts per cell x time bin for many people",
                        description=POPULATION_GUARANTEE, parents=[common])

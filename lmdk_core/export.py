@@ -287,6 +287,15 @@ def write_release_csv(release: Any, fh: IO[bytes], *, chunk_rows: int = DEFAULT_
     write_release_files(release, csv=fh, chunk_rows=chunk_rows, progress=progress)
 
 
+def _csv_floats(text: Any, v: np.ndarray, empty: str) -> Any:
+    """CSV fields of floats as pandas writes them: NaN empty, ±inf as ``inf``/``-inf``."""
+    pa, pc = _pa()
+    inf = np.isinf(v)
+    if inf.any():
+        text = pc.if_else(pa.array(inf), pa.array(np.where(v > 0, "inf", "-inf")), text)
+    return pc.fill_null(text, empty)
+
+
 def write_release_files(release: Any, *, csv: IO[bytes] | None = None,
                         geojson: IO[bytes] | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
                         progress: _Progress | None = None) -> None:
@@ -315,7 +324,8 @@ def write_release_files(release: Any, *, csv: IO[bytes] | None = None,
         text_of = {k: (_iso_text(v[lo:hi], unit) if k == "time" else _float_text(v[lo:hi]))
                    for k, v in cols.items()}
         if csv is not None:
-            fields = [t if k == "time" else pc.fill_null(t, empty) for k, t in text_of.items()]
+            fields = [t if k == "time" else _csv_floats(t, cols[k][lo:hi], empty)
+                      for k, t in text_of.items()]
             lines = pc.binary_join_element_wise(*fields, ",") if len(fields) > 1 else fields[0]
             csv.write(_joined(lines, "\n"))
             csv.write(b"\n")

@@ -1,0 +1,322 @@
+"""The streaming `lmdk release` (issue 26 part 2): column-wise text encoding checked against
+Python's own ``repr``/``json.dumps``/``DataFrame.to_csv`` (independent implementations), chunk
+boundaries that do not change a byte, the streaming CSV reader against the in-memory one, the
+CLI's messages, and Ctrl-C leaving no partial output."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import lmdk_core as lm
+from lmdk_core import export as E
+from lmdk_core.cli import main
+from lmdk_core.readers import csv as stream_csv
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
+
+
+# ----------------------------------------------------------------------------- text encoding
+
+
+@given(st.lists(floats, max_size=80))
+def test_float_text_is_python_repr(xs):
+    got = E._float_text(np.array(xs, dtype=np.float64)).to_pylist()
+    assert got == [repr(x) if np.isfinite(x) else None for x in xs]
+
+
+def test_float_text_every_magnitude_and_few_distinct_values():
+    rng = np.random.default_rng(0)
+    x = np.concatenate([10.0 ** rng.uniform(-320, 308, 20_000) * rng.choice([-1, 1], 20_000),
+                        np.round(rng.normal(0, 1e6, 2000)), 10.0 ** np.arange(-12, 20),
+                        [0.0, -0.0, 5e-324, 2.0**53, 1e16 - 2, 9.999999999999999e-05]])
+    assert E._float_text(x).to_pylist() == [repr(v) for v in x.tolist()]
+    few = np.tile([0.0, -0.0, 1.0, 0.5e-5, np.nan, np.inf], 50)  # the factorised path
+    assert E._float_text(few).to_pylist() == [
+        repr(v) if np.isfinite(v) else None for v in few.tolist()]
+
+
+@given(st.lists(st.integers(-(2**62), 2**62), min_size=1, max_size=40))
+def test_iso_text_matches_iso_utc(ns):
+    v = np.array(ns, dtype=np.int64).view("datetime64[ns]")
+    unit = E._iso_unit(v)
+    assert E._iso_text(v, unit).to_pylist() == E.iso_utc(v).tolist()
+
+
+@given(st.lists(floats, max_size=30), st.integers(1, 7))
+def test_json_array_is_json_dumps_in_any_chunks(xs, chunk):
+    a = np.array(xs, dtype=np.float64)
+    want = json.dumps([x if np.isfinite(x) else None for x in xs])
+    assert b"".join(E._json_array_pieces(a, chunk)).decode() == want
+    b = a > 0
+    assert b"".join(E._json_array_pieces(b, chunk)).decode() == json.dumps(b.tolist())
+
+
+# ----------------------------------------------------------------------------- exports in chunks
+
+
+def _release(n=23, *, with_time=True, nan_rows=(0, 1, 9), seeded=True):
+    rng = np.random.default_rng(3)
+    lat, lon = 39.9 + rng.normal(0, 0.01, n), 116.3 + rng.normal(0, 0.01, n)
+    lat[list(nan_rows)] = np.nan
+    lon[list(nan_rows)] = np.nan
+    lat[5] = 40.0  # a whole number
+    time = (pd.date_range("2024-03-01 09:00", periods=n, freq="7s").to_numpy().copy()
+            if with_time else None)
+    if with_time:
+        time[4] += np.timedelta64(250, "ms")  # one ms time: the whole file at ms precision
+    eps = np.where(np.arange(n) % 4 == 0, 0.0, 1 / 3)
+    return lm.Release(scheme="skip", epsilon=1.0, budget=eps, published=eps > 0,
+                      landmarks=np.arange(n) % 5 == 0, params={"radius_m": 200.0},
+                      lat=lat, lon=lon, time=time, seeded=seeded)
+
+
+def _reference_csv(rel) -> str:
+    """The export as pandas writes it (what `release_to_csv` wrote before it streamed)."""
+    frame = rel.to_frame(public=True)
+    if "time" in frame:
+        frame["time"] = E.iso_utc(frame["time"])
+    text = frame.to_csv(index=False, lineterminator="\n")
+    return (f"# lmdk {rel.label}\n" if rel.seeded else "") + text
+
+
+def _reference_geojson(rel) -> str:
+    ok = np.isfinite(rel.lat) & np.isfinite(rel.lon)
+    times = E.iso_utc(rel.time[ok]).tolist() if rel.time is not None else [None] * ok.sum()
+    feats = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [x, y]},
+              "properties": {"time": t}}
+             for x, y, t in zip(rel.lon[ok].tolist(), rel.lat[ok].tolist(), times, strict=True)]
+    return json.dumps({"type": "FeatureCollection", "lmdk": {
+        "kind": "public-release", "version": E.REPORT_FORMAT_VERSION,
+        "simulation": rel.seeded, **({"label": rel.label} if rel.seeded else {})},
+        "features": feats})
+
+
+@pytest.mark.parametrize("with_time", [True, False])
+def test_chunk_boundaries_give_the_same_bytes(with_time):
+    rel = _release(with_time=with_time)
+    outs = set()
+    for chunk in (1, 2, 7, 22, 23, 24, 10_000):  # 23 rows: chunks that end mid-file and exactly
+        csv, geo = io.BytesIO(), io.BytesIO()
+        E.write_release_files(rel, csv=csv, geojson=geo, chunk_rows=chunk)
+        outs.add((csv.getvalue(), geo.getvalue()))
+    assert len(outs) == 1
+    csv, geo = outs.pop()
+    assert csv.decode() == _reference_csv(rel)
+    assert geo.decode() == _reference_geojson(rel)
+    assert E.release_to_csv(rel) == csv.decode()
+    assert json.dumps(E.release_to_geojson(rel)) == geo.decode()
+
+
+def test_chunked_values_csv_quotes_a_lone_empty_field():
+    values = np.array([1.0, np.nan, np.inf, -0.0, 2.5e-7])
+    rel = lm.Release(scheme="event", epsilon=1.0, budget=np.full(5, 0.2),
+                     published=np.ones(5, bool), landmarks=np.zeros(5, bool), params={},
+                     values=values)
+    for chunk in (1, 2, 5):
+        buf = io.BytesIO()
+        E.write_release_csv(rel, buf, chunk_rows=chunk)
+        assert buf.getvalue().decode() == _reference_csv(rel) == 'value\n1.0\n""\ninf\n-0.0\n' \
+            '2.5e-07\n'
+
+
+def test_report_in_chunks_is_the_list_report():
+    rel = _release(seeded=False)
+    g = lm.landmark_guarantee(rel.eps, rel.landmarks)
+    temporal = {"bpl": np.linspace(0, 1, 23), "fpl": np.full(23, np.inf), "tpl": np.zeros(23)}
+    kw = dict(release=rel, epsilon=1.0, guarantee=g, places=[lm.Place("Home", 39.9, 116.3, 80)],
+              settings={"seed": 3, "input": "x.csv"}, temporal=temporal,
+              metrics={"mae_m": float("nan")})
+    lists = E.privacy_report(**kw)
+    text = E.report_to_json(lists)
+    for chunk in (1, 4, 23, 100):
+        buf = io.BytesIO()
+        E.write_report_json(E.privacy_report(**kw, as_arrays=True), buf, chunk_rows=chunk)
+        assert buf.getvalue().decode() == text
+    rep = json.loads(text)
+    assert rep == json.loads(json.dumps(lists))  # the lists, through Python's own json
+    assert next(iter(rep)) == "PRIVATE" and '"seed"' not in text
+
+
+def test_empty_release_writes_headers_only():
+    rel = lm.Release(scheme="event", epsilon=1.0, budget=np.zeros(0), published=np.zeros(0, bool),
+                     landmarks=np.zeros(0, bool), params={}, lat=np.zeros(0), lon=np.zeros(0))
+    csv, geo = io.BytesIO(), io.BytesIO()
+    E.write_release_files(rel, csv=csv, geojson=geo)
+    assert csv.getvalue() == b"lat,lon\n"
+    assert json.loads(geo.getvalue())["features"] == []
+
+
+# ----------------------------------------------------------------------------- streaming reader
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Stream every file, in blocks of 512 bytes."""
+    monkeypatch.setattr(stream_csv, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(stream_csv, "STREAM_BLOCK_BYTES", 512)
+
+
+def _read_both(path, monkeypatch, capture=True):
+    calls = []
+    streamed = lm.read_trajectories(path, progress=lambda *a: calls.append(a))
+    with monkeypatch.context() as m:
+        m.setattr(stream_csv, "STREAM_MIN_BYTES", 1 << 60)
+        in_memory = lm.read_trajectories(path)
+    return streamed, in_memory, calls
+
+
+def _write_rows(path, n, *, trailing_newline=True, note=None):
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"uid": rng.choice(["007", "b"], n),
+                       "time": pd.date_range("2024-01-01", periods=n, freq="s", tz="UTC"),
+                       "lat": rng.uniform(-80, 80, n).round(6), "lon": rng.uniform(-170, 170, n),
+                       "speed": rng.integers(0, 9, n), "note": rng.choice(["x", "", "NA"], n)})
+    if note is not None:
+        df.loc[n // 2, "note"] = note
+    text = df.to_csv(index=False, lineterminator="\n")
+    path.write_text(text if trailing_newline else text.rstrip("\n"))
+
+
+@pytest.mark.parametrize("trailing_newline", [True, False])
+def test_streaming_reader_equals_in_memory_reader(tmp_path, small_blocks, monkeypatch,
+                                                  trailing_newline):
+    path = tmp_path / "t.csv"
+    _write_rows(path, 301, trailing_newline=trailing_newline)  # ends mid-block
+    streamed, in_memory, calls = _read_both(path, monkeypatch)
+    pd.testing.assert_frame_equal(streamed, in_memory)
+    assert len(streamed) == 301 and streamed["uid"].iloc[0] == "007"
+    assert calls and calls[-1] == ("reading", path.stat().st_size, path.stat().st_size)
+    assert [c[1] for c in calls] == sorted(c[1] for c in calls)
+
+
+def test_a_line_longer_than_a_block_still_reads(tmp_path, small_blocks, monkeypatch):
+    path = tmp_path / "t.csv"
+    _write_rows(path, 50, note="n" * 5000)  # one field 10x the block
+    streamed, in_memory, _ = _read_both(path, monkeypatch)
+    pd.testing.assert_frame_equal(streamed, in_memory)
+    assert streamed["note"].str.len().max() == 5000
+
+
+def test_a_bad_row_in_a_later_block_is_named_as_before(tmp_path, small_blocks, monkeypatch):
+    path = tmp_path / "t.csv"
+    _write_rows(path, 200)
+    lines = path.read_text().splitlines()
+    lines[180] = lines[180].replace(lines[180].split(",")[2], "123.5", 1)  # a latitude
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(lm.TrajectoryFormatError, match=r"t.csv line 181: latitude 123.5"):
+        lm.read_trajectories(path)
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    d = tmp_path_factory.mktemp("stream")
+    one = lm.time_slice(lm.select_user(lm.load_sample(), "alice"), "2024-03-07",
+                        "2024-03-07 06:00")
+    path = d / "alice.csv"
+    one[["uid", "time", "lat", "lon"]].to_csv(path, index=False)
+    far = d / "far.geojson"
+    far.write_text(json.dumps(lm.places_to_geojson([lm.Place("Far", -33.9, 18.4, 100)])))
+    return path, far
+
+
+def _run(*argv):
+    return main(["release", *map(str, argv), "--epsilon", "1"])
+
+
+def test_empty_and_header_only_inputs_are_clear_errors(tmp_path, capsys):
+    (tmp_path / "e.csv").write_text("")
+    (tmp_path / "h.csv").write_text("uid,time,lat,lon\n")
+    assert _run(tmp_path / "e.csv", "--out", tmp_path / "o") == 1
+    assert capsys.readouterr().err.strip() == "lmdk: error: e.csv: file is empty"
+    assert _run(tmp_path / "h.csv", "--out", tmp_path / "o") == 1
+    assert "h.csv: no data rows" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_places_file_and_unknown_user(trace, tmp_path, capsys):
+    path, _ = trace
+    assert _run(path, "--places", tmp_path / "nope.geojson", "--out", tmp_path / "o") == 1
+    err = capsys.readouterr().err
+    assert err.strip() == f"lmdk: error: --places {tmp_path / 'nope.geojson'}: no such file"
+    assert _run(path, "--user", "bob", "--out", tmp_path / "o") == 1
+    assert "no user 'bob'; its users: 'alice'" in capsys.readouterr().err
+
+
+def test_output_checked_before_the_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x").write_text("mine")
+    # the input does not exist either: the output is refused first, before any reading
+    assert _run(tmp_path / "missing.csv", "--out", out) == 1
+    assert "output exists and is not an empty directory" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert _run(tmp_path / "missing.csv", "--out", blocker / "sub") == 1
+    assert "is not a directory" in capsys.readouterr().err
+
+
+def test_places_covering_no_point_warn_plainly(trace, tmp_path, capsys):
+    path, far = trace
+    assert _run(path, "--places", far, "--out", tmp_path / "o", "--seed", "1") == 0
+    err = capsys.readouterr().err
+    assert err.startswith("lmdk: warning: the 1 place(s) in ") and "cover none of the" in err
+    assert ".py:" not in err and "Warning:" not in err  # no Python source path or class
+
+
+def test_progress_only_on_a_terminal_or_when_asked(trace, tmp_path, capsys, monkeypatch):
+    path, _ = trace
+    assert _run(path, "--out", tmp_path / "a", "--seed", "1") == 0
+    assert capsys.readouterr().err == ""  # not a terminal, not asked: silent
+    assert _run(path, "--out", tmp_path / "b", "--seed", "1", "--progress") == 0
+    err = capsys.readouterr().err
+    assert "release: 1/1 (100%)" in err and "write: " in err and "write report" in err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert _run(path, "--out", tmp_path / "c", "--seed", "1") == 0
+    assert "\r" in capsys.readouterr().err  # a redrawn bar
+    assert _run(path, "--out", tmp_path / "d", "--seed", "1", "--quiet") == 0
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "a" / "released.csv").read_bytes() == \
+        (tmp_path / "b" / "released.csv").read_bytes()  # same seed, same file
+
+
+def test_ctrl_c_mid_write_leaves_no_partial_output(tmp_path):
+    n = 60_000  # 30 chunks of rows: interrupted after the first is written
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"time": np.arange(n) * 5 + 1_700_000_000,
+                  "lat": 39.9 + rng.normal(0, 1e-3, n).round(6),
+                  "lon": 116.3 + rng.normal(0, 1e-3, n).round(6)}).to_csv(
+        tmp_path / "big.csv", index=False)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lmdk_core.cli", "release", str(tmp_path / "big.csv"),
+         "--epsilon", "1", "--scheme", "uniform", "--out", str(out), "--progress",
+         "--chunk-rows", "2000"],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith("write: "):  # the first chunk is on disk, in the temporary dir
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.stderr.read()
+    code = proc.wait(timeout=120)
+    assert code == 130, "".join(seen) + rest
+    assert "lmdk: interrupted" in rest
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["big.csv"]  # no .out.partial-* left
