@@ -8,37 +8,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_driver import home_of_first_user
 from streamlit.testing.v1 import AppTest
 from test_app import FakeMap, draw
+from test_story_app import APP, TIMEOUT, run
 
 import dashboard.map_section as map_section
 from lmdk_core import attacks
 from lmdk_core.formatting import plain_distance
-from lmdk_core.sample import load_sample
-
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
-TIMEOUT = 60
-
-
-def run(at: AppTest) -> AppTest:
-    at.run(timeout=TIMEOUT)
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 @pytest.fixture(scope="module")
-def home():
-    s = load_sample()
-    h = s[(s.uid == s.uid.iloc[0]) & (s.place == "home")]
-    return float(h.lat.median()), float(h.lon.median())
-
-
-@pytest.fixture(scope="module")
-def page(home):
+def page():
     """The page with Home marked (default settings); every attack_report call recorded. One
     page for the module: the tests below run in order on it."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        yield _page(monkeypatch, home)
+        yield _page(monkeypatch, home_of_first_user())
 
 
 def _page(monkeypatch, home):
