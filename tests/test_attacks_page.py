@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from browser_driver import home_of_first_user
 from streamlit.testing.v1 import AppTest
-from test_app import FakeMap, draw
+from test_app import FakeMap, add_place_by_click, draw
 from test_story_app import APP, TIMEOUT, run
 
 import dashboard.map_section as map_section
@@ -37,14 +37,10 @@ def _page(monkeypatch, home):
         return out
 
     monkeypatch.setattr(attacks, "attack_report", spy)
-    fake = FakeMap()
-    monkeypatch.setattr(map_section.map_element, "show", fake)
+    monkeypatch.setattr(map_section.map_element, "show", fake := FakeMap())
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    run(at)
-    fake.click(*home)
-    run(at)
-    return at, calls
+    at.query_params["tiles"] = "none"  # offline
+    return add_place_by_click(run(at), fake, *home), calls
 
 
 def _section_text(at: AppTest) -> str:
