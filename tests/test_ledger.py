@@ -366,7 +366,8 @@ def test_dummy_landmarks_are_composed_over_the_real_ones(sample):
     """Issue 23's 856: two Skip releases (ε_scheme 0.9) each with its own dummy draw (ε_sel
     0.1) on alice's trace with Home and Clinic. Composed over the real landmarks, they lose
     0.9 + 0.9 + 0.1 + 0.1 = 2.0 at a moment neither made a dummy; the old ledger took every
-    dummy of one draw as a landmark of the other, whose Skip spends 0.9 there: hundreds."""
+    dummy of one draw as a landmark of the other, whose Skip spends 0.9 there: tens (greedy: its
+    draws are nested and differ in a few dozen moments) to hundreds (Bernoulli)."""
     import lmdk_core as lm
     from lmdk_core.dummies import hide_landmarks
 
@@ -387,7 +388,7 @@ def test_dummy_landmarks_are_composed_over_the_real_ones(sample):
             old = old.add(rel, key=str(seed), costs=sel)  # the dummy masks as landmarks
         assert (dummies[0] != dummies[1]).any()
         assert 1.9 <= new.total_loss() <= 2.0 + 1e-9
-        assert old.total_loss() > 100
+        assert old.total_loss() > 10 * new.total_loss()
 
 
 def test_releases_with_different_radii_compose_at_a_distance():
