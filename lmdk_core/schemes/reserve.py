@@ -56,7 +56,7 @@ from .vectorised import run_budget
 AUTO_SHARES = np.round(np.arange(96) * 0.01, 2)
 """Candidate landmark shares of ``landmark_share="auto"`` (0 … 0.95)."""
 
-_DELTA_BITS = 30  # δ keeps ≤ 30 significant bits: k·δ and their sums (k ≤ 2^23) are exact
+_DELTA_BITS = 30  # δ keeps ≤ 30 significant bits (fewer when |L| ≥ 2^23): every k·δ, k ≤ |L|, exact
 
 
 @numba.njit(cache=True)
@@ -112,7 +112,8 @@ def reserve_schedule(kind, unit, err, landmarks, tau, last_lm, eps_reg, delta, s
 
 
 def _split(epsilon: float, share: float, m: int) -> tuple[float, float]:
-    """(ε_R, δ): ε_R = fl(ε·(1−s)) and the largest ≤30-bit δ ≤ B_L/m with ε_R + m·δ ≤ ε exactly."""
+    """(ε_R, δ): ε_R = fl(ε·(1−s)) and the largest δ of ≤30 significant bits (53 − bitlen(m)
+    when smaller) with ε_R + m·δ ≤ ε exactly."""
     eps_reg = epsilon * (1.0 - share)
     if m == 0 or share == 0.0:
         return (epsilon if m == 0 else eps_reg), 0.0
@@ -120,7 +121,8 @@ def _split(epsilon: float, share: float, m: int) -> tuple[float, float]:
     if room <= 0:
         return eps_reg, 0.0
     raw = float(room / m)
-    step = 2.0 ** (math.frexp(raw)[1] - _DELTA_BITS)
+    bits = max(1, min(_DELTA_BITS, 53 - m.bit_length()))  # k·δ needs ≤ bits + bitlen(m) ≤ 53
+    step = 2.0 ** (math.frexp(raw)[1] - bits)
     delta = math.floor(raw / step) * step
     while delta > 0 and Fraction(eps_reg) + m * Fraction(delta) > Fraction(epsilon):
         delta -= step
