@@ -77,7 +77,7 @@ def main() -> None:
     panel = float(np.median(fast))
 
     mask = lm.landmark_mask(alice, PLACES)
-    truth = lm.landmarks.place_masks(alice, PLACES).any(axis=0)
+    truth = np.asarray(lm.landmarks.place_masks(alice, PLACES).any(axis=0), dtype=bool)
     t0, c0 = time.perf_counter(), time.process_time()
     for i in range(args.naive_draws):
         rel, _, _ = _draw(alice, mask, SETTINGS, None, rng=np.random.default_rng(i))
