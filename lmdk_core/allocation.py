@@ -28,6 +28,7 @@ ALLOCATION_SCHEMES = ("event", "user", "uniform", "skip")
 """Schemes whose budgets are a closed form of (T, L, ε) alone."""
 
 _DATA_DEPENDENT = ("adaptive", "bd", "ba")
+_NEEDS_TIMES = ("reserve",)  # data-independent, but its schedule reads the trace's public times
 
 
 def allocate(
@@ -57,10 +58,16 @@ def allocate(
             f"scheme {scheme!r} decides its budgets from the data while releasing; use "
             f"release_values/release_locations (allocate supports: {', '.join(ALLOCATION_SCHEMES)})"
         )
+    if scheme in _NEEDS_TIMES:
+        raise ParameterError(
+            f"scheme {scheme!r} plans its budgets from the trace's timestamps while releasing; "
+            f"use release_values/release_locations (allocate supports: "
+            f"{', '.join(ALLOCATION_SCHEMES)})"
+        )
     if scheme not in ALLOCATION_SCHEMES:
         raise ParameterError(
             f"unknown scheme {scheme!r}; valid schemes: "
-            f"{', '.join(ALLOCATION_SCHEMES + _DATA_DEPENDENT)}"
+            f"{', '.join(ALLOCATION_SCHEMES + _DATA_DEPENDENT + _NEEDS_TIMES)}"
         )
     if params:
         raise ParameterError(

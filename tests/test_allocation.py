@@ -64,6 +64,7 @@ def test_uniform_example():
         (("nope", 5, [], 1.0), {}, "unknown scheme 'nope'; valid schemes: event, user, uniform"),
         (("adaptive", 5, [], 1.0), {}, "release_values"),
         (("bd", 5, [], 1.0), {"w": 3}, "release_values"),
+        (("reserve", 5, [], 1.0), {}, "timestamps while releasing"),
         (("uniform", 5, [], 1.0), {"w": 3}, "takes no parameters"),
         (("uniform", 5, [], 0.0), {}, "epsilon must be > 0"),
         (("uniform", 5, [], -1.0), {}, "epsilon must be > 0"),
@@ -88,3 +89,13 @@ def test_one_argument_order_and_keyword_only_privacy_parameters():
     np.testing.assert_array_equal(allocate("uniform", 5, [1, 3], 1.5), new)  # legacy order
     with pytest.raises(ParameterError, match="keyword-only"):
         allocate(5, [1, 3], 1.5, "uniform")
+
+
+def test_unknown_scheme_lists_every_scheme():
+    """The message names every scheme the release functions accept (it once missed reserve)."""
+    from lmdk_core.release import SCHEMES
+
+    with pytest.raises(ParameterError) as err:
+        allocate(5, [], epsilon=1.0, scheme="nope")
+    listed = str(err.value).split("valid schemes: ")[1].split(", ")
+    assert sorted(listed) == sorted(SCHEMES)
