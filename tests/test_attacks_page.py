@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from browser_driver import home_of_first_user
+from deferred_download import call_without_session, record_downloads
 from streamlit.testing.v1 import AppTest
 from test_app import FakeMap, add_place_by_click, draw
 from test_story_app import APP, TIMEOUT, run
 
 import dashboard.map_section as map_section
+from dashboard.export_section import STORY_LABEL
 from lmdk_core import attacks
 from lmdk_core.formatting import plain_distance
 
@@ -38,6 +40,7 @@ def _page(monkeypatch, home):
 
     monkeypatch.setattr(attacks, "attack_report", spy)
     monkeypatch.setattr(map_section.map_element, "show", fake := FakeMap())
+    calls.append({"downloads": record_downloads(monkeypatch)})
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"  # offline
     return add_place_by_click(run(at), fake, *home), calls
@@ -50,7 +53,7 @@ def _section_text(at: AppTest) -> str:
 
 def test_panel_shows_the_numbers_of_simulated_releases(page):
     at, calls = page
-    assert calls, "section 4b ran no attack"
+    assert len(calls) > 1, "section 4b ran no attack"
     rep = calls[-1]["report"]
     assert isinstance(calls[-1]["rng"], int)  # seeded simulations only
     text = _section_text(at)
@@ -77,8 +80,14 @@ def test_cached_per_setting_never_on_the_real_release_and_lazy(page):
     draw(at)  # a real release exists now
     before = _section_text(at)
     assert before  # still the simulations' numbers
-    for kw in calls:
+    for kw in calls[1:]:
         assert isinstance(kw["rng"], int)
+    # the public stakeholder story carries the same distances, without the place's name
+    story = call_without_session(calls[0]["downloads"][STORY_LABEL]["data"])
+    rep = calls[-1]["report"]
+    assert (f"Place 1: an attacker looking for it in the public file lands within "
+            f"{plain_distance(rep.table().iloc[0].release_median_m)}") in story
+    assert "Home:" not in story.split("What an attacker learns")[-1]
     at.number_input(key="epsilon").set_value(0.2)
     run(at)
     assert len(calls) > n
