@@ -18,7 +18,7 @@ import streamlit as st
 from lmdk_core import advice
 from lmdk_core.errors import LmdkError
 
-from . import compute, state
+from . import compute, smoothing_section, state
 from .formatting import fmt_distance, fmt_duration, fmt_number, plain_text
 from .privacy_section import EPSILON_MAX, SCHEME_LABELS, Settings, use_epsilon, use_scheme
 
@@ -55,6 +55,8 @@ HOW = {
     "lower bound": "trial run on your trace",
     "simulate": "trial run on your trace",
 }
+SMOOTHED_HOW = "trial run on your trace, smoothed"
+"""How the number is known when smoothing is on (the smoothed error of one trial release)."""
 
 COLUMNS = {
     "Scheme": st.column_config.TextColumn(width=200),
@@ -82,13 +84,15 @@ def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
     """advice.estimate_errors, kept in this session for the current data, places and settings."""
     digest = compute.mask_digest(mask)
     simulate = len(traj) < LAZY_TRIAL_POINTS or bool(st.session_state.get("guide_trials"))
+    smooth = simulate and smoothing_section.enabled()
     ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None,
-          simulate)
+          simulate, smooth)
     kept: dict = state.kept_dict(CACHE_KEY)
     if ck not in kept:
         params = {s.scheme: dict(s.params)} if s.params else None
         kept[ck] = advice.estimate_errors(traj, mask, epsilon=s.epsilon, radius_m=s.radius_m,
-                                          rng=SEED, params=params, simulate=simulate)
+                                          rng=SEED, params=params, simulate=simulate,
+                                          smooth=smooth)
         while len(kept) > KEPT:
             kept.pop(next(iter(kept)))
     return kept[ck]
@@ -105,7 +109,8 @@ def _table(est: list[advice.SchemeEstimate], best: str | None, current: str) -> 
             "Expected mean error": fmt_distance(e.estimate),
             "Protects your places?": "yes" if e.landmark_private else "NO",
             "What it protects": PROTECTS.get(e.scheme, ""),
-            "How we know": HOW.get(e.kind, e.kind),
+            "How we know": (SMOOTHED_HOW if np.isfinite(e.smoothed)
+                            else HOW.get(e.kind, e.kind)),
         })
     return pd.DataFrame(rows)
 

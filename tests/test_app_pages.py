@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from page_charts import bundles, figure, figures
 from streamlit.testing.v1 import AppTest
+from lmdk_core.release import SCHEMES
 from test_app import APP, TIMEOUT, _kept, add_place_by_click, fake_map, home, run, sample  # noqa: F401
 
 
@@ -120,7 +121,7 @@ def test_comparison_with_dummy_landmarks_shows_each_scheme(app, fake_map, home):
     app.button(key="compare_dummies_go").click()
     run(app)
     table = app.session_state["dummy_comparison"]  # the numbers; the page shows them formatted
-    assert list(table["scheme"]) == ["event", "user", "uniform", "skip", "adaptive", "bd", "ba"]
+    assert list(table["scheme"]) == list(SCHEMES)
     assert "Mean error, with dummy places" in app.dataframe[-1].value.columns
     assert (table["dummies_mean"] > 0).all() and (table["mae_dummies"] > 0).all()
 

@@ -210,3 +210,29 @@ def test_guide_says_when_dummy_landmarks_add_error(app, fake_map, home):
     app.toggle(key="hide_on").set_value(True)
     run(app)
     assert [i for i in app.info if "Dummy landmarks are on" in i.value]
+
+
+def test_guide_table_follows_the_smoothing_toggle(app, fake_map, home, sample):
+    """With smoothing on (the default), the guide's errors are the smoothed trial runs' — the
+    error the page and the download then show; with it off, the raw ones."""
+    from dashboard.formatting import fmt_distance
+
+    add_place_by_click(app, fake_map, *home)
+    traj = sample[sample.uid == sample.uid.iloc[0]].reset_index(drop=True)
+    mask = landmark_mask(traj, [(p["lat"], p["lon"], p["place_radius_m"])
+                                for p in app.session_state["places"]])
+    est = {e.scheme: e for e in advice.estimate_errors(traj, mask, epsilon=1.0, radius_m=200.0,
+                                                        rng=0, smooth=True)}
+
+    def skip_row():
+        table = _guide_table(app)
+        return table[table["Scheme"].str.startswith("Skip")].iloc[0]
+
+    row = skip_row()
+    assert row["Expected mean error"] == fmt_distance(est["skip"].smoothed)
+    assert row["How we know"].endswith("smoothed")
+    app.toggle(key="smooth_release").set_value(False)
+    run(app)
+    row = skip_row()
+    assert row["Expected mean error"] != fmt_distance(est["skip"].smoothed)
+    assert not row["How we know"].endswith("smoothed")
