@@ -579,8 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = {"release": _cmd_release, "population": _cmd_population,
                 "evaluate": _cmd_evaluate, "attack": _cmd_attack}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("default")
+        with warnings.catch_warnings():  # the filters stay Python's; only the format changes
             warnings.showwarning = _show_warning
             commands[args.command](args, progress)
     except LmdkError as exc:

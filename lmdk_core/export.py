@@ -109,7 +109,7 @@ def _iso_unit(v: np.ndarray) -> Literal["s", "ms", "us", "ns"]:
 # ``DataFrame.to_csv`` wrote before the exports streamed), but encoded column-wise with Arrow
 # kernels, one chunk of rows at a time: no Python object per element.
 
-DEFAULT_CHUNK_ROWS = 1 << 18
+DEFAULT_CHUNK_ROWS = 1 << 17
 """Rows encoded and written at once by the streaming writers (memory ∝ this, not the series)."""
 
 _Progress = Callable[[str, int, int], None]
@@ -492,8 +492,11 @@ def _time_range(time: Any) -> dict | None:
     """UTC start/end and the number of released timestamps (None without times)."""
     if time is None or len(time) == 0:
         return None
-    iso = iso_utc(np.asarray(time))
-    return {"start": str(iso[0]), "end": str(iso[-1]), "n_timestamps": len(iso)}
+    v = _utc_ns(np.asarray(time))
+    unit = _iso_unit(v)  # the precision of the whole series, as the series itself is written
+    ends = np.datetime_as_string(v[[0, -1]].astype(f"datetime64[{unit}]"), unit=unit,
+                                 timezone="UTC")
+    return {"start": str(ends[0]), "end": str(ends[1]), "n_timestamps": len(v)}
 
 
 _ALLOCATION_NAMES = {"budget": "custom budget"}

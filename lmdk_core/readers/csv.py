@@ -124,7 +124,10 @@ def _arrow_blocks(src: Source, sep: str, cmap: Any, size: int,
     del batches
     if progress is not None:
         progress("reading", size, size)
-    return _to_pandas(table)
+    frame = _to_pandas(table)
+    del table
+    pa.default_memory_pool().release_unused()  # give the parse buffers back to the system
+    return frame
 
 
 def _to_pandas(table: Any) -> pd.DataFrame:
