@@ -414,7 +414,7 @@ def exponential_select(utilities: Any, *, epsilon: float,
     got = 0
     rate = float(q.sum()) / k  # acceptance probability per proposal, ≥ 1/K
     while got < m:
-        batch = int(min(max(64, 1.3 * (m - got) / rate + 32), 2**22))
+        batch = int(min(max(64, 1.3 * (m - got) / rate + 32), 2**20))  # ≤ 24 MiB of words
         words = src.words(3 * batch)
         idx_w, hi, lo = words[:batch], words[batch:2 * batch], words[2 * batch:]
         ok = idx_w <= limit
