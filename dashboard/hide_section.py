@@ -118,8 +118,8 @@ def cost_text(landmarks: np.ndarray, *, epsilon: float, epsilon_select: float, g
     return (
         f"Expected fake landmarks: about {c.expected_dummies:,.0f} extra protected moments on "
         f"average ({_percent(c.dummy_share)} of your {c.ordinary:,} ordinary moments; about "
-        f"{left:,.0f} are left shown as ordinary). This makes the noise of Uniform (and "
-        f"Adaptive) at your other moments about {_percent(c.noise_factor - 1)} larger on "
+        f"{left:,.0f} are left shown as ordinary). This makes Uniform's noise at your other "
+        f"moments about {_percent(c.noise_factor - 1)} larger on "
         f"average: {_percent(c.landmark_factor - 1)} from protecting the fake landmarks too, "
         "the rest because ε_sel comes out of ε. Skip instead releases fresh points only at the "
         "ordinary moments left and repeats the last one through every fake landmark "

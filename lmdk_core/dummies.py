@@ -696,8 +696,8 @@ class DummyCost:
     """What dummy landmarks cost on average, exactly (:func:`dummy_cost`). PRIVATE.
 
     ``expected_dummies``: E|L' \\ L| (moments); ``ordinary``: n - |L|; ``real``: |L|;
-    ``landmark_factor``: E[(|L'|+1)/(|L|+1)] — how much larger Uniform's (and Adaptive's)
-    noise scale at the other moments gets from the extra landmarks alone, at the same budget;
+    ``landmark_factor``: E[(|L'|+1)/(|L|+1)] — how much larger Uniform's noise scale at the
+    other moments gets from the extra landmarks alone, at the same budget;
     ``budget_factor``: ε/ε_scheme, the part ε_sel takes; ``noise_factor``: their product, the
     expected ratio of Uniform's per-release noise scale with dummies to without (Laplace and
     planar Laplace errors scale with 1/budget, and Uniform spends ε/(|L|+1) per release)."""
