@@ -803,9 +803,9 @@ class HiddenLandmarks:
     ``chosen``: 1-based index of the chosen option (0: no option existed, L' = L = T, or a
     generator without options: stays, bernoulli); ``params``: generator and its parameters
     (stays: stay_moments K, epsilon_start, epsilon_per_moment, dummy_probability π₁, switch_off,
-    switch_on; bernoulli: dummy_probability p̂; greedy/exhaustive: bins, sensitivity,
-    max_dummies), fp_slack, seeded (True: a seed or Generator was given — a simulation, not a
-    private release). Only ``mask`` may be released.
+    switch_on; bernoulli: dummy_probability p̂; greedy/exhaustive: bins, sensitivity Δu,
+    dummy_ratio ρ, floor F, max_dummies), fp_slack, seeded (True: a seed or Generator was
+    given — a simulation, not a private release). Only ``mask`` may be released.
     """
 
     mask: np.ndarray
