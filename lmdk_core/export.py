@@ -134,7 +134,8 @@ def _float_text(a: np.ndarray) -> Any:
     """
     pa, pc = _pa()
     a = np.asarray(a, dtype=np.float64)
-    if a.size > 64:  # few distinct values (budgets, guarantees): format each once
+    # few distinct values (budgets, guarantees): format each once; a sample decides first
+    if a.size > 64 and np.unique(a[:: max(1, a.size // 256)].view(np.int64)).size <= 32:
         codes, uniq = pd.factorize(a.view(np.int64))  # by bits: -0.0 is not 0.0
         if uniq.size * 8 <= a.size:
             return _float_text(np.asarray(uniq).view(np.float64)).take(pa.array(codes))
