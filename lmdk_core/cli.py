@@ -68,7 +68,7 @@ class Progress:
         pct = int(100 * done / total) if total else 100
         if self.tty:
             bar = "#" * (pct // 5)
-            self.stream.write(f"\r{stage:<10} [{bar:<20}] {pct:3d}% ({done}/{total})")
+            self.stream.write(f"\r{stage:<10} [{bar:<20}] {pct:3d}% ({done:,}/{total:,})")
             if done >= total:
                 self.stream.write("\n")
         elif self._last is None or self._last[0] != stage or pct >= self._last[1] + 25 \
@@ -214,7 +214,7 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
             metrics=metrics, as_arrays=True)
         with open(d / "PRIVATE-report.json", "wb") as fh:
             export.write_report_json(report, fh, chunk_rows=args.chunk_rows)
-        progress("write report", 1, 1)
+        progress("report", 1, 1)
 
     _atomic_output(out, write)
     progress.note(f"wrote {args.out}/released.csv, released.geojson (public) and "

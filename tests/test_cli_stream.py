@@ -285,7 +285,7 @@ def test_progress_only_on_a_terminal_or_when_asked(trace, tmp_path, capsys, monk
     assert capsys.readouterr().err == ""  # not a terminal, not asked: silent
     assert _run(path, "--out", tmp_path / "b", "--seed", "1", "--progress") == 0
     err = capsys.readouterr().err
-    assert "release: 1/1 (100%)" in err and "write: " in err and "write report" in err
+    assert "release: 1/1 (100%)" in err and "write: " in err and "report: 1/1" in err
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     assert _run(path, "--out", tmp_path / "c", "--seed", "1") == 0
     assert "\r" in capsys.readouterr().err  # a redrawn bar
