@@ -13,9 +13,10 @@ from lmdk_core import sample
 from lmdk_core import trajectory as tr
 from lmdk_core.errors import LmdkError, LmdkWarning, TrajectoryFormatError
 from lmdk_core.readers import read_trajectories
+from lmdk_core.readers.source import stem
 
 from . import compute, state
-from .formatting import plain_text
+from .formatting import fmt_duration, plain_text
 
 MAX_UPLOAD_MB = 200  # keep in step with server.maxUploadSize in .streamlit/config.toml
 UPLOAD_KEY = "upload"
@@ -59,8 +60,25 @@ def _read(files: list[Any]) -> tuple[list[pd.DataFrame], list[str], dict[str, st
                 continue
             frames.append(frame)
             names.append(f.name)
+    _one_location_history(frames, names)
     repairs = [str(w.message) for w in caught if issubclass(w.category, LmdkWarning)]
     return frames, names, failed, repairs
+
+
+LOCATION_HISTORY_UID = "location history"
+"""The person of Google location-history files uploaded together (Records.json, Timeline.json,
+Semantic Location History…): one Takeout is one person."""
+
+
+def _one_location_history(frames: list[pd.DataFrame], names: list[str]) -> None:
+    """Files of one upload that are Google location history (.json, person named after the file
+    by the reader) are one person: give them one uid (in place). Other files keep theirs."""
+    json_files = [i for i, n in enumerate(names) if n.lower().removesuffix(".gz").endswith(".json")
+                  and set(frames[i]["uid"].unique()) <= {stem(n)}]
+    if len(json_files) < 2:
+        return
+    for i in json_files:
+        frames[i] = frames[i].assign(uid=LOCATION_HISTORY_UID)
 
 
 def _on_upload() -> None:
@@ -85,12 +103,16 @@ def _on_upload() -> None:
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if len(frames) > 1:  # the package's one (uid, time) sort, stable
         df = df.take(tr.time_order(df)[0]).reset_index(drop=True)
+        # one person's fixes in two files (Records.json and Timeline.json): each once
+        df = df.drop_duplicates(["uid", "time"], ignore_index=True)
     # repairs that dropped or skipped data (duplicate timestamps, unreadable files in a zip) are
     # shown on the page, not only in the server log
     skipped = [f"Skipped {len(failed)} of {len(files)} files that could not be read; "
                f"first: {first}"] if failed else []
     state.set_data(df, describe_files(loaded), files=loaded, warnings=skipped + repairs)
     state.dismiss_error()
+    # a later upload replaces this one rather than being read together with it
+    state.empty_uploader()
 
 
 def _on_source_change() -> None:
@@ -148,7 +170,7 @@ def render() -> pd.DataFrame | None:
             max_value=t1,
             value=(t0, t1),
             step=dt.timedelta(minutes=10),
-            format="MM-DD HH:mm",
+            format="YYYY-MM-DD HH:mm",
             key=f"range_{st.session_state.data_token}_{uid}",
             help="Only points in this range are released and analysed. Shorter ranges are faster.",
         )
@@ -160,8 +182,8 @@ def render() -> pd.DataFrame | None:
         return None
     s = compute.summary(compute.traj_key(st.session_state.data_token, traj), traj)
     st.markdown(
-        f"**{s['n_points']:,} points** over **{s['duration_s'] / 3600:.1f} h**, "
-        f"one every **{s['median_interval_s']:.0f} s** (median)",
+        f"**{s['n_points']:,} points** over **{fmt_duration(s['duration_s'])}**, "
+        f"one every **{fmt_duration(s['median_interval_s'])}** (median)",
         help="Summary of the selection: number of timestamps, time from first to last point, "
         "median sampling interval.",
     )

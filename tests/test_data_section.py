@@ -163,3 +163,82 @@ def test_long_trace_computes_the_loss_section_only_when_asked(upload_app):
     at.toggle(key="guide_trials").set_value(True)
     run(at)
     assert simulated() is True
+
+
+def _records(minutes: range) -> bytes:
+    import json
+
+    return json.dumps({"locations": [
+        {"latitudeE7": 399000000 + m * 1000, "longitudeE7": 1163000000,
+         "timestamp": f"2024-05-01T08:{m:02d}:00Z"} for m in minutes]}).encode()
+
+
+def _timeline(minutes: range) -> bytes:
+    import json
+
+    return json.dumps({"semanticSegments": [{
+        "startTime": "2024-05-01T10:00:00.000+00:00", "endTime": "2024-05-01T11:00:00.000+00:00",
+        "timelinePath": [{"point": f"{39.95 + m * 1e-4:.7f}°, 116.3100000°",
+                          "time": f"2024-05-01T10:{m:02d}:00.000+00:00"} for m in minutes]}]}
+    ).encode()
+
+
+def test_a_later_upload_replaces_the_earlier_one(upload_app):
+    """Issue 27: a second upload used to be read together with the first (their people
+    merged); now the uploader is emptied once a file is loaded and the next one replaces it."""
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value(("ann.csv", _csv("ann", 30), "text/csv"))
+    run(at)
+    assert at.sidebar.selectbox[0].options == ["ann"]
+    (uploader,) = _uploaders(at)
+    assert uploader.key != "upload" and not uploader.value  # emptied after a good load
+    at.file_uploader(key=uploader.key).set_value(("ben.csv", _csv("ben", 20, 40.0), "text/csv"))
+    run(at)
+    assert at.sidebar.selectbox[0].options == ["ben"]
+    assert at.session_state["data_name"] == "ben.csv"
+
+
+def test_records_and_timeline_of_one_takeout_are_one_person(upload_app):
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value([
+        ("Records.json", _records(range(0, 30)), "application/json"),
+        ("Timeline.json", _timeline(range(0, 20)), "application/json"),
+    ])
+    run(at)
+    df = at.session_state["df"]
+    assert at.sidebar.selectbox[0].options == ["location history"]
+    assert len(df) == 50 and df["time"].is_monotonic_increasing
+    # a CSV uploaded with them keeps its own person
+    at.file_uploader(key=_uploaders(at)[0].key).set_value([
+        ("Records.json", _records(range(0, 30)), "application/json"),
+        ("Timeline.json", _timeline(range(0, 20)), "application/json"),
+        ("ben.csv", _csv("ben", 5, 40.0), "text/csv"),
+    ])
+    run(at)
+    assert at.sidebar.selectbox[0].options == ["ben", "location history"]
+
+
+def test_long_traces_say_the_year_and_durations_in_plain_units(upload_app):
+    """Issue 27: the time slider had no year; durations read "17496.0 h" and "one every
+    12600 s"."""
+    rows = ["uid,time,lat,lon"] + [
+        f"zoe,{2022 + d // 365}-{1 + (d % 365) // 31:02d}-{1 + (d % 365) % 28:02d}T"
+        f"{(d * 7) % 24:02d}:00:00Z,39.9,116.3" for d in range(0, 700, 3)]
+    at = upload_app
+    at.radio(key="source").set_value("Upload files")
+    run(at)
+    at.file_uploader(key="upload").set_value(("zoe.csv", "\n".join(rows).encode(), "text/csv"))
+    run(at)
+    slider = at.sidebar.slider[0]
+    assert slider.proto.format == "YYYY-MM-DD HH:mm"
+    summary = next(m.value for m in at.sidebar.markdown if "points** over" in m.value)
+    import re
+
+    over = re.search(r"over \*\*([\d.,]+) (\w+)\*\*", summary)
+    every = re.search(r"one every \*\*([\d.,]+) (\w+)\*\*", summary)
+    assert over.group(2) == "d" and 600 < float(over.group(1).replace(",", "")) < 800
+    assert every.group(2) in ("h", "d") and float(every.group(1)) < 100  # not "12600 s"
