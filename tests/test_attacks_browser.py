@@ -1,0 +1,57 @@
+"""Issue 28 in headless Chromium: the page's section 4b and the public story show the attack's
+numbers at the three viewport sizes, inside the viewport's width (no sideways scrolling)."""
+
+from __future__ import annotations
+
+import pytest
+from browser_driver import VIEWPORTS, click_map, goto_app, home_of_first_user, wait_idle
+
+import lmdk_core as lm
+from lmdk_core import attacks as at
+from lmdk_core.formatting import plain_distance
+from lmdk_core.story import release_story
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PLACES = [lm.Place("Home", 39.9925, 116.3395, 100.0)]
+FITS = "el => el.getBoundingClientRect().right <= window.innerWidth + 1"
+
+
+@pytest.fixture(scope="module")
+def story(tmp_path_factory):
+    alice = lm.select_user(lm.load_sample(), "alice")
+    rep = at.attack_report(alice, PLACES, settings={"epsilon": 1.0}, rng=0, draws=4)
+    rel = lm.release_locations(alice.iloc[:500], None, epsilon=1.0, scheme="event", rng=1)
+    path = tmp_path_factory.mktemp("story") / "public.html"
+    path.write_text(release_story(rel, epsilon=1.0, allocation="skip", scheme="skip",
+                                  settings={}, attack=rep), "utf-8")
+    return path, plain_distance(rep.table().iloc[0].release_median_m)
+
+
+def _shows_at_every_size(page, text) -> None:
+    """``text`` is visible and within the window's width at each of the three sizes."""
+    for w, h in VIEWPORTS:
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(300)  # the layout follows the new width
+        text.scroll_into_view_if_needed()
+        assert text.is_visible() and text.evaluate(FITS), (w, h)
+
+
+def test_story_shows_the_attack_numbers(browser, story):
+    path, median = story
+    page = browser.new_page(viewport={"width": VIEWPORTS[0][0], "height": VIEWPORTS[0][1]})
+    page.goto(path.as_uri())
+    _shows_at_every_size(page, page.get_by_text(f"lands within {median}").first)
+    page.close()
+
+
+def test_page_section_4b_shows_the_numbers(browser, server):
+    page = browser.new_page(viewport={"width": VIEWPORTS[0][0], "height": VIEWPORTS[0][1]})
+    goto_app(page, f"{server}/?tiles=none")
+    click_map(page, *home_of_first_user())
+    wait_idle(page, settle_ms=800)
+    text = page.get_by_text("median over 20 simulated releases").first
+    text.wait_for(timeout=60_000)
+    _shows_at_every_size(page, text)
+    assert "never on your real release" in page.inner_text("body")
+    page.close()
