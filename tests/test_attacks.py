@@ -181,6 +181,13 @@ def _reid_by_sets(true, released, k, cell_m, origin):
     return out
 
 
+def _cells_of(tr, cell_m, lat_all, lon_all):
+    x, y = lm.degrees_to_metres(float(np.median(lat_all)), float(np.median(lon_all)), tr.lat,
+                                tr.lon)
+    return set(zip(np.floor(x / cell_m).astype(int), np.floor(y / cell_m).astype(int),
+                   strict=True))
+
+
 def test_location_attack_matches_an_exhaustive_set_computation():
     rng = np.random.default_rng(5)
     true, released = {}, {}
@@ -197,6 +204,11 @@ def test_location_attack_matches_an_exhaustive_set_computation():
     want = _reid_by_sets(true, released, 2, 500.0,
                          (float(np.median(lat_all)), float(np.median(lon_all))))
     np.testing.assert_allclose(got["location_risk"].to_numpy(), [want[u] for u in range(6)])
+    # the comparison has teeth: a risk that forgets to check the person's own release differs
+    broken = {u: max((1.0 / max(1, sum(1 for v in released if set(k) <= _cells_of(
+        released[v], 500.0, lat_all, lon_all))) for k in itertools.combinations(
+        sorted(_cells_of(true[u], 500.0, lat_all, lon_all)), 2)), default=0.0) for u in true}
+    assert not np.allclose(got["location_risk"].to_numpy(), [broken[u] for u in range(6)])
 
 
 def test_reidentification_on_the_sample_falls_with_noise(sample):
@@ -316,3 +328,23 @@ def test_population_reidentification_falls_with_noise_and_is_seeded():
         at.population_reidentification(traj, places, prefs, rng=0, scheme="adaptive")
     with pytest.raises(ParameterError, match="budget"):
         at.population_reidentification(traj, places, prefs.iloc[:3], rng=0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(-60, 60), st.floats(-179, 179), st.integers(20, 200), st.integers(0, 10**6))
+def test_home_is_found_where_the_nights_are(lat, lon, nights, seed):
+    """Property: night points scattered within ~30 m of a spot, days 3 km away — the home guess
+    is within 50 m of the spot, anywhere on the globe (local time given: UTC)."""
+    g = np.random.default_rng(seed)
+    day = np.repeat(np.arange(5), nights // 5 + 1)[:nights]
+    t_night = (day * 24 + g.uniform(-1.5, 4.5, nights)) * 3600  # 22:30-04:30
+    t_day = (np.arange(5) * 24 + 12.0) * 3600
+    n_lat, n_lon = lm.offset_points(np.full(nights, lat), np.full(nights, lon),
+                                    g.normal(0, 15, nights), g.normal(0, 15, nights))
+    d_lat, d_lon = lm.offset_points(np.full(5, lat), np.full(5, lon), np.full(5, 3000.0), 0.0)
+    t = np.r_[t_night, t_day]
+    order = np.argsort(t)
+    trace = at.PublicTrace((t[order] * 1e9).astype(np.int64) + 11_000 * 86_400 * 10**9,
+                           np.r_[n_lat, d_lat][order], np.r_[n_lon, d_lon][order])
+    home = at.home_work(trace, utc_offset_h=0)["home"]
+    assert lm.haversine_m(home[0], home[1], lat, lon) < 50.0
