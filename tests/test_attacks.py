@@ -292,6 +292,9 @@ def test_docs_state_the_code_numbers():
     assert f"home, work and {at.STAY_GUESSES} stays: a short list of up to " \
            f"{at.STAY_GUESSES + 2}" in doc
     assert f"default {at.ATTACK_DRAWS}" in doc
+    readme = re.sub(r"\s+", " ", (Path(__file__).resolve().parent.parent / "README.md")
+                    .read_text(encoding="utf-8"))
+    assert f"median over {at.ATTACK_DRAWS} simulated releases, never your real one" in readme
 
 
 def test_ordinary_moments_locate_home_while_the_landmarks_are_protected(alice):
