@@ -142,7 +142,8 @@ def _unit_noise_distances() -> np.ndarray:
     from .mechanisms import planar_laplace
 
     n, r = 20_000, 1000.0
-    lat, lon = planar_laplace(np.full(n, 45.0), np.full(n, 45.0), 1.0, r, rng=0, noise="fast")
+    lat, lon = planar_laplace(np.full(n, 45.0), np.full(n, 45.0), epsilon=1.0, radius_m=r, rng=0,
+                              noise="fast")
     return np.sort(haversine_m(lat, lon, 45.0, 45.0) / r)
 
 

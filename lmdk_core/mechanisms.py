@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ._deprecation import renamed
 from .errors import ParameterError
 from .noise.apply import check_rr_epsilon, noisy_bits, noisy_locations, noisy_values
 from .noise.exact import lattice_params, value_params
@@ -109,7 +110,8 @@ def _check_size(size: Any) -> tuple[int, ...]:
     return tuple(int(n) for n in shape)
 
 
-def unit_laplace(size: Size, rng: Any = None) -> np.ndarray:
+@renamed(positional=("rng",))
+def unit_laplace(size: Size, *, rng: Any = None) -> np.ndarray:
     """Draw float Laplace(0, 1) variates of shape ``size`` (simulations only: not fp-safe)."""
     return as_rng(rng).laplace(0.0, 1.0, _check_size(size))
 
@@ -173,15 +175,17 @@ def _bits(bits: Any) -> np.ndarray:
 # ----------------------------------------------------------------------------- Laplace
 
 
-def laplace(values: Any, eps: Any, sensitivity: float = 1.0, rng: Any = None, *,
+@renamed(eps="epsilon", positional=("epsilon", "sensitivity", "rng"))
+def laplace(values: Any, *, epsilon: Any, sensitivity: float = 1.0, rng: Any = None,
             noise: str = "safe") -> np.ndarray:
     """Release ``values`` with Laplace noise (ε-DP per element for neighbours within Δ).
 
-    ``eps`` scalar or broadcastable against ``values`` (all finite > 0); ``sensitivity`` Δ > 0 in
-    the units of the values. ``noise="safe"``: exact grid mechanism (module docstring).
+    ``epsilon`` scalar or broadcastable against ``values`` (all finite > 0); ``sensitivity`` Δ > 0
+    in the units of the values. ``noise="safe"``: exact grid mechanism (module docstring).
+    Privacy parameters are keyword-only (``eps=`` and positional ε are deprecated aliases).
     """
     x = _numeric(values, "values")
-    e = _epsilons(eps)
+    e = _epsilons(epsilon)
     delta = check_positive(sensitivity, "sensitivity")
     shape = _broadcast(x.shape, np.shape(e), what="values and epsilon")
     xb = np.broadcast_to(x, shape).ravel()
@@ -204,16 +208,17 @@ def _locations(lat: Any, lon: Any) -> tuple[np.ndarray, np.ndarray]:
     return la, lo
 
 
-def planar_laplace(lat: Any, lon: Any, eps: Any, radius_m: float, rng: Any = None, *,
+@renamed(eps="epsilon", positional=("epsilon", "radius_m", "rng"))
+def planar_laplace(lat: Any, lon: Any, *, epsilon: Any, radius_m: float, rng: Any = None,
                    noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
     """Perturb locations (decimal degrees) with the lattice mechanism; return ``(lat, lon)``.
 
     ε-geo-indistinguishable for locations within ``radius_m`` metres (great circle), everywhere
-    on the sphere. Output latitude in [-90, 90], longitude in [-180, 180). ``eps`` scalar or
+    on the sphere. Output latitude in [-90, 90], longitude in [-180, 180). ``epsilon`` scalar or
     broadcastable to the locations' shape.
     """
     la, lo = _locations(lat, lon)
-    e = _epsilons(eps)
+    e = _epsilons(epsilon)
     r = check_positive(radius_m, "radius_m")
     shape = _broadcast(la.shape, np.shape(e), what="locations and epsilon")
     if shape != la.shape:
@@ -234,17 +239,18 @@ def rr_keep_probability(eps: Any) -> np.ndarray | float:
     return float(keep) if np.ndim(keep) == 0 else keep
 
 
-def randomized_response(bits: Any, eps: Any, rng: Any = None, *,
+@renamed(eps="epsilon", positional=("epsilon", "rng"))
+def randomized_response(bits: Any, *, epsilon: Any, rng: Any = None,
                         noise: str = "safe") -> np.ndarray:
     """Return the bits, each kept with probability e^ε/(1+e^ε) and flipped otherwise (ε-DP).
 
-    ``bits``: booleans or 0/1 numbers; ``eps`` scalar or broadcastable. Returns a bool array.
+    ``bits``: booleans or 0/1 numbers; ``epsilon`` scalar or broadcastable. Returns a bool array.
     ``noise="safe"`` is exact (ε used as floor(ε·2^40)/2^40); ε above the package's one limit
     :data:`lmdk_core.noise.apply.RR_MAX_EPSILON` = 2^20 is refused (ParameterError naming it).
     ``"fast"`` (a simulation) also refuses ε > 36.74, where float flips round to never.
     """
     b = _bits(bits)
-    e = _epsilons(eps)
+    e = _epsilons(epsilon)
     shape = _broadcast(b.shape, np.shape(e), what="bits and epsilon")
     out, _ = noisy_bits(np.broadcast_to(b, shape).ravel(), np.broadcast_to(e, shape).ravel(),
                         source=as_source(rng), noise=check_noise(noise))
@@ -254,7 +260,7 @@ def randomized_response(bits: Any, eps: Any, rng: Any = None, *,
 # ----------------------------------------------------------------------------- classes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Laplace:
     """Laplace mechanism on an exact grid: ε-DP for values within ``sensitivity`` Δ.
 
@@ -292,22 +298,25 @@ class Laplace:
         q = math.exp(-1.0 / t)
         return float(g * g * 2.0 * q / (1.0 - q) ** 2)
 
-    def randomise(self, values: Any, rng: Any = None, *, noise: str = "safe") -> np.ndarray:
+    @renamed(positional=("rng",))
+    def randomise(self, values: Any, *, rng: Any = None, noise: str = "safe") -> np.ndarray:
         """Return the released values (same shape)."""
-        return laplace(values, self.epsilon, self.sensitivity, rng, noise=noise)
+        return laplace(values, epsilon=self.epsilon, sensitivity=self.sensitivity, rng=rng,
+                       noise=noise)
 
-    def release(self, values: np.ndarray, eps: np.ndarray, rng: Any = None, *,
+    @renamed(eps="budget", positional=("budget", "rng"))
+    def release(self, values: np.ndarray, *, budget: np.ndarray, rng: Any = None,
                 noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
-        """1-D release with budgets ``eps`` (0 ≤ ε_t ≤ epsilon; 0: NaN, nothing drawn).
+        """1-D release with budgets ``budget`` (0 ≤ ε_t ≤ epsilon; 0: NaN, nothing drawn).
 
         Returns (released, achieved ε'_t ≤ ε_t).
         """
-        e = _budgets(eps, self.epsilon, np.size(values))
+        e = _budgets(budget, self.epsilon, np.size(values))
         return noisy_values(values, e, sensitivity=self.sensitivity, source=as_source(rng),
                             noise=check_noise(noise))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlanarLaplace:
     """Lattice planar Laplace: ε-geo-indistinguishability for locations within ``radius_m``."""
 
@@ -349,23 +358,26 @@ class PlanarLaplace:
         """
         return LATTICE_MEAN_ERROR_FACTOR * self.axis_scale_m
 
-    def randomise(self, lat: Any, lon: Any, rng: Any = None, *,
+    @renamed(positional=("rng",))
+    def randomise(self, lat: Any, lon: Any, *, rng: Any = None,
                   noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
         """Return perturbed ``(lat, lon)`` in degrees."""
-        return planar_laplace(lat, lon, self.epsilon, self.radius_m, rng, noise=noise)
+        return planar_laplace(lat, lon, epsilon=self.epsilon, radius_m=self.radius_m, rng=rng,
+                              noise=noise)
 
-    def release(self, lat: np.ndarray, lon: np.ndarray, eps: np.ndarray, rng: Any = None, *,
+    @renamed(eps="budget", positional=("budget", "rng"))
+    def release(self, lat: np.ndarray, lon: np.ndarray, *, budget: np.ndarray, rng: Any = None,
                 noise: str = "safe") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """1-D release with budgets ``eps`` (0 ≤ ε_t ≤ epsilon; 0: NaN, nothing drawn).
+        """1-D release with budgets ``budget`` (0 ≤ ε_t ≤ epsilon; 0: NaN, nothing drawn).
 
         Returns (lat', lon', achieved ε'_t ≤ ε_t).
         """
-        e = _budgets(eps, self.epsilon, np.size(lat))
+        e = _budgets(budget, self.epsilon, np.size(lat))
         return noisy_locations(lat, lon, e, radius_m=self.radius_m, source=as_source(rng),
                                noise=check_noise(noise))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RandomizedResponse:
     """Binary randomised response: ε-DP per bit (exact with ``noise="safe"``)."""
 
@@ -386,9 +398,17 @@ class RandomizedResponse:
         """ε₀ = floor(ε·2^40)/2^40 ≤ ε of the exact sampler."""
         return math.floor(self.epsilon * 2.0**40) * 2.0**-40
 
-    def randomise(self, bits: Any, rng: Any = None, *, noise: str = "safe") -> np.ndarray:
+    @renamed(positional=("rng",))
+    def randomise(self, bits: Any, *, rng: Any = None, noise: str = "safe") -> np.ndarray:
         """Return randomised bits (bool array)."""
-        return randomized_response(bits, self.epsilon, rng, noise=noise)
+        return randomized_response(bits, epsilon=self.epsilon, rng=rng, noise=noise)
+
+
+# The pre-0.2 positional constructors Laplace(ε, Δ), PlanarLaplace(ε, r), RandomizedResponse(ε)
+# keep working for one release, with a DeprecationWarning (diffprivlib's keyword-only mechanisms).
+Laplace.__init__ = renamed(positional=("epsilon", "sensitivity"))(Laplace.__init__)  # type: ignore[method-assign]
+PlanarLaplace.__init__ = renamed(positional=("epsilon", "radius_m"))(PlanarLaplace.__init__)  # type: ignore[method-assign]
+RandomizedResponse.__init__ = renamed(positional=("epsilon",))(RandomizedResponse.__init__)  # type: ignore[method-assign]
 
 
 def _budgets(eps: Any, cap: float, n: int) -> np.ndarray:

@@ -62,7 +62,7 @@ def satisfies_empirically(a, b, bins, eps):
 def planar_north_projection(lat, lon, eps, radius_m, n, seed, noise_factor=1.0):
     """North metres (relative to LAT0, LON0) of n lattice-mechanism outputs for one input."""
     la, lo = planar_laplace(
-        np.full(n, lat), np.full(n, lon), eps / noise_factor, radius_m, rng=seed
+        np.full(n, lat), np.full(n, lon), epsilon=eps / noise_factor, radius_m=radius_m, rng=seed
     )
     return degrees_to_metres(LAT0, LON0, la, lo)[1]
 
@@ -88,31 +88,31 @@ def test_as_rng_rejects_bad_types(bad):
 
 def test_fast_and_safe_draw_the_same_law():
     """noise="fast" (float) and "safe" (exact grid) releases agree in distribution."""
-    safe = laplace(np.zeros(N), 0.7, 2.0, rng=31)
-    fast = laplace(np.zeros(N), 0.7, 2.0, rng=32, noise="fast")
+    safe = laplace(np.zeros(N), epsilon=0.7, sensitivity=2.0, rng=31)
+    fast = laplace(np.zeros(N), epsilon=0.7, sensitivity=2.0, rng=32, noise="fast")
     assert stats.ks_2samp(safe, fast).pvalue > P_MIN
     lat, lon = np.full(N // 2, LAT0), np.full(N // 2, LON0)
-    d_safe = haversine_m(LAT0, LON0, *planar_laplace(lat, lon, 0.5, 100.0, rng=33))
-    d_fast = haversine_m(LAT0, LON0, *planar_laplace(lat, lon, 0.5, 100.0, rng=34, noise="fast"))
+    d_safe = haversine_m(LAT0, LON0, *planar_laplace(lat, lon, epsilon=0.5, radius_m=100.0, rng=33))
+    d_fast = haversine_m(LAT0, LON0, *planar_laplace(lat, lon, epsilon=0.5, radius_m=100.0, rng=34, noise="fast"))
     assert stats.ks_2samp(d_safe, d_fast).pvalue > P_MIN
 
 
 def test_same_seed_same_output_different_seed_different_output():
     x = np.zeros(1000)
-    np.testing.assert_array_equal(laplace(x, 1.0, rng=1), laplace(x, 1.0, rng=1))
-    assert not np.array_equal(laplace(x, 1.0, rng=1), laplace(x, 1.0, rng=2))
+    np.testing.assert_array_equal(laplace(x, epsilon=1.0, rng=1), laplace(x, epsilon=1.0, rng=1))
+    assert not np.array_equal(laplace(x, epsilon=1.0, rng=1), laplace(x, epsilon=1.0, rng=2))
     lat, lon = np.full(100, LAT0), np.full(100, LON0)
-    a, b, c = (planar_laplace(lat, lon, 1.0, 100.0, rng=s) for s in (3, 3, 4))
+    a, b, c = (planar_laplace(lat, lon, epsilon=1.0, radius_m=100.0, rng=s) for s in (3, 3, 4))
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
     assert not np.array_equal(a[0], c[0])
     bits = np.zeros(1000, dtype=bool)
     np.testing.assert_array_equal(
-        randomized_response(bits, 0.5, 5), randomized_response(bits, 0.5, 5)
+        randomized_response(bits, epsilon=0.5, rng=5), randomized_response(bits, epsilon=0.5, rng=5)
     )
-    assert not np.array_equal(randomized_response(bits, 0.5, 5), randomized_response(bits, 0.5, 6))
+    assert not np.array_equal(randomized_response(bits, epsilon=0.5, rng=5), randomized_response(bits, epsilon=0.5, rng=6))
     gen = np.random.default_rng(0)  # a shared generator advances between calls
-    assert not np.array_equal(laplace(x, 1.0, rng=gen), laplace(x, 1.0, rng=gen))
+    assert not np.array_equal(laplace(x, epsilon=1.0, rng=gen), laplace(x, epsilon=1.0, rng=gen))
 
 
 # ----------------------------------------------------------------------------- Laplace
@@ -122,29 +122,29 @@ def test_same_seed_same_output_different_seed_different_output():
 @pytest.mark.parametrize(("eps", "sens"), [(0.1, 1.0), (1.0, 1.0), (2.0, 5.0)])
 def test_laplace_noise_matches_scipy_laplace(eps, sens, noise):
     """The grid (≤ 1/1024 of the scale) is invisible to a KS test at 10⁵ draws."""
-    out = laplace(np.zeros(N), eps, sens, rng=42, noise=noise)
+    out = laplace(np.zeros(N), epsilon=eps, sensitivity=sens, rng=42, noise=noise)
     assert stats.kstest(out, stats.laplace(scale=sens / eps).cdf).pvalue > P_MIN
-    g = Laplace(eps, sens).grid
+    g = Laplace(epsilon=eps, sensitivity=sens).grid
     if noise == "safe":  # every output lies on the data-independent grid
         np.testing.assert_array_equal(out / g, np.round(out / g))
 
 
 def test_laplace_per_element_epsilon():
     eps = np.tile([0.5, 4.0], N // 2)
-    noise = laplace(np.full(N, 10.0), eps, 2.0, rng=8) - 10.0
+    noise = laplace(np.full(N, 10.0), epsilon=eps, sensitivity=2.0, rng=8) - 10.0
     assert stats.kstest(noise[0::2], stats.laplace(scale=4.0).cdf).pvalue > P_MIN
     assert stats.kstest(noise[1::2], stats.laplace(scale=0.5).cdf).pvalue > P_MIN
 
 
 def test_laplace_class_parameters():
-    mech = Laplace(0.5, sensitivity=2.0)
+    mech = Laplace(epsilon=0.5, sensitivity=2.0)
     assert mech.grid == 2.0**-9 and mech.achieved_epsilon <= 0.5
     assert mech.achieved_epsilon == pytest.approx(0.5, rel=2e-3)
     assert mech.scale == pytest.approx(4.0, rel=2e-3)
     assert mech.variance == pytest.approx(32.0, rel=4e-3)
     out = mech.randomise(np.zeros(N), rng=1)
     assert out.var() == pytest.approx(mech.variance, rel=0.03)
-    np.testing.assert_array_equal(out, laplace(np.zeros(N), 0.5, 2.0, rng=1))
+    np.testing.assert_array_equal(out, laplace(np.zeros(N), epsilon=0.5, sensitivity=2.0, rng=1))
     with pytest.raises(dataclasses.FrozenInstanceError):
         mech.epsilon = 2.0  # type: ignore[misc]
 
@@ -152,14 +152,14 @@ def test_laplace_class_parameters():
 def test_laplace_empirical_privacy_loss_is_bounded_and_detected():
     eps, sens, n = 1.0, 1.0, 1_000_000
     bins = np.arange(-10.0, 11.0, 0.25)
-    a = laplace(np.zeros(n), eps, sens, rng=101)
-    b = laplace(np.full(n, sens), eps, sens, rng=102)
+    a = laplace(np.zeros(n), epsilon=eps, sensitivity=sens, rng=101)
+    b = laplace(np.full(n, sens), epsilon=eps, sensitivity=sens, rng=102)
     estimate, lower = empirical_privacy_loss(a, b, bins)
     assert lower <= eps, "privacy loss exceeds epsilon beyond sampling error"
     assert estimate > 0.5 * eps, "the check does not see the privacy loss at all"
     # A broken mechanism with half the noise scale (really 2ε-DP) must fail the same check.
-    a_bad = laplace(np.zeros(n), 2 * eps, sens, rng=103)
-    b_bad = laplace(np.full(n, sens), 2 * eps, sens, rng=104)
+    a_bad = laplace(np.zeros(n), epsilon=2 * eps, sensitivity=sens, rng=103)
+    b_bad = laplace(np.full(n, sens), epsilon=2 * eps, sensitivity=sens, rng=104)
     assert not satisfies_empirically(a_bad, b_bad, bins, eps)
 
 
@@ -170,10 +170,10 @@ def test_laplace_empirical_privacy_loss_is_bounded_and_detected():
 @pytest.mark.parametrize(("eps", "radius"), [(1.0, 100.0), (0.2, 50.0), (3.0, 500.0)])
 def test_planar_axes_are_laplace_where_the_tangent_plane_is_axis_aligned(eps, radius, noise):
     """At (0°, 0°) east is the ECEF y axis and north the z axis: each offset is Laplace(b)."""
-    mech = PlanarLaplace(eps, radius)
+    mech = PlanarLaplace(epsilon=eps, radius_m=radius)
     b = mech.axis_scale_m
     assert b == pytest.approx(np.sqrt(3) * radius / eps, rel=3e-3)
-    lat, lon = planar_laplace(np.zeros(N), np.zeros(N), eps, radius, rng=7, noise=noise)
+    lat, lon = planar_laplace(np.zeros(N), np.zeros(N), epsilon=eps, radius_m=radius, rng=7, noise=noise)
     north = np.sin(np.radians(lat)) * EARTH_RADIUS_M  # z / R·R: exact for the z coordinate
     east = np.tan(np.radians(lon)) * EARTH_RADIUS_M  # y/x·R, x ≈ R ± noise (tiny bias)
     assert stats.kstest(north, stats.laplace(scale=b).cdf).pvalue > P_MIN
@@ -181,7 +181,7 @@ def test_planar_axes_are_laplace_where_the_tangent_plane_is_axis_aligned(eps, ra
 
 
 def test_planar_mean_error_and_isotropy():
-    mech = PlanarLaplace(0.5, 100.0)
+    mech = PlanarLaplace(epsilon=0.5, radius_m=100.0)
     assert mech.epsilon_per_metre == 0.005
     assert mech.achieved_epsilon <= 0.5
     assert mech.mean_error_m == pytest.approx(2.8637 * 200.0, rel=3e-3)
@@ -218,29 +218,29 @@ def test_planar_empirical_privacy_loss_is_bounded_and_detected():
 
 def test_outputs_valid_at_the_poles_and_across_the_antimeridian():
     n = 20_000
-    lat, lon = planar_laplace(np.full(n, 89.999), np.full(n, 0.0), 0.1, 100.0, rng=5)
+    lat, lon = planar_laplace(np.full(n, 89.999), np.full(n, 0.0), epsilon=0.1, radius_m=100.0, rng=5)
     assert np.all((lat >= -90) & (lat <= 90)) and np.all((lon >= -180) & (lon < 180))
     # over the pole the error is the same law as anywhere: no clamping pile-up at 90°
     dist = haversine_m(89.999, 0.0, lat, lon)
-    assert dist.mean() == pytest.approx(PlanarLaplace(0.1, 100.0).mean_error_m, rel=0.03)
-    lat, lon = planar_laplace(np.full(n, 0.0), np.full(n, 179.9999), 1.0, 100.0, rng=6)
+    assert dist.mean() == pytest.approx(PlanarLaplace(epsilon=0.1, radius_m=100.0).mean_error_m, rel=0.03)
+    lat, lon = planar_laplace(np.full(n, 0.0), np.full(n, 179.9999), epsilon=1.0, radius_m=100.0, rng=6)
     assert np.all((lon >= -180) & (lon < 180))
     crossed = lon < 0
     assert 0.3 < crossed.mean() < 0.7  # about half the points cross the antimeridian
     dist = haversine_m(0.0, 179.9999, lat, lon)  # crossing does not inflate the error
-    assert dist.mean() == pytest.approx(PlanarLaplace(1.0, 100.0).mean_error_m, rel=0.03)
-    lat, lon = planar_laplace(np.full(n, -89.9999), np.full(n, -179.9999), 0.5, 1000.0, rng=7)
+    assert dist.mean() == pytest.approx(PlanarLaplace(epsilon=1.0, radius_m=100.0).mean_error_m, rel=0.03)
+    lat, lon = planar_laplace(np.full(n, -89.9999), np.full(n, -179.9999), epsilon=0.5, radius_m=1000.0, rng=7)
     assert np.all((lat >= -90) & (lat <= 90)) and np.all((lon >= -180) & (lon < 180))
 
 
 def test_planar_per_element_epsilon_and_scalar_inputs():
     eps = np.tile([0.25, 2.0], N // 2)
-    lat, _ = planar_laplace(np.zeros(N), np.zeros(N), eps, 10.0, rng=14)
+    lat, _ = planar_laplace(np.zeros(N), np.zeros(N), epsilon=eps, radius_m=10.0, rng=14)
     north = np.sin(np.radians(lat)) * EARTH_RADIUS_M
     for sl, e in ((slice(0, None, 2), 0.25), (slice(1, None, 2), 2.0)):
-        b = PlanarLaplace(e, 10.0).axis_scale_m
+        b = PlanarLaplace(epsilon=e, radius_m=10.0).axis_scale_m
         assert stats.kstest(north[sl], stats.laplace(scale=b).cdf).pvalue > P_MIN
-    la, lo = planar_laplace(LAT0, LON0, 1.0, 10.0, rng=1)
+    la, lo = planar_laplace(LAT0, LON0, epsilon=1.0, radius_m=10.0, rng=1)
     assert np.shape(la) == () and np.shape(lo) == ()
 
 
@@ -253,39 +253,39 @@ def test_rr_keep_rate_matches_binomial(eps, noise):
     p_keep = np.exp(eps) / (1 + np.exp(eps))
     assert rr_keep_probability(eps) == pytest.approx(p_keep, rel=1e-15)
     bits = np.arange(N) % 2 == 0
-    kept = int((randomized_response(bits, eps, rng=21, noise=noise) == bits).sum())
+    kept = int((randomized_response(bits, epsilon=eps, rng=21, noise=noise) == bits).sum())
     assert stats.binomtest(kept, N, p_keep).pvalue > P_MIN
 
 
 def test_rr_class_and_extreme_epsilon():
-    rr = RandomizedResponse(2.0)
+    rr = RandomizedResponse(epsilon=2.0)
     assert rr.keep_probability == pytest.approx(np.exp(2) / (1 + np.exp(2)))
     out = rr.randomise([0, 1, 1, 0], rng=1)
     assert out.dtype == bool and out.shape == (4,)
-    assert RandomizedResponse(1000.0).keep_probability == 1.0  # no overflow
-    assert RandomizedResponse(2.0).achieved_epsilon == 2.0  # dyadic: exact
-    assert 0 < 0.1 - RandomizedResponse(0.1).achieved_epsilon < 2**-40
+    assert RandomizedResponse(epsilon=1000.0).keep_probability == 1.0  # no overflow
+    assert RandomizedResponse(epsilon=2.0).achieved_epsilon == 2.0  # dyadic: exact
+    assert 0 < 0.1 - RandomizedResponse(epsilon=0.1).achieved_epsilon < 2**-40
     bits = np.ones(1000, dtype=bool)
     # exact RR has no floating-point limit: a flip stays possible, just rare (e^-1000)
-    np.testing.assert_array_equal(randomized_response(bits, 1000.0, rng=2), bits)
+    np.testing.assert_array_equal(randomized_response(bits, epsilon=1000.0, rng=2), bits)
     with pytest.raises(ParameterError, match=r"largest safe epsilon is 36\.7368"):
-        randomized_response(bits, 37.0, rng=2, noise="fast")
+        randomized_response(bits, epsilon=37.0, rng=2, noise="fast")
     with pytest.raises(ParameterError, match=r"RR_MAX_EPSILON = 2\^20 = 1048576"):
-        randomized_response(bits, 2.0**21, rng=2)
+        randomized_response(bits, epsilon=2.0**21, rng=2)
     with pytest.raises(ParameterError, match=r"RR_MAX_EPSILON = 2\^20 = 1048576"):
-        RandomizedResponse(2.0**21)
+        RandomizedResponse(epsilon=2.0**21)
 
 
 def test_rr_empirical_privacy_loss_equals_epsilon_and_broken_fails():
     eps, n = 1.0, 200_000
     bins = np.array([-0.5, 0.5, 1.5])
-    a = randomized_response(np.zeros(n, dtype=bool), eps, rng=301).astype(float)
-    b = randomized_response(np.ones(n, dtype=bool), eps, rng=302).astype(float)
+    a = randomized_response(np.zeros(n, dtype=bool), epsilon=eps, rng=301).astype(float)
+    b = randomized_response(np.ones(n, dtype=bool), epsilon=eps, rng=302).astype(float)
     estimate, lower = empirical_privacy_loss(a, b, bins, min_count=1000)
     assert lower <= eps
     assert estimate == pytest.approx(eps, abs=0.05)  # the loss of RR is exactly ε
-    a_bad = randomized_response(np.zeros(n, dtype=bool), 2 * eps, rng=303).astype(float)
-    b_bad = randomized_response(np.ones(n, dtype=bool), 2 * eps, rng=304).astype(float)
+    a_bad = randomized_response(np.zeros(n, dtype=bool), epsilon=2 * eps, rng=303).astype(float)
+    b_bad = randomized_response(np.ones(n, dtype=bool), epsilon=2 * eps, rng=304).astype(float)
     assert not satisfies_empirically(a_bad, b_bad, bins, eps)
 
 
@@ -305,12 +305,12 @@ BAD_EPS = [
 @pytest.mark.parametrize(("eps", "message"), BAD_EPS)
 def test_bad_epsilon_rejected_everywhere(eps, message):
     for call in (
-        lambda: laplace([1.0, 2.0], eps),
-        lambda: planar_laplace([LAT0], [LON0], eps, 100.0),
-        lambda: randomized_response([0, 1], eps),
-        lambda: Laplace(eps),
-        lambda: PlanarLaplace(eps, 100.0),
-        lambda: RandomizedResponse(eps),
+        lambda: laplace([1.0, 2.0], epsilon=eps),
+        lambda: planar_laplace([LAT0], [LON0], epsilon=eps, radius_m=100.0),
+        lambda: randomized_response([0, 1], epsilon=eps),
+        lambda: Laplace(epsilon=eps),
+        lambda: PlanarLaplace(epsilon=eps, radius_m=100.0),
+        lambda: RandomizedResponse(epsilon=eps),
     ):
         with pytest.raises(ParameterError, match=message):
             call()
@@ -326,9 +326,9 @@ def test_bad_epsilon_rejected_everywhere(eps, message):
 )
 def test_bad_epsilon_arrays_rejected(eps, message):
     with pytest.raises(ParameterError, match=message):
-        laplace([1.0, 2.0], eps)
+        laplace([1.0, 2.0], epsilon=eps)
     with pytest.raises(ParameterError, match=message):
-        planar_laplace([LAT0, LAT0], [LON0, LON0], eps, 10.0)
+        planar_laplace([LAT0, LAT0], [LON0, LON0], epsilon=eps, radius_m=10.0)
 
 
 @pytest.mark.parametrize(
@@ -343,33 +343,33 @@ def test_bad_epsilon_arrays_rejected(eps, message):
 )
 def test_bad_radius_rejected(radius, message):
     with pytest.raises(ParameterError, match=message):
-        PlanarLaplace(1.0, radius)
+        PlanarLaplace(epsilon=1.0, radius_m=radius)
     with pytest.raises(ParameterError, match=message):
-        planar_laplace([LAT0], [LON0], 1.0, radius)
+        planar_laplace([LAT0], [LON0], epsilon=1.0, radius_m=radius)
 
 
 def test_other_invalid_inputs():
     with pytest.raises(ParameterError, match="sensitivity must be > 0"):
-        Laplace(1.0, sensitivity=0.0)
+        Laplace(epsilon=1.0, sensitivity=0.0)
     with pytest.raises(ParameterError, match="values contains NaN"):
-        laplace([1.0, np.nan], 1.0)
+        laplace([1.0, np.nan], epsilon=1.0)
     with pytest.raises(ParameterError, match="values must be numeric"):
-        laplace(["a", "b"], 1.0)
+        laplace(["a", "b"], epsilon=1.0)
     with pytest.raises(ParameterError, match="shape mismatch"):
-        laplace(np.zeros(3), np.ones(4))
+        laplace(np.zeros(3), epsilon=np.ones(4))
     with pytest.raises(ParameterError, match="length mismatch"):
-        planar_laplace([LAT0, LAT0], [LON0], 1.0, 10.0)
+        planar_laplace([LAT0, LAT0], [LON0], epsilon=1.0, radius_m=10.0)
     with pytest.raises(ParameterError, match=r"lat must lie in \[-90, 90\]"):
-        planar_laplace([91.0], [LON0], 1.0, 10.0)
+        planar_laplace([91.0], [LON0], epsilon=1.0, radius_m=10.0)
     with pytest.raises(ParameterError, match="lon contains NaN"):
-        planar_laplace([LAT0], [np.nan], 1.0, 10.0)
+        planar_laplace([LAT0], [np.nan], epsilon=1.0, radius_m=10.0)
     with pytest.raises(ParameterError, match="shape mismatch"):
-        planar_laplace([LAT0, LAT0], [LON0, LON0], [1.0, 1.0, 1.0], 10.0)
+        planar_laplace([LAT0, LAT0], [LON0, LON0], epsilon=[1.0, 1.0, 1.0], radius_m=10.0)
     with pytest.raises(ParameterError, match="bits must be 0/1"):
-        randomized_response([0, 2], 1.0)
+        randomized_response([0, 2], epsilon=1.0)
     with pytest.raises(ParameterError, match="bits must be 0/1"):
-        randomized_response(["x"], 1.0)
+        randomized_response(["x"], epsilon=1.0)
     with pytest.raises(ParameterError, match="size must"):
-        unit_laplace(-1, 0)
+        unit_laplace(-1, rng=0)
     with pytest.raises(ParameterError, match="noise must be 'safe' or 'fast'"):
-        laplace([1.0], 1.0, noise="exact")
+        laplace([1.0], epsilon=1.0, noise="exact")

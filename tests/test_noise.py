@@ -171,16 +171,16 @@ def test_the_sqrt3_in_d_is_needed():
 
 def test_domain_limits_refused_clearly():
     with pytest.raises(ParameterError, match="outside the exact noise grid"):
-        laplace([0.0], 1e-15)
+        laplace([0.0], epsilon=1e-15)
     with pytest.raises(ParameterError, match="outside the exact lattice"):
-        planar_laplace([0.0], [0.0], 1e9, 1e-3)
+        planar_laplace([0.0], [0.0], epsilon=1e9, radius_m=1e-3)
     from lmdk_core import release_values
 
     for scheme in ("uniform", "adaptive", "bd", "ba"):  # vectorised and kernel paths
         with pytest.raises(ParameterError, match="too large for the noise grid"):
             release_values([1e300, 0.0], [], epsilon=1.0, scheme=scheme)
     with pytest.raises(ParameterError, match="too large for the noise grid"):
-        laplace([1e300], 1.0)
+        laplace([1e300], epsilon=1.0)
 
 
 # ----------------------------------------------------------------------------- Mironov replay
@@ -396,8 +396,8 @@ def test_tiny_epsilon_is_refused_by_every_sampler(eps):
 
     lat, lon = np.full(50, 40.0), np.full(50, 116.0)
     calls = {
-        "planar_laplace": lambda: lm.planar_laplace(lat, lon, eps, 200.0),
-        "laplace": lambda: lm.laplace(np.zeros(50), eps),
+        "planar_laplace": lambda: lm.planar_laplace(lat, lon, epsilon=eps, radius_m=200.0),
+        "laplace": lambda: lm.laplace(np.zeros(50), epsilon=eps),
         "release_locations": lambda: lm.release_locations(
             pd.DataFrame({"lat": lat, "lon": lon}), epsilon=eps, scheme="uniform"),
         "release_values": lambda: lm.release_values(np.zeros(50), epsilon=eps, scheme="uniform"),
@@ -415,5 +415,5 @@ def test_the_domain_limit_is_where_the_scale_stops_being_exact():
 
     check_value_domain(1.0, np.array([1e-12]))
     check_lattice_domain(200.0, np.array([1e-12]))
-    out = laplace(np.zeros(1000), 1e-12)
+    out = laplace(np.zeros(1000), epsilon=1e-12)
     assert np.mean(out == 0.0) < 0.01

@@ -85,7 +85,7 @@ def test_spread_is_isotropic_at_every_latitude(scheme, case):
     ratio = east.std() / north.std()
     assert 0.93 < ratio < 1.07, f"east/north spread ratio {ratio:.3f}"
     _, eps_pub = SCHEMES[scheme]
-    mean_err = PlanarLaplace(eps_pub, R).mean_error_m
+    mean_err = PlanarLaplace(epsilon=eps_pub, radius_m=R).mean_error_m
     assert np.hypot(east, north).mean() == pytest.approx(mean_err, rel=0.05)
 
 
@@ -99,7 +99,7 @@ def test_density_ratio_of_points_r_apart_stays_within_epsilon(scheme, case):
     a, _ = released_offsets(scheme, lat0, lon0, (lat0, lon0), seed=2, first=first)
     b, _ = released_offsets(scheme, float(lat1), float(lon1), (lat0, lon0), seed=3, first=first)
     _, eps_pub = SCHEMES[scheme]
-    scale = PlanarLaplace(eps_pub, R).axis_scale_m
+    scale = PlanarLaplace(epsilon=eps_pub, radius_m=R).axis_scale_m
     bins = np.linspace(-4 * scale, 4 * scale, 41)
     estimate, lower = max_log_ratio(a, b, bins)
     assert lower <= eps_pub, f"loss {estimate:.3f} (lower bound {lower:.3f}) > ε_pub {eps_pub}"

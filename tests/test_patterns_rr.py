@@ -138,8 +138,8 @@ def test_one_randomised_response_limit_everywhere():
     pat = [Pattern(("A", "B"), 10, private=True)]
     at_limit = [
         lambda e: apply.noisy_bits(np.ones(3, bool), np.full(3, e), source=as_source(1)),
-        lambda e: randomized_response([1, 0, 1], e, rng=1),
-        lambda e: RandomizedResponse(e).randomise([1, 0], rng=1),
+        lambda e: randomized_response([1, 0, 1], epsilon=e, rng=1),
+        lambda e: RandomizedResponse(epsilon=e).randomise([1, 0], rng=1),
         lambda e: flip_threshold(e),
         lambda e: uniform_ppm(stream, pat, epsilon=2 * e, rng=1),  # ε/m = e per event
     ]

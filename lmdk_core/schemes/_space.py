@@ -66,10 +66,11 @@ class Space:
             return cols, np.zeros(self.n)
         top = float(eps.max())
         if self.kind == "values":
-            out, ach = Laplace(top, self.unit).release(self.columns[0], eps, source, noise=noise)
+            out, ach = Laplace(epsilon=top, sensitivity=self.unit).release(
+                self.columns[0], budget=eps, rng=source, noise=noise)
             return (out,), ach
-        lat, lon, ach = PlanarLaplace(top, self.unit).release(
-            self.columns[0], self.columns[1], eps, source, noise=noise)
+        lat, lon, ach = PlanarLaplace(epsilon=top, radius_m=self.unit).release(
+            self.columns[0], self.columns[1], budget=eps, rng=source, noise=noise)
         return (lat, lon), ach
 
     # -------------------------------------------------------------- sequential kernels

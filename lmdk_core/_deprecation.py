@@ -1,0 +1,80 @@
+"""The one deprecation helper: old spellings keep working for one release, with a warning.
+
+Every renamed or now keyword-only parameter goes through :func:`renamed` (a decorator) or, for a
+keyword a function still declares itself (``seed=`` of the release functions), through
+:func:`warn_renamed`. Both emit a :class:`DeprecationWarning` naming the new spelling, so a
+caller's test run with ``-W error::DeprecationWarning`` finds every old call. The decorated
+function's signature (``inspect.signature``) is the new one; the old spellings are listed in its
+``__lmdk_deprecated__`` attribute, which ``tests/test_api.py`` reads to check that an alias
+exists only through this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .errors import ParameterError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+REMOVED_IN = "0.3"
+"""The release in which the deprecated spellings stop working (CHANGELOG.md lists them)."""
+
+
+def warn_renamed(old: str, new: str, *, hint: str = "", stacklevel: int = 3) -> None:
+    """Warn that keyword ``old=`` is deprecated in favour of ``new=`` (``hint`` appended)."""
+    extra = f" ({hint})" if hint else ""
+    warnings.warn(f"{old}= is deprecated: pass {new}={extra}; {old}= is removed in {REMOVED_IN}",
+                  DeprecationWarning, stacklevel=stacklevel)
+
+
+def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F], F]:
+    """Decorator keeping old call spellings of a function or method working, with a warning.
+
+    ``aliases``: old keyword → new keyword (``eps="budget"``); giving both raises ParameterError.
+    ``positional``: parameters, now keyword-only, that callers used to pass positionally right
+    after the still-positional ones, in their old order (``("epsilon", "sensitivity", "rng")``).
+    """
+
+    def decorate(func: F) -> F:
+        sig = inspect.signature(func)
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        n_pos = sum(p.kind in kinds for p in sig.parameters.values())
+        for new in (*aliases.values(), *positional):
+            if new not in sig.parameters:
+                raise TypeError(f"{func.__qualname__} has no parameter {new!r}")
+        name = func.__qualname__.replace(".__init__", "")
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > n_pos and positional:
+                extra = args[n_pos:]
+                if len(extra) > len(positional):
+                    raise TypeError(f"{name}() takes {n_pos} positional arguments "
+                                    f"but {len(args)} were given")
+                moved = positional[:len(extra)]
+                warnings.warn(f"{name}(): passing {', '.join(moved)} positionally is deprecated: "
+                              f"pass {', '.join(f'{m}=' for m in moved)} by keyword; removed in "
+                              f"{REMOVED_IN}", DeprecationWarning, stacklevel=2)
+                for key, value in zip(moved, extra, strict=True):
+                    if key in kwargs:
+                        raise TypeError(f"{name}() got multiple values for argument {key!r}")
+                    kwargs[key] = value
+                args = args[:n_pos]
+            for old, new in aliases.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise ParameterError(f"give {new} or its deprecated alias {old}, not both")
+                    warn_renamed(old, new, stacklevel=3)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        wrapper.__lmdk_deprecated__ = {"aliases": dict(aliases),  # type: ignore[attr-defined]
+                                       "positional": tuple(positional)}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
