@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._deprecation import renamed
 from .errors import ParameterError
 from .validation import as_budget_array, check_epsilon, check_int, check_nonnegative
 
@@ -67,22 +68,25 @@ def as_landmark_mask(landmarks: Any, n: int) -> np.ndarray:
 
 
 
-def landmark_guarantee(eps: Any, landmarks: Any) -> np.ndarray:
-    """Per-timestamp privacy loss G_t = Σ_{i ∈ L ∪ {t}} ε_i (same length as ``eps``).
+@renamed(eps="budget")
+def landmark_guarantee(budget: Any, landmarks: Any) -> np.ndarray:
+    """Per-timestamp privacy loss G_t = Σ_{i ∈ L ∪ {t}} ε_i (same length as ``budget``).
 
+    ``budget``: the per-timestamp budgets ε_t (``eps=`` is a deprecated alias).
     L = ∅ gives G_t = ε_t (event level); L = all timestamps gives G_t = Σ ε (user level).
     """
-    e = as_budget_array(eps)
+    e = as_budget_array(budget)
     mask = as_landmark_mask(landmarks, e.size)
     return e[mask].sum() + np.where(mask, 0.0, e)
 
 
-def window_sums(eps: Any, w: int) -> np.ndarray:
-    """Σ ε over every window of ``w`` consecutive timestamps (length T − w + 1).
+@renamed(eps="budget")
+def window_sums(budget: Any, w: int) -> np.ndarray:
+    """Σ ε_t over every window of ``w`` consecutive timestamps (length T − w + 1).
 
     Computed from cumulative sums. If T < w there is one (partial) window: the total.
     """
-    e = as_budget_array(eps)
+    e = as_budget_array(budget)
     w = check_int(w, "w", minimum=1)
     if e.size < w:
         return np.array([e.sum()])
@@ -90,22 +94,25 @@ def window_sums(eps: Any, w: int) -> np.ndarray:
     return np.maximum(c[w:] - c[:-w], 0.0)
 
 
-def landmark_violations(eps: Any, landmarks: Any, epsilon: float, tol: float = 1e-9) -> np.ndarray:
-    """Timestamps (int indices) where G_t > ε + tol."""
+@renamed(eps="budget", positional=("epsilon", "tol"))
+def landmark_violations(budget: Any, landmarks: Any, *, epsilon: float,
+                        tol: float = 1e-9) -> np.ndarray:
+    """Timestamps (int indices) where G_t > ε + tol (``epsilon``: the total budget ε)."""
     epsilon = check_epsilon(epsilon)
     tol = check_nonnegative(tol, "tol")
-    return np.flatnonzero(landmark_guarantee(eps, landmarks) > epsilon + tol)
+    return np.flatnonzero(landmark_guarantee(budget, landmarks) > epsilon + tol)
 
 
-def satisfies_landmark_privacy(
-    eps: Any, landmarks: Any, epsilon: float, tol: float = 1e-9
-) -> bool:
+@renamed(eps="budget", positional=("epsilon", "tol"))
+def satisfies_landmark_privacy(budget: Any, landmarks: Any, *, epsilon: float,
+                               tol: float = 1e-9) -> bool:
     """True iff G_t ≤ ε + tol at every timestamp ((ε, L)-landmark privacy)."""
-    return landmark_violations(eps, landmarks, epsilon, tol).size == 0
+    return landmark_violations(budget, landmarks, epsilon=epsilon, tol=tol).size == 0
 
 
-def satisfies_w_event(eps: Any, w: int, epsilon: float, tol: float = 1e-9) -> bool:
+@renamed(eps="budget", positional=("epsilon", "tol"))
+def satisfies_w_event(budget: Any, w: int, *, epsilon: float, tol: float = 1e-9) -> bool:
     """True iff every window of ``w`` consecutive timestamps spends ≤ ε + tol (w-event ε-DP)."""
     epsilon = check_epsilon(epsilon)
     tol = check_nonnegative(tol, "tol")
-    return bool(np.all(window_sums(eps, w) <= epsilon + tol))
+    return bool(np.all(window_sums(budget, w) <= epsilon + tol))

@@ -61,10 +61,10 @@ def test_landmark_guarantee_matches_brute_force(case):
     )
     epsilon = float(expected.max()) if expected.max() > 0 else 1.0
     bound = 0.9 * epsilon
-    violations = landmark_violations(eps, mask, bound)
+    violations = landmark_violations(eps, mask, epsilon=bound)
     np.testing.assert_array_equal(violations, np.flatnonzero(expected > bound + 1e-9))
-    assert satisfies_landmark_privacy(eps, mask, bound) == (violations.size == 0)
-    assert satisfies_landmark_privacy(eps, mask, epsilon)
+    assert satisfies_landmark_privacy(eps, mask, epsilon=bound) == (violations.size == 0)
+    assert satisfies_landmark_privacy(eps, mask, epsilon=epsilon)
 
 
 @given(
@@ -78,9 +78,9 @@ def test_window_sums_match_brute_force(eps, w):
     assert got.shape == expected.shape
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
     top = float(expected.max())
-    assert satisfies_w_event(eps, w, max(top, 1e-3))
+    assert satisfies_w_event(eps, w, epsilon=max(top, 1e-3))
     if top > 0.01:
-        assert not satisfies_w_event(eps, w, 0.9 * top)
+        assert not satisfies_w_event(eps, w, epsilon=0.9 * top)
 
 
 def test_edge_cases_event_and_user_level():
@@ -99,33 +99,33 @@ def test_schemes_budgets_satisfy_or_violate_as_expected():
     T, epsilon = 50, 1.0
     landmarks = [3, 10, 11, 40]
     uniform = np.full(T, epsilon / (len(landmarks) + 1))
-    assert satisfies_landmark_privacy(uniform, landmarks, epsilon)
+    assert satisfies_landmark_privacy(uniform, landmarks, epsilon=epsilon)
     skip = np.full(T, epsilon)
     skip[landmarks] = 0.0
-    assert satisfies_landmark_privacy(skip, landmarks, epsilon)
+    assert satisfies_landmark_privacy(skip, landmarks, epsilon=epsilon)
     event = np.full(T, epsilon)  # event-level does not protect landmarks
-    assert not satisfies_landmark_privacy(event, landmarks, epsilon)
-    assert landmark_violations(event, landmarks, epsilon).size == T
-    assert satisfies_landmark_privacy(event, [], epsilon)
+    assert not satisfies_landmark_privacy(event, landmarks, epsilon=epsilon)
+    assert landmark_violations(event, landmarks, epsilon=epsilon).size == T
+    assert satisfies_landmark_privacy(event, [], epsilon=epsilon)
     user = np.full(T, epsilon / T)
-    assert satisfies_landmark_privacy(user, np.arange(T), epsilon)
+    assert satisfies_landmark_privacy(user, np.arange(T), epsilon=epsilon)
 
 
 def test_w_event_windows():
     eps = np.array([0.5, 0.5, 0.0, 0.5, 0.5])
     np.testing.assert_allclose(window_sums(eps, 2), [1.0, 0.5, 0.5, 1.0])
     np.testing.assert_allclose(window_sums(eps, 10), [2.0])  # T < w: one window with the total
-    assert satisfies_w_event(eps, 2, 1.0)
-    assert satisfies_w_event(eps, 3, 1.0)  # windows of 3 each hold one zero: sums 1.0
-    assert not satisfies_w_event(eps, 4, 1.0)  # sums 1.5
+    assert satisfies_w_event(eps, 2, epsilon=1.0)
+    assert satisfies_w_event(eps, 3, epsilon=1.0)  # windows of 3 each hold one zero: sums 1.0
+    assert not satisfies_w_event(eps, 4, epsilon=1.0)  # sums 1.5
     np.testing.assert_allclose(window_sums(eps, 1), eps)
 
 
 def test_w_event_tolerance_absorbs_rounding():
     eps = np.full(10, 0.1)  # 10 × 0.1 sums to 0.9999999999999999
-    assert satisfies_w_event(eps, 10, 1.0)
-    assert satisfies_landmark_privacy(eps, np.arange(10), 1.0)
-    assert not satisfies_w_event(eps, 10, 1.0 - 1e-6)
+    assert satisfies_w_event(eps, 10, epsilon=1.0)
+    assert satisfies_landmark_privacy(eps, np.arange(10), epsilon=1.0)
+    assert not satisfies_w_event(eps, 10, epsilon=1.0 - 1e-6)
 
 
 @pytest.mark.parametrize(
@@ -165,8 +165,8 @@ def test_budget_and_parameter_validation():
     with pytest.raises(ParameterError, match="w must be an integer >= 1"):
         window_sums([0.1], 0)
     with pytest.raises(ParameterError, match="epsilon must be > 0"):
-        satisfies_landmark_privacy([0.1], [], 0.0)
+        satisfies_landmark_privacy([0.1], [], epsilon=0.0)
     with pytest.raises(ParameterError, match="epsilon must be finite"):
-        satisfies_w_event([0.1], 1, np.inf)
+        satisfies_w_event([0.1], 1, epsilon=np.inf)
     with pytest.raises(ParameterError, match="tol must be a finite number >= 0"):
-        satisfies_w_event([0.1], 1, 1.0, tol=-1)
+        satisfies_w_event([0.1], 1, epsilon=1.0, tol=-1)

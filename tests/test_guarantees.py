@@ -94,7 +94,7 @@ def test_event_level_violates_exactly_where_L_and_t_hold_two_events(case):
     expected = np.flatnonzero(np.where(mask, k, k + 1) >= 2)
     for r in _releases(x, mask, epsilon, w, seed, "event"):
         np.testing.assert_array_equal(r.eps, np.full(len(x), epsilon))
-        np.testing.assert_array_equal(landmark_violations(r.eps, mask, epsilon), expected)
+        np.testing.assert_array_equal(landmark_violations(r.eps, mask, epsilon=epsilon), expected)
         np.testing.assert_allclose(
             landmark_guarantee(r.eps, mask), epsilon * np.where(mask, k, k + 1)
         )
