@@ -78,3 +78,22 @@ def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F]
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def renamed_attributes(module: str, **old_to_new: Callable[..., Any]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` serving each old public name, with a warning naming the new one.
+
+    ``module.__getattr__ = renamed_attributes(__name__, discrete_laplace=integer_laplace)``: the
+    old name is no longer in ``__all__`` (so no two public callables share a name) but
+    ``from module import old`` keeps working for one release.
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name in old_to_new:
+            new = old_to_new[name]
+            warnings.warn(f"{module}.{name} is deprecated: use {new.__name__}; removed in "
+                          f"{REMOVED_IN}", DeprecationWarning, stacklevel=2)
+            return new
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__

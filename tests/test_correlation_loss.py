@@ -71,11 +71,11 @@ def test_identity_and_uniform():
 
 
 def test_golden_suprema_and_allocations():
-    assert sup_bpl(EX, 0.1) == pytest.approx(0.645907, abs=1e-6)
-    assert sup_fpl(EX, 0.1) == pytest.approx(0.645907, abs=1e-6)
-    assert np.isfinite(sup_bpl(EX, np.log(1.25) - 1e-6))
-    assert sup_bpl(EX, np.log(1.25) + 1e-6) == np.inf
-    assert sup_bpl(np.eye(3), 0.1) == np.inf and sup_bpl(np.eye(3), 0.0) == 0.0
+    assert sup_bpl(EX, budget=0.1) == pytest.approx(0.645907, abs=1e-6)
+    assert sup_fpl(EX, budget=0.1) == pytest.approx(0.645907, abs=1e-6)
+    assert np.isfinite(sup_bpl(EX, budget=np.log(1.25) - 1e-6))
+    assert sup_bpl(EX, budget=np.log(1.25) + 1e-6) == np.inf
+    assert sup_bpl(np.eye(3), budget=0.1) == np.inf and sup_bpl(np.eye(3), budget=0.0) == 0.0
     assert constant_bounded_tpl(1.0, EX, EX) == pytest.approx(0.087623, abs=1e-6)
     with pytest.raises(ParameterError, match="constant_bounded_tpl"):
         allocate_bounded_tpl(1.0, EX, EX)  # one return type: an array needs T
@@ -110,8 +110,8 @@ def test_identity_gives_user_level(eps):
 def test_sup_is_limit_of_recursion():
     P = synthetic_transition_matrix(6, 0.2)
     r = temporal_loss(np.full(3000, 0.2), P)
-    assert r.bpl[-1] == pytest.approx(sup_bpl(P, 0.2), rel=1e-9)
-    assert np.all(r.bpl <= sup_bpl(P, 0.2) + 1e-12)
+    assert r.bpl[-1] == pytest.approx(sup_bpl(P, budget=0.2), rel=1e-9)
+    assert np.all(r.bpl <= sup_bpl(P, budget=0.2) + 1e-12)
 
 
 @given(matrices(), matrices(), st.floats(0.05, 3.0), st.one_of(st.none(), st.integers(1, 40)))
@@ -184,7 +184,7 @@ def test_errors():
     with pytest.raises(ParameterError):
         synthetic_transition_matrix(5, "medium")
     with pytest.raises(ParameterError):
-        sup_bpl(EX, -1.0)
+        sup_bpl(EX, budget=-1.0)
 
 
 # ---- matrices ---------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from lmdk_core.correlation import (
     allocate_bounded_tpl,
     allocate_for_model,
     declare_public_model,
-    discrete_laplace,
     dp_grid_model,
+    integer_laplace,
     location_steps,
     model_loss,
     public_grid_model,
@@ -201,7 +201,7 @@ def test_dp_model_reports_its_budget_and_uses_a_public_grid():
 
 @pytest.mark.parametrize("eps, sens", [(0.5, 4.0), (1.0, 1.0)])
 def test_discrete_laplace_matches_its_distribution(eps, sens):
-    x = discrete_laplace((200_000,), eps, sens, rng=7)
+    x = integer_laplace((200_000,), epsilon=eps, sensitivity=sens, rng=7)
     assert x.dtype == np.int64
     ks = np.arange(-12, 13)
     pmf = np.exp(-eps * np.abs(ks) / sens)
@@ -213,7 +213,7 @@ def test_discrete_laplace_matches_its_distribution(eps, sens):
     assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
     # a mechanism with the sensitivity forgotten (scale Δ = 1 instead of 4) fails the same test
     if sens > 1:
-        wrong = discrete_laplace((200_000,), eps, 1.0, rng=7)
+        wrong = integer_laplace((200_000,), epsilon=eps, sensitivity=1.0, rng=7)
         f_wrong = np.append([(wrong == k).sum() for k in ks], 0)
         f_wrong[-1] = wrong.size - f_wrong[:-1].sum()
         assert stats.chisquare(f_wrong, f_exp).pvalue < 1e-6

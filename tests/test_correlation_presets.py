@@ -111,5 +111,5 @@ def test_strong_and_weak_presets_against_closed_forms():
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if closed_form_increment(mid, 0.1, CONTPL_N) + CONTPL_EPS > mid \
             else (lo, mid)
-    assert sup_loss(synthetic_transition_matrix(CONTPL_N, "weak"), CONTPL_EPS) == \
+    assert sup_loss(synthetic_transition_matrix(CONTPL_N, "weak"), budget=CONTPL_EPS) == \
         pytest.approx(lo, rel=1e-9)

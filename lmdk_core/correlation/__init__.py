@@ -15,6 +15,7 @@
 All losses and budgets are in nats.
 """
 
+from .._deprecation import renamed_attributes
 from .allocation import (
     BoundedAllocation,
     allocate_bounded_tpl,
@@ -46,14 +47,16 @@ from .model import (
     MODEL_SOURCES,
     CorrelationModel,
     declare_public_model,
-    discrete_laplace,
     dp_grid_model,
+    integer_laplace,
     model_loss,
     public_grid_model,
     trajectory_model,
 )
 from .neighbours import StepLosses, any_pair_steps, location_steps, value_grid_step, value_steps
 from .suprema import sup_bpl, sup_fpl, sup_loss
+
+__getattr__ = renamed_attributes(__name__, discrete_laplace=integer_laplace)
 
 __all__ = [
     "MODEL_SOURCES",
@@ -73,9 +76,9 @@ __all__ = [
     "check_transition_matrix",
     "constant_bounded_tpl",
     "declare_public_model",
-    "discrete_laplace",
     "dp_grid_model",
     "envelope",
+    "integer_laplace",
     "landmark_temporal_loss",
     "location_steps",
     "loss_increment",

@@ -57,7 +57,7 @@ def constant_bounded_tpl(
     env_b, env_f = resolve_envelopes(P_backward, P_forward, marginal)
 
     def excess(e: float) -> float:
-        return sup_loss(env_b, e) + sup_loss(env_f, e) - e - alpha
+        return sup_loss(env_b, budget=e) + sup_loss(env_f, budget=e) - e - alpha
 
     return float(_bisect(excess, 0.0, alpha))
 

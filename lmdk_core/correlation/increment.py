@@ -31,6 +31,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from .matrices import check_transition_matrix
 
@@ -451,18 +452,20 @@ class EnvelopeLoss:
         out = _eval_many(self._d, self._q, arr)
         return float(out[0]) if scalar else out.reshape(np.shape(alpha))
 
-    def backward(self, eps: np.ndarray) -> np.ndarray:
-        """BPL_t for budgets ``eps`` (validated float array ≥ 0, time on the last axis: 1-D, or
+    @renamed(eps="budget")
+    def backward(self, budget: np.ndarray) -> np.ndarray:
+        """BPL_t for budgets ``budget`` (validated float array ≥ 0, time on the last axis: 1-D, or
         2-D with one row per person) with this matrix as P^B."""
-        e = np.ascontiguousarray(eps, dtype=np.float64)
+        e = np.ascontiguousarray(budget, dtype=np.float64)
         if e.ndim == 2:
             return _backward_recursion_rows(self._d, self._q, e)
         return _backward_recursion(self._d, self._q, e)
 
-    def forward(self, eps: np.ndarray) -> np.ndarray:
-        """FPL_t for budgets ``eps`` (as in :meth:`backward`) with this matrix as P^F."""
+    @renamed(eps="budget")
+    def forward(self, budget: np.ndarray) -> np.ndarray:
+        """FPL_t for budgets ``budget`` (as in :meth:`backward`) with this matrix as P^F."""
         # FPL_T = ε_T, FPL_t = L(FPL_{t+1}) + ε_t: the backward recursion on the reversed budgets
-        rev = np.asarray(eps, dtype=np.float64)[..., ::-1]
+        rev = np.asarray(budget, dtype=np.float64)[..., ::-1]
         return self.backward(rev)[..., ::-1]
 
     def __repr__(self) -> str:

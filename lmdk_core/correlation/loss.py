@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..accounting import as_landmark_mask, landmark_guarantee
 from ..errors import MatrixError, ParameterError
 from ..validation import as_budget_array, check_nonnegative
@@ -132,8 +133,9 @@ def _scales(
     return scale, steps.pair_scale(check_nonnegative(separation, "separation"))
 
 
+@renamed(eps="budget")
 def temporal_loss(
-    eps: Any,
+    budget: Any,
     P_backward: MatrixLike,
     P_forward: MatrixLike | None = None,
     *,
@@ -142,7 +144,8 @@ def temporal_loss(
     separation: float | None = None,
     cache: EnvelopeCache | None = None,
 ) -> TemporalLoss:
-    """Upper bounds on BPL, FPL and TPL per timestamp for budgets ``eps`` (1-D, ≥ 0, nats).
+    """Upper bounds on BPL, FPL and TPL per timestamp for budgets ``budget`` (1-D ε_t ≥ 0, nats;
+    ``eps=`` is a deprecated alias).
 
     ``steps`` is the release's neighbour relation (:func:`location_steps`, :func:`value_steps`;
     None = each step ε_t-DP between any two states, Cao et al.'s assumption, which Laplace and
@@ -153,7 +156,7 @@ def temporal_loss(
     ``P_backward`` by Bayes' rule with ``marginal`` when given, else taken equal to it.
     Raises MatrixError / ParameterError on invalid input.
     """
-    e = as_budget_array(eps)
+    e = as_budget_array(budget)
     env_b, env_f = resolve_envelopes(P_backward, P_forward, marginal, cache)
     scale, pscale = _scales(steps, separation, env_b.n_states)
     es = e * scale
@@ -206,8 +209,9 @@ class LandmarkTemporalLoss:
         return f
 
 
+@renamed(eps="budget")
 def landmark_temporal_loss(
-    eps: Any,
+    budget: Any,
     landmarks: Any,
     P_backward: MatrixLike,
     P_forward: MatrixLike | None = None,
@@ -223,7 +227,7 @@ def landmark_temporal_loss(
     :func:`lmdk_core.accounting.as_landmark_mask`); the other arguments are as in
     :func:`temporal_loss`. With no landmark, ``composed`` equals TPL.
     """
-    loss = temporal_loss(eps, P_backward, P_forward, marginal=marginal, steps=steps,
+    loss = temporal_loss(budget, P_backward, P_forward, marginal=marginal, steps=steps,
                          separation=separation, cache=cache)
     e = loss.eps
     T = e.size

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed, renamed_attributes
 from ..errors import ParameterError
 from ..geo import degrees_to_metres, metres_to_degrees
 from ..noise.discrete import discrete_laplace_array
@@ -56,8 +57,8 @@ __all__ = [
     "MODEL_SOURCES",
     "CorrelationModel",
     "declare_public_model",
-    "discrete_laplace",
     "dp_grid_model",
+    "integer_laplace",
     "model_loss",
     "public_grid_model",
     "trajectory_model",
@@ -304,8 +305,9 @@ def trajectory_model(
     return _issue(tm.P_backward, tm.P_forward, steps, source, desc)
 
 
-def discrete_laplace(shape: tuple[int, ...], epsilon: float, sensitivity: float,
-                     rng: Any = None) -> np.ndarray:
+@renamed(positional=("epsilon", "sensitivity", "rng"))
+def integer_laplace(shape: tuple[int, ...], *, epsilon: float, sensitivity: float,
+                    rng: Any = None) -> np.ndarray:
     """Integer noise with Pr[k] ∝ exp(−ε'|k|/Δ), ε' ≤ ε (the project's exact sampler).
 
     Added to integer counts it is ε-DP for L1 sensitivity Δ, with no floating-point output: the
@@ -317,6 +319,9 @@ def discrete_laplace(shape: tuple[int, ...], epsilon: float, sensitivity: float,
     t = math.ceil(check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon) * s)
     size = int(np.prod(shape, dtype=np.int64))
     return discrete_laplace_array(t, s, size, as_source(rng)).reshape(shape)
+
+
+__getattr__ = renamed_attributes(__name__, discrete_laplace=integer_laplace)
 
 
 def dp_grid_model(
@@ -374,7 +379,7 @@ def dp_grid_model(
     n = side * side
     counts = np.zeros((n, n), dtype=np.int64)
     np.add.at(counts, (states[:-1], states[1:]), 1)
-    noisy = counts + discrete_laplace((n, n), eps_m, 4.0 * k_events, rng)
+    noisy = counts + integer_laplace((n, n), epsilon=eps_m, sensitivity=4.0 * k_events, rng=rng)
     W = np.maximum(noisy, 0).astype(np.float64) + smoothing
     P_f = _normalise_rows(W)
     pi = W.sum(axis=1) / W.sum()  # noisy occupancy (post-processing)
@@ -386,14 +391,15 @@ def dp_grid_model(
     return _issue(P_b, P_f, steps, "dp", desc, epsilon_model=eps_m, protects=k_events)
 
 
+@renamed(eps="budget")
 def model_loss(
-    eps: Any, landmarks: Any, model: CorrelationModel, *, separation: float | None = None
+    budget: Any, landmarks: Any, model: CorrelationModel, *, separation: float | None = None
 ):
-    """:func:`landmark_temporal_loss` of budgets ``eps`` under ``model`` (its neighbour relation
+    """:func:`landmark_temporal_loss` of budgets ``budget`` under ``model`` (its neighbour relation
     and precomputed envelopes); ``separation`` adds the bounds for a pair that far apart."""
     from .loss import landmark_temporal_loss
 
     if not isinstance(model, CorrelationModel):
         raise ParameterError("model must be a CorrelationModel")
-    return landmark_temporal_loss(eps, landmarks, model.env_backward, model.env_forward,
+    return landmark_temporal_loss(budget, landmarks, model.env_backward, model.env_forward,
                                   steps=model.steps, separation=separation)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from .increment import envelope
 
@@ -47,29 +48,35 @@ def _fixed_points(d: np.ndarray, q: np.ndarray, eps: np.ndarray) -> np.ndarray:
     return np.where(eps[None, :] == 0, 0.0, out)
 
 
-def sup_loss(P: Any, eps: Any) -> Any:
-    """sup_t of the loss recursion α_t = L_P(α_{t−1}) + ε for a constant ε ≥ 0 (nats).
+@renamed(eps="budget", positional=("budget",))
+def sup_loss(P: Any, *, budget: Any) -> Any:
+    """sup_t of the loss recursion α_t = L_P(α_{t−1}) + ε for a constant budget ε ≥ 0 (nats).
 
-    ``P`` is a row-stochastic matrix or an EnvelopeLoss; ``eps`` a scalar or array. Returns
+    ``P`` is a row-stochastic matrix or an EnvelopeLoss; ``budget`` the constant per-timestamp
+    budget ε, a scalar or array (one supremum per element). Returns
     +inf where the loss is unbounded (e.g. the identity matrix, or ε ≥ log(1/q) for a candidate
     with d = 0); ε = 0 gives 0.
     """
     env = envelope(P)
-    arr = np.asarray(eps, dtype=np.float64)
+    arr = np.asarray(budget, dtype=np.float64)
     flat = np.atleast_1d(arr).ravel()
     if np.any(~np.isfinite(flat)) or np.any(flat < 0):
-        raise ParameterError("eps must be finite and >= 0")
+        raise ParameterError("budget must be finite and >= 0")
     d, q = env.candidates
     out = _fixed_points(np.asarray(d), np.asarray(q), flat).max(axis=0)
     out = np.maximum(out, flat)  # guard against rounding: the supremum is never below ε
     return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
 
 
-def sup_bpl(P_backward: Any, eps: Any) -> Any:
-    """Supremum over t of BPL_t for constant ε (``P_backward`` = P^B); +inf where unbounded."""
-    return sup_loss(P_backward, eps)
+@renamed(eps="budget", positional=("budget",))
+def sup_bpl(P_backward: Any, *, budget: Any) -> Any:
+    """Supremum over t of BPL_t for a constant budget ε (``P_backward`` = P^B); +inf where
+    unbounded."""
+    return sup_loss(P_backward, budget=budget)
 
 
-def sup_fpl(P_forward: Any, eps: Any) -> Any:
-    """Supremum over t of FPL_t for constant ε (``P_forward`` = P^F); +inf where unbounded."""
-    return sup_loss(P_forward, eps)
+@renamed(eps="budget", positional=("budget",))
+def sup_fpl(P_forward: Any, *, budget: Any) -> Any:
+    """Supremum over t of FPL_t for a constant budget ε (``P_forward`` = P^F); +inf where
+    unbounded."""
+    return sup_loss(P_forward, budget=budget)
