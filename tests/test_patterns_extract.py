@@ -125,7 +125,7 @@ def test_readme_patterns_example_runs_and_its_comments_hold(capsys):
 
 def _disc_radius_fraction(regions, lat, lon, code):
     d = lm.haversine_m(lat, lon, regions.lat[code], regions.lon[code])
-    return (d / regions.radius_m[code]) ** 2  # uniform in the disc <=> (r/R)^2 ~ U(0, 1)
+    return (d / regions.place_radius_m[code]) ** 2  # uniform in the disc <=> (r/R)^2 ~ U(0, 1)
 
 
 def test_place_sampler_is_uniform_in_the_disc_ks():

@@ -294,7 +294,7 @@ def test_a_real_release_draws_everything_from_chacha20(monkeypatch):
     moved = frame[frame["type"].isin(["A", "B"])]
     assert len(moved) and moved[["lat", "lon"]].notna().all().all()
     grid = GridRegions(40.0, 116.0, 500.0, 3, 3)
-    lat, lon = grid.sample(np.arange(9), RandomSource.secure())
+    lat, lon = grid.sample(np.arange(9), rng=RandomSource.secure())
     assert np.isfinite(lat).all() and np.isfinite(lon).all()
     assert (grid.assign(lat, lon) == np.arange(9)).all()
     lat, lon = places.sample(np.array([0, 1, 1]))  # rng=None: a fresh ChaCha20 source
@@ -306,7 +306,7 @@ def test_seeded_locations_are_reproducible_and_stay_in_their_region():
     from lmdk_core.patterns import PlaceRegions
 
     places = PlaceRegions(("A",), np.array([40.0]), np.array([116.0]), np.array([100.0]))
-    a = places.sample(np.zeros(500, np.int64), RandomSource.seeded(5))
-    b = places.sample(np.zeros(500, np.int64), 5)
+    a = places.sample(np.zeros(500, np.int64), rng=RandomSource.seeded(5))
+    b = places.sample(np.zeros(500, np.int64), rng=5)
     np.testing.assert_array_equal(a[0], b[0])
     assert (places.assign(*a) == 0).all()

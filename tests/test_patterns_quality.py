@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.errors import ParameterError
-from lmdk_core.patterns import Quality, confusion, mre, quality
+from lmdk_core.patterns import Quality, confusion, quality, quality_mre
 
 pairs = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=20)
 
@@ -35,8 +35,8 @@ def test_empty_conventions():
 
 
 def test_mre_relative_to_reference():
-    assert mre(0.6, 0.8) == pytest.approx(0.25)
+    assert quality_mre(0.6, 0.8) == pytest.approx(0.25)
     with pytest.raises(ParameterError):
-        mre(0.5, 0.0)
+        quality_mre(0.5, 0.0)
     with pytest.raises(ParameterError):
         quality([], [np.zeros((0, 2))])

@@ -15,6 +15,7 @@ real draws counted when drawn at their loss per protected pattern occurrence, a 
 The maths and proofs are in docs/pattern-level-dp.md.
 """
 
+from .._deprecation import renamed_attributes
 from .extract import KINDS, region_events, threshold_events
 from .match import Pattern, match, match_all, match_bruteforce
 from .ppm import (
@@ -30,10 +31,12 @@ from .ppm import (
     uniform_ppm,
 )
 from .protect import Protection, footprint, paired_types, predictive_types, protection
-from .quality import Quality, confusion, mre, quality
+from .quality import Quality, confusion, quality, quality_mre
 from .regions import GridRegions, PlaceRegions, as_regions
 from .rr import RR_MAX_EPSILON, flip_mask, flip_probability, flip_threshold, realised_epsilon
 from .stream import NS_PER_S, EventStream
+
+__getattr__ = renamed_attributes(__name__, mre=quality_mre)
 
 __all__ = [
     "KINDS",
@@ -60,11 +63,11 @@ __all__ = [
     "match",
     "match_all",
     "match_bruteforce",
-    "mre",
     "paired_types",
     "predictive_types",
     "protection",
     "quality",
+    "quality_mre",
     "realised_epsilon",
     "region_events",
     "release_with_allocation",

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..noise import as_source
 from ..validation import check_epsilon, check_int, check_probability
@@ -179,7 +180,7 @@ def _rr_release(stream: EventStream, type_eps: Mapping[str, float], regions: Any
     new_types: list[np.ndarray] = []
     injected_parts: list[np.ndarray] = []
     for c, k in zip(codes, thresholds, strict=True):
-        flips = flip_mask(k, source, size=n)
+        flips = flip_mask(k, rng=source, size=n)
         sel = np.flatnonzero(stream.etype == c)
         true_ticks = stream.tick[sel]
         suppressed[sel] = flips[true_ticks]
@@ -202,7 +203,7 @@ def _rr_release(stream: EventStream, type_eps: Mapping[str, float], regions: Any
     if region_of is not None and fresh.size:
         reg = region_of[etype[fresh]]
         ok = reg >= 0
-        la, lo = regions.sample(reg[ok], source)  # the same keystream, never a numpy Generator
+        la, lo = regions.sample(reg[ok], rng=source)  # the same keystream, never a numpy Generator
         lat[fresh[ok]], lon[fresh[ok]] = la, lo
     # the parts are each sorted by tick: a stable sort of the (tick, type) key merges the runs
     order = np.argsort(tick * len(stream.types) + etype, kind="stable")
@@ -305,15 +306,18 @@ def _replay_quality(history: EventStream, patterns: Sequence[Pattern],
     return float(np.mean(qs))
 
 
+@renamed(seed="replay_seed")
 def adaptive_allocation(
     history: EventStream, patterns: Sequence[Pattern], *, epsilon: float, alpha: float = 0.5,
-    replays: int = 2, rounds: int = 3, floor: float = 0.1, seed: int = 0, paired: bool = True,
+    replays: int = 2, rounds: int = 3, floor: float = 0.1, replay_seed: int = 0,
+    paired: bool = True,
 ) -> dict[str, tuple[float, ...]]:
     """Per-position budgets (Σ_i ε_{P,i} = ε per private pattern) maximising replayed Q.
 
     Depends ONLY on ``history`` (a period disjoint from the one to be released; treat it as
     public, e.g. an earlier period's *released* stream, or accept that it is used without
-    protection), the patterns, ``epsilon``, ``alpha`` and the replay ``seed``.
+    protection), the patterns, ``epsilon``, ``alpha`` and ``replay_seed`` (``seed=`` is a
+    deprecated alias: it seeds replays of public history, not a release).
 
     Search: start uniform; in each of ``rounds`` rounds try moving δ from one position to
     another of the same private pattern (δ = ε/(2m), halved each round), keeping each position
@@ -330,7 +334,7 @@ def adaptive_allocation(
     alloc = {p.name: np.full(p.m, eps / p.m) for p in priv}
     if not public:
         return {k: tuple(v) for k, v in alloc.items()}
-    seeds = [seed + i for i in range(replays)]
+    seeds = [replay_seed + i for i in range(replays)]
     truth = match_all(history, public)
     best = _replay_quality(history, patterns, alloc, a, seeds, truth, paired)
     for r in range(rounds):

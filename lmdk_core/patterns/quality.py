@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import renamed_attributes
 from ..errors import ParameterError
 from ..validation import check_probability
 
-__all__ = ["Quality", "confusion", "mre", "quality"]
+__all__ = ["Quality", "confusion", "quality", "quality_mre"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class Quality:
     @property
     def mre(self) -> float:
         """(Q_ord − Q)/Q_ord with Q_ord = 1 (the unprotected stream against itself)."""
-        return mre(self.q)
+        return quality_mre(self.q)
 
     def with_alpha(self, alpha: float) -> Quality:
         return Quality(self.tp, self.fp, self.fn, check_probability(alpha, "alpha"))
@@ -88,8 +89,14 @@ def quality(truth: Sequence[np.ndarray], answers: Sequence[np.ndarray], *,
     return Quality(tp, fp, fn, a)
 
 
-def mre(q_ppm: float, q_ord: float = 1.0) -> float:
-    """Mean relative error (Q_ord − Q_PPM)/Q_ord; Q_ord must be > 0."""
+def quality_mre(q_ppm: float, q_ord: float = 1.0) -> float:
+    """Mean relative error of pattern quality, (Q_ord − Q_PPM)/Q_ord; Q_ord must be > 0.
+
+    (Named apart from :func:`lmdk_core.metrics.mre`, the relative error of released values;
+    ``lmdk_core.patterns.mre`` is a deprecated alias.)"""
     if not q_ord > 0:
         raise ParameterError(f"Q_ord must be > 0, got {q_ord}")
     return (q_ord - q_ppm) / q_ord
+
+
+__getattr__ = renamed_attributes(__name__, mre=quality_mre)

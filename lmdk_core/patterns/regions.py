@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..geo import degrees_to_metres, haversine_m, offset_points
 from ..noise import as_source
@@ -42,12 +43,12 @@ def uniforms(rng: Any, n: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PlaceRegions:
-    """Circular regions: names, centres (degrees) and radii (metres)."""
+    """Circular regions: names, centres (degrees) and place radii ``place_radius_m`` (metres)."""
 
     names: tuple[str, ...]
     lat: np.ndarray
     lon: np.ndarray
-    radius_m: np.ndarray
+    place_radius_m: np.ndarray
 
     @classmethod
     def from_places(cls, places: Any) -> PlaceRegions:
@@ -74,7 +75,7 @@ class PlaceRegions:
         out = np.full(lat.size, -1, dtype=np.int32)
         best = np.full(lat.size, np.inf)
         # 1.01 x the circle's extent in degrees (spherical earth; cos floored near the poles)
-        dlat = np.degrees(self.radius_m / 6_371_008.8) * 1.01 + 1e-9
+        dlat = np.degrees(self.place_radius_m / 6_371_008.8) * 1.01 + 1e-9
         dlon = dlat / np.maximum(np.cos(np.radians(np.abs(self.lat) + dlat)), 1e-6)
         by_lat = np.argsort(lat)
         lat_sorted = lat[by_lat]
@@ -87,20 +88,25 @@ class PlaceRegions:
             if not cand.size:
                 continue
             d = haversine_m(lat[cand], lon[cand], self.lat[i], self.lon[i])
-            hit = (d <= self.radius_m[i]) & (d < best[cand])
+            hit = (d <= self.place_radius_m[i]) & (d < best[cand])
             out[cand[hit]] = i
             best[cand[hit]] = d[hit]
         return out
 
-    def sample(self, codes: np.ndarray, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    @renamed(positional=("rng",))
+    def sample(self, codes: np.ndarray, *, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Uniform points in the given discs (radius √U·r, angle U[0, 2π)); 2n words of
         ``rng`` (:func:`uniforms`)."""
         codes = np.asarray(codes, dtype=np.int64)
         u = uniforms(rng, 2 * codes.size)
-        rho = np.sqrt(u[:codes.size]) * self.radius_m[codes]
+        rho = np.sqrt(u[:codes.size]) * self.place_radius_m[codes]
         theta = u[codes.size:] * 2 * np.pi
         return offset_points(self.lat[codes], self.lon[codes], rho * np.cos(theta),
                              rho * np.sin(theta))
+
+
+# ``radius_m`` is the geo-indistinguishability radius only: the old keyword warns for one release.
+PlaceRegions.__init__ = renamed(radius_m="place_radius_m")(PlaceRegions.__init__)  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True)
@@ -149,7 +155,8 @@ class GridRegions:
         code = np.where(ok, row * self.n_cols + col, -1)
         return code.astype(np.int32)
 
-    def sample(self, codes: np.ndarray, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    @renamed(positional=("rng",))
+    def sample(self, codes: np.ndarray, *, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Uniform points in the given cells; 2n words of ``rng`` (:func:`uniforms`)."""
         codes = np.asarray(codes, dtype=np.int64)
         row, col = np.divmod(codes, self.n_cols)

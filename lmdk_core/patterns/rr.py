@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..noise import as_source
 from ..noise.apply import RR_MAX_EPSILON, check_rr_epsilon, noisy_bits, rr_epsilon_numerator
@@ -43,25 +44,30 @@ def _check_bit_epsilon(eps: Any) -> np.ndarray:
     return arr
 
 
-def flip_threshold(eps: Any) -> np.ndarray:
+@renamed(eps="epsilon")
+def flip_threshold(epsilon: Any) -> np.ndarray:
     """Integer flip thresholds ⌊ε·2^40⌋ (int64): :func:`flip_mask` flips with probability
     exactly 1/(1 + e^{ε₀}), ε₀ = threshold/2^40 ≤ ε. Refuses ε ≤ 0, NaN, ε > 2^20."""
-    return rr_epsilon_numerator(_check_bit_epsilon(eps))
+    return rr_epsilon_numerator(_check_bit_epsilon(epsilon))
 
 
-def realised_epsilon(eps: float) -> float:
-    """ε₀ = ⌊ε·2^40⌋/2^40 ≤ ε: the exact per-bit privacy loss of the flips drawn for ``eps``."""
-    return float(flip_threshold(eps)) / _ONE
+@renamed(eps="epsilon")
+def realised_epsilon(epsilon: float) -> float:
+    """ε₀ = ⌊ε·2^40⌋/2^40 ≤ ε: the exact per-bit privacy loss of the flips drawn for
+    ``epsilon``."""
+    return float(flip_threshold(epsilon)) / _ONE
 
 
-def flip_probability(eps: Any) -> np.ndarray | float:
+@renamed(eps="epsilon")
+def flip_probability(epsilon: Any) -> np.ndarray | float:
     """The realised flip probability 1/(1 + e^{ε₀}) ≥ 1/(1 + e^ε), in float64 (to display)."""
-    e0 = flip_threshold(eps) / _ONE
+    e0 = flip_threshold(epsilon) / _ONE
     q = np.exp(-np.logaddexp(0.0, e0))  # 1/(1 + e^{ε₀}) without overflow, up to ε₀ = 2^20
     return float(q) if np.ndim(q) == 0 else q
 
 
-def flip_mask(thresholds: Any, rng: Any = None, *, size: int | None = None) -> np.ndarray:
+@renamed(positional=("rng",))
+def flip_mask(thresholds: Any, *, rng: Any = None, size: int | None = None) -> np.ndarray:
     """Independent flip decisions, True with probability exactly 1/(1 + e^{threshold/2^40}):
     one per threshold, or ``size`` of them for one scalar threshold.
 
