@@ -53,7 +53,7 @@ def geolife(path: str, step_s: int = 30) -> pd.DataFrame:
 def masks(person: pd.DataFrame) -> dict[str, np.ndarray]:
     """Landmark masks of one person: two longest stays, two longest trips between stays."""
     times = pd.DatetimeIndex(person["time"]).as_unit("ns").asi8
-    stays = detect_stays(person[["time", "lat", "lon"]], radius_m=100.0, min_duration_s=600.0)
+    stays = detect_stays(person[["time", "lat", "lon"]], stay_radius_m=100.0, min_duration_s=600.0)
     out = {}
     starts = np.searchsorted(times, pd.DatetimeIndex(stays["start"]).as_unit("ns").asi8)
     ends = np.searchsorted(times, pd.DatetimeIndex(stays["end"]).as_unit("ns").asi8, side="right")

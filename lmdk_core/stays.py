@@ -28,6 +28,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ._deprecation import renamed
 from .errors import ParameterError
 from .geo import haversine_m
 from .trajectory import check_frame, time_order
@@ -95,10 +96,10 @@ def _runs_one(
 
 
 def _all_runs(
-    traj: pd.DataFrame, radius_m: float, min_duration_s: float
+    traj: pd.DataFrame, stay_radius_m: float, min_duration_s: float
 ) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validate, then (frame, times, lat, lon, first, last): runs as indices into sorted frame."""
-    radius_m = check_positive(radius_m, "radius_m")
+    radius_m = check_positive(stay_radius_m, "stay_radius_m")
     min_duration_s = check_nonnegative(min_duration_s, "min_duration_s")
     frame, when, lat, lon, starts = _prepare(traj)
     t = when.asi8
@@ -121,21 +122,24 @@ def _mean_lat_lon(
     return float(np.average(lat, weights=weights)), float(c_lon)
 
 
+@renamed(radius_m="stay_radius_m")
 def detect_stays(
-    traj: pd.DataFrame, radius_m: float = 100.0, min_duration_s: float = 600.0
+    traj: pd.DataFrame, stay_radius_m: float = 100.0, min_duration_s: float = 600.0
 ) -> pd.DataFrame:
     """Stay points of a trajectory (see module docstring for the definition).
 
     ``traj`` needs columns ``time`` (datetimes; naive values are taken as UTC), ``lat``, ``lon``
     (degrees); with a ``uid`` column each user is scanned separately and the result starts with
-    ``uid``. Rows need not be sorted. ``radius_m`` > 0 in metres, ``min_duration_s`` ≥ 0 in seconds.
+    ``uid``. Rows need not be sorted. ``stay_radius_m`` > 0 in metres (the stay's radius; the old
+    keyword ``radius_m=`` is deprecated: ``radius_m`` names only the protection radius),
+    ``min_duration_s`` ≥ 0 in seconds.
 
     Returns one row per stay, ordered by (uid,) start: ``lat, lon`` centroid (mean of the stay's
     points, degrees), ``start, end`` (UTC timestamps of its first and last point), ``duration_s``
     (float seconds, end − start) and ``n_points``. Empty input gives an empty frame with these
     columns.
     """
-    frame, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
+    frame, when, lat, lon, first, last = _all_runs(traj, stay_radius_m, min_duration_s)
     cent = [_mean_lat_lon(lat[i : k + 1], lon[i : k + 1]) for i, k in zip(first, last, strict=True)]
     out = pd.DataFrame(
         {
@@ -152,16 +156,17 @@ def detect_stays(
     return out
 
 
+@renamed(radius_m="stay_radius_m")
 def suggest_places(
     traj: pd.DataFrame,
-    radius_m: float = 100.0,
+    stay_radius_m: float = 100.0,
     min_duration_s: float = 600.0,
     merge_m: float = 150.0,
     top: int = 8,
 ) -> pd.DataFrame:
     """Candidate landmark places: stays grouped by location, ranked by total dwell time.
 
-    Stays come from :func:`detect_stays` (``radius_m``, ``min_duration_s``; every user of ``traj``
+    Stays come from :func:`detect_stays` (``stay_radius_m``, ``min_duration_s``; every user of ``traj``
     is scanned separately, but a place visited by several users is one group). Grouping is leader
     clustering: stays are taken longest first; a stay joins the group whose leader (its longest
     stay) is nearest, if that leader's centroid lies within ``merge_m`` metres, else it leads a new
@@ -175,7 +180,7 @@ def suggest_places(
     """
     merge_m = check_nonnegative(merge_m, "merge_m")
     top = check_int(top, "top", minimum=1)
-    _, when, lat, lon, first, last = _all_runs(traj, radius_m, min_duration_s)
+    _, when, lat, lon, first, last = _all_runs(traj, stay_radius_m, min_duration_s)
     if first.size == 0:
         return pd.DataFrame({c: pd.Series(dtype=np.float64) for c in PLACE_COLUMNS}).astype(
             {"visits": np.int64}

@@ -88,7 +88,7 @@ def test_matches_brute_force(seed: int, radius: float, t_min: float) -> None:
     df = random_trajectory(seed)
     ts = ((df["time"] - T0).dt.total_seconds()).tolist()
     ref = brute_force(ts, df["lat"].tolist(), df["lon"].tolist(), radius, t_min)
-    got = detect_stays(df, radius_m=radius, min_duration_s=t_min)
+    got = detect_stays(df, stay_radius_m=radius, min_duration_s=t_min)
     assert len(got) == len(ref)
     for row, (i, k) in zip(got.itertuples(), ref, strict=True):
         assert row.start == df["time"].iloc[i] and row.end == df["time"].iloc[k]
@@ -114,7 +114,7 @@ def test_matches_brute_force_property(steps: list, t_min: float) -> None:
     ref = brute_force(
         sec.astype(float).tolist(), df["lat"].tolist(), df["lon"].tolist(), 100.0, t_min
     )
-    got = detect_stays(df, radius_m=100.0, min_duration_s=t_min)
+    got = detect_stays(df, stay_radius_m=100.0, min_duration_s=t_min)
     assert list(zip(got["start"], got["end"], got["n_points"], strict=True)) == [
         (df["time"].iloc[i], df["time"].iloc[k], k - i + 1) for i, k in ref
     ]
@@ -169,7 +169,7 @@ def test_known_stays_found_exactly() -> None:
 @pytest.mark.parametrize(("t_min", "expected"), [(599.999, 1), (600.0, 1), (600.001, 0)])
 def test_min_duration_boundary(t_min: float, expected: int) -> None:
     df = frame([0, 300, 600, 700], [0, 5, -5, 5000], [0, 5, 5, 0])
-    got = detect_stays(df, radius_m=100, min_duration_s=t_min)
+    got = detect_stays(df, stay_radius_m=100, min_duration_s=t_min)
     assert len(got) == expected
     if expected:
         assert got["duration_s"].iloc[0] == 600.0 and got["n_points"].iloc[0] == 3
@@ -217,8 +217,8 @@ def test_users_are_separate_and_order_does_not_matter() -> None:
 
 def test_bad_arguments() -> None:
     df = frame([0, 10], [0, 0], [0, 0])
-    with pytest.raises(ParameterError, match="radius_m"):
-        detect_stays(df, radius_m=-1)
+    with pytest.raises(ParameterError, match="stay_radius_m"):
+        detect_stays(df, stay_radius_m=-1)
     with pytest.raises(ParameterError, match="min_duration_s"):
         detect_stays(df, min_duration_s=float("nan"))
     with pytest.raises(ParameterError, match="lon"):

@@ -176,7 +176,7 @@ def test_every_operation_is_unit_and_zone_independent(unit, tz):
 @pytest.mark.parametrize("unit", UNITS)
 def test_stays_are_unit_independent(unit):
     df = four_fixes(unit, None).assign(lat=39.9)  # not moving: one 30-minute stay
-    stays = detect_stays(df, radius_m=50, min_duration_s=600)
+    stays = detect_stays(df, stay_radius_m=50, min_duration_s=600)
     assert stays["duration_s"].tolist() == [1800.0]
     assert stays["start"].tolist() == [pd.Timestamp("2024-03-07T00:00:00Z")]
     assert str(stays["start"].dtype) == "datetime64[ns, UTC]"
