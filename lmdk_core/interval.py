@@ -26,14 +26,6 @@ __all__ = ["IntervalResult", "release_interval"]
 _ROW = "__lmdk_row__"
 
 
-def _as_ns_utc(time: pd.Series) -> pd.Series:
-    try:
-        t = pd.to_datetime(time, utc=True)
-    except (TypeError, ValueError):
-        raise ParameterError("trajectory column 'time' must hold dates/times") from None
-    return t.astype("datetime64[ns, UTC]")
-
-
 @dataclass(frozen=True, eq=False)
 class IntervalResult:
     """A trajectory resampled to one fix per ``interval_s`` seconds, with its landmark mask.
@@ -78,13 +70,11 @@ def release_interval(traj: pd.DataFrame, landmarks: Any, *, interval_s: float) -
     mask = as_landmark_mask(landmarks, len(traj))
     if _ROW in traj.columns:
         raise ParameterError(f"trajectory has a reserved column {_ROW!r}")
-    # resample's grid arithmetic reads nanoseconds: hand it a ns copy of the times (a frame read
-    # with second or microsecond resolution would otherwise be binned on the wrong scale)
     missing = [c for c in ("uid", "time") if c not in traj.columns]
     if missing:
         raise ParameterError(f"trajectory frame is missing column(s) {', '.join(missing)}")
     tagged = traj[["uid", "time"]].assign(lat=0.0, lon=0.0, **{_ROW: np.arange(len(traj))})
-    tagged["time"] = _as_ns_utc(tagged["time"])
+    # resample reads the times through lmdk_core.times (any unit and zone; numbers refused)
     kept = resample(tagged, step)[_ROW].to_numpy(dtype=np.int64)
     kept.setflags(write=False)
     lm = mask[kept]

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
+from .times import utc_times
 from .validation import as_budget_array, check_epsilon, check_nonnegative, check_positive
 
 __all__ = [
@@ -132,7 +133,7 @@ def _entry(release: Any, key: str | None, label: str, landmarks: Any = None,
     mask = np.asarray(release.landmarks if landmarks is None else landmarks, dtype=bool)
     time = getattr(release, "time", None)
     times = (np.arange(budget.size, dtype=np.int64) if time is None
-             else np.asarray(time, dtype="datetime64[ns]"))
+             else utc_times(time, "time"))
     if not (mask.size == times.size == budget.size):
         raise ParameterError(
             f"release arrays differ in length: budget {budget.size}, landmarks {mask.size}, "

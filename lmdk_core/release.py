@@ -60,6 +60,7 @@ from .schemes import (
 )
 from .schemes._space import Space
 from .schemes.vectorised import run_budget
+from .times import ns_index, utc_times
 from .validation import as_budget_array, as_finite_array, check_epsilon, check_positive
 
 __all__ = [
@@ -92,22 +93,6 @@ def _frozen(arr: np.ndarray | None) -> np.ndarray | None:
         arr = arr.copy() if arr.base is not None else arr
         arr.setflags(write=False)
     return arr
-
-
-def utc_times(time: Any) -> np.ndarray:
-    """Datetimes (any unit, naive = UTC, or tz-aware) as a ``datetime64[ns]`` array in UTC.
-
-    Raises ParameterError if the values are not datetimes."""
-    dtype = getattr(time, "dtype", None)
-    if not (isinstance(dtype, pd.DatetimeTZDtype) or (dtype is not None and dtype.kind == "M")):
-        raise ParameterError(
-            "time must hold datetimes (datetime64, naive = UTC, or tz-aware), got "
-            f"{dtype if dtype is not None else type(time).__name__}"
-        )
-    t = pd.DatetimeIndex(time)
-    if t.tz is not None:
-        t = t.tz_convert("UTC").tz_localize(None)
-    return t.as_unit("ns").to_numpy()
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,7 +181,7 @@ class Release:
         """
         cols: dict[str, Any] = {}
         if self.time is not None:
-            cols["time"] = pd.DatetimeIndex(self.time).tz_localize("UTC")
+            cols["time"] = ns_index(self.time.view(np.int64))
         if self.values is not None:
             cols["value"] = np.array(self.values)
         else:

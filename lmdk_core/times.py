@@ -1,18 +1,34 @@
-"""The one conversion of datetimes to UTC nanoseconds, whatever their unit and zone.
+"""The time boundary: every time the package reads is validated and converted here, once.
 
-pandas 3 gives datetime columns whose unit depends on the input (``s``, ``ms``, ``us`` or ``ns``),
-so reading ``asi8`` or ``.value`` without converting mixes units silently (a 1,800-second span read
-as 1.8 s). Every path that does arithmetic on times — readers, trajectory operations, stay
-detection — converts through this module:
+Like MovingPandas' one ``Trajectory`` constructor, this module is the only place that looks at how
+a caller spelled a time; every other module takes what it returns as-is (int64 UTC nanoseconds,
+``datetime64[ns]`` naive-UTC arrays or a ``datetime64[ns, UTC]`` index). The rule, the same for
+every public entry point (releases, sessions, trajectory operations, release intervals, region
+events, the ledger):
+
+* datetime64 of any unit (``s``/``ms``/``us``/``ns``): naive values are taken as UTC;
+* tz-aware datetimes: converted to UTC;
+* numbers (integer or float epoch values), text and object columns (e.g. Timestamps in mixed
+  zones) are refused with :class:`ParameterError` — their unit, format or zone would be a guess;
+  convert explicitly, e.g. ``pd.to_datetime(x, unit="s", utc=True)`` or
+  ``pd.to_datetime(text, utc=True)``;
+* missing values (NaT) and dates outside 1677..2262 are refused.
+
+Scalars (bounds such as ``start``/``end``) follow the same rule, except that a date string is
+parsed (:func:`utc_timestamp`). The pattern streams keep their ticks as int64 nanoseconds, the
+format this module returns; :func:`event_ns` accepts that format besides datetimes.
+
+The pandas 2/3 differences live here too: pandas 3 gives datetime columns whose unit depends on
+the input (pandas 2.2 mostly ``ns``), so reading ``asi8`` or ``.value`` without converting would
+mix units silently (a 1,800-second span read as 1.8 s); everything is read through
+:func:`ticks_ns`, whose arithmetic handles any unit on both.
 
 * :func:`ticks_ns` — int64 nanoseconds since the Unix epoch (UTC) plus masks of missing values and
   of values outside the ``datetime64[ns]`` range (for the readers' row-level messages);
-* :func:`epoch_ns` / :func:`utc_ns` — the same, raising :class:`ParameterError` instead;
-* :func:`utc_timestamp` — one scalar date/time as a UTC nanosecond Timestamp.
-
-Naive datetimes are taken as UTC; tz-aware ones are converted to UTC. Numbers are refused
-(their unit would be a guess): convert epoch numbers explicitly, e.g.
-``pd.to_datetime(x, unit="s", utc=True)``.
+* :func:`epoch_ns` / :func:`utc_ns` / :func:`utc_times` — the same, raising
+  :class:`ParameterError` instead, as int64, a UTC index or a naive-UTC ``datetime64[ns]`` array;
+* :func:`utc_timestamp` — one scalar date/time as a UTC nanosecond Timestamp;
+* :func:`ns_index` — int64 nanoseconds back to a ``datetime64[ns, UTC]`` index.
 """
 
 from __future__ import annotations
@@ -24,7 +40,10 @@ import pandas as pd
 
 from .errors import ParameterError
 
-__all__ = ["NAT", "RANGE_TEXT", "epoch_ns", "ticks_ns", "utc_ns", "utc_timestamp"]
+__all__ = [
+    "NAT", "RANGE_TEXT", "epoch_ns", "event_ns", "ns_index", "ticks_ns", "utc_ns", "utc_times",
+    "utc_timestamp",
+]
 
 NAT = np.iinfo(np.int64).min
 """The int64 pattern of NaT."""
@@ -35,17 +54,21 @@ RANGE_TEXT = "outside the supported range 1677-09-22 .. 2262-04-11"
 def _naive_utc(values: Any, name: str) -> np.ndarray:
     """``values`` as a naive-UTC ``datetime64[unit]`` numpy array (unit kept)."""
     dtype = getattr(values, "dtype", None)
-    if dtype is not None and (
-        pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-    ):
+    if dtype is None:
+        values = np.asarray(values)
+        dtype = values.dtype
+    if isinstance(dtype, pd.DatetimeTZDtype) or getattr(dtype, "kind", None) == "M":
+        idx = pd.DatetimeIndex(values)
+    elif pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
         raise ParameterError(
             f"{name} must hold datetimes, got numbers ({dtype}); convert epoch numbers with "
             f"pd.to_datetime(..., unit='s', utc=True)"
         )
-    try:
-        idx = pd.DatetimeIndex(values)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ParameterError(f"{name} must hold datetimes ({exc})") from None
+    else:
+        raise ParameterError(
+            f"{name} must hold datetimes (datetime64, naive = UTC, or tz-aware), got {dtype}; "
+            f"parse text or mixed zones with pd.to_datetime(..., utc=True)"
+        )
     if idx.tz is not None:
         idx = idx.tz_convert("UTC").tz_localize(None)
     return np.asarray(idx.to_numpy())
@@ -109,3 +132,27 @@ def utc_timestamp(value: Any, name: str) -> pd.Timestamp:
         return ts.as_unit("ns")
     except (OverflowError, ValueError):  # OutOfBoundsDatetime is a ValueError
         raise ParameterError(f"{name} {value!r} is {RANGE_TEXT}") from None
+
+
+def utc_times(values: Any, name: str = "time") -> np.ndarray:
+    """``values`` as a naive-UTC ``datetime64[ns]`` array (errors as :func:`epoch_ns`)."""
+    return epoch_ns(values, name).view("datetime64[ns]")
+
+
+def ns_index(ns: Any) -> pd.DatetimeIndex:
+    """int64 ns since the epoch (this module's output) as a ``datetime64[ns, UTC]`` index."""
+    return pd.DatetimeIndex(np.asarray(ns, dtype=np.int64).view("datetime64[ns]"), tz="UTC")
+
+
+def event_ns(values: Any, name: str = "time") -> np.ndarray:
+    """Pattern-stream tick times as int64 ns: datetimes (as :func:`epoch_ns`) or int64 ns as-is.
+
+    Integers are read as nanoseconds since the epoch — the format :func:`epoch_ns` returns and the
+    streams store — not as seconds; floats and text are refused.
+    """
+    arr = values if hasattr(values, "dtype") else np.asarray(values)
+    if arr.dtype.kind in "iu" or (arr.dtype == object and len(arr) == 0):
+        return np.asarray(arr, dtype=np.int64)
+    if arr.dtype.kind == "f" and len(arr) == 0:
+        return np.zeros(0, np.int64)
+    return epoch_ns(arr, name)

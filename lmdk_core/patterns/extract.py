@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from ..times import epoch_ns
 from ..validation import as_finite_array, check_nonnegative
 from .regions import as_regions
 from .stream import NS_PER_S, EventStream, _as_ns, _order
@@ -73,7 +74,7 @@ def region_events(
               else int(check_nonnegative(max_gap_s, "max_gap_s") * NS_PER_S))
     reg = as_regions(regions)
     uid = traj["uid"] if "uid" in traj.columns else np.zeros(len(traj), dtype=np.int64)
-    ucode, users, time = _users_and_times(uid, traj["time"])
+    ucode, users, time = _users_and_times(uid, epoch_ns(traj["time"], "time"))  # frame rule
     lat = as_finite_array(traj["lat"].to_numpy(), "lat")
     lon = as_finite_array(traj["lon"].to_numpy(), "lon")
     order = _order(ucode, time)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from ..times import event_ns, ns_index, utc_timestamp
 
 __all__ = ["NS_PER_S", "EventStream"]
 
@@ -194,9 +195,9 @@ class EventStream:
         """Ticks (and their events) with ``start <= time < stop`` (datetime-like or int ns)."""
         keep = np.ones(self.n_ticks, bool)
         if start is not None:
-            keep &= self.tick_time >= _as_ns(np.atleast_1d(start), "start")[0]
+            keep &= self.tick_time >= _bound_ns(start, "start")
         if stop is not None:
-            keep &= self.tick_time < _as_ns(np.atleast_1d(stop), "stop")[0]
+            keep &= self.tick_time < _bound_ns(stop, "stop")
         new_index = np.cumsum(keep) - 1
         ekeep = keep[self.tick]
         return EventStream(self.tick_uid[keep], self.tick_time[keep],
@@ -207,7 +208,7 @@ class EventStream:
         """One row per event: ``uid, time`` (UTC), ``type, lat, lon``."""
         return pd.DataFrame({
             "uid": np.asarray(self.users, dtype=object)[self.uid] if len(self) else [],
-            "time": pd.to_datetime(self.time, utc=True),
+            "time": ns_index(self.time),
             "type": np.asarray(self.types, dtype=object)[self.etype] if len(self) else [],
             "lat": self.lat,
             "lon": self.lon,
@@ -225,15 +226,12 @@ def _order(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
 
 
 def _as_ns(values: Any, name: str) -> np.ndarray:
-    """Times as int64 nanoseconds: datetime64 (naive = UTC), tz-aware pandas, or integers (ns)."""
-    if isinstance(values, (pd.Series, pd.Index)) and isinstance(values.dtype, pd.DatetimeTZDtype):
-        values = values.dt.tz_convert("UTC").dt.tz_localize(None) if isinstance(
-            values, pd.Series) else values.tz_convert("UTC").tz_localize(None)
-    arr = np.asarray(values)
-    if np.issubdtype(arr.dtype, np.datetime64):
-        if np.isnat(arr).any():
-            raise ParameterError(f"{name} contains missing times (NaT)")
-        return arr.astype("datetime64[ns]").astype(np.int64)
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise ParameterError(f"{name} must be datetimes or int64 nanoseconds, got {arr.dtype}")
-    return arr.astype(np.int64)
+    """Tick times as int64 ns: datetimes (converted by :mod:`lmdk_core.times`) or int64 ns."""
+    return event_ns(values, name)
+
+
+def _bound_ns(value: Any, name: str) -> int:
+    """One time bound as int64 ns: an int64 ns tick time as-is, else a date/time (naive = UTC)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    return int(utc_timestamp(value, name).value)
