@@ -166,11 +166,11 @@ def suggest_places(
 ) -> pd.DataFrame:
     """Candidate landmark places: stays grouped by location, ranked by total dwell time.
 
-    Stays come from :func:`detect_stays` (``stay_radius_m``, ``min_duration_s``; every user of ``traj``
-    is scanned separately, but a place visited by several users is one group). Grouping is leader
-    clustering: stays are taken longest first; a stay joins the group whose leader (its longest
-    stay) is nearest, if that leader's centroid lies within ``merge_m`` metres, else it leads a new
-    group. Deterministic, and no chaining of neighbouring places.
+    Stays come from :func:`detect_stays` (``stay_radius_m``, ``min_duration_s``; every user of
+    ``traj`` is scanned separately, but a place visited by several users is one group). Grouping
+    is leader clustering: stays are taken longest first; a stay joins the group whose leader (its
+    longest stay) is nearest, if that leader's centroid lies within ``merge_m`` metres, else it
+    leads a new group. Deterministic, and no chaining of neighbouring places.
 
     Returns at most ``top`` rows, by ``total_duration_s`` descending: ``lat, lon`` (dwell-weighted
     centroid of the member stays, degrees), ``total_duration_s`` (seconds), ``visits`` (number of

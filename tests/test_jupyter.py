@@ -178,7 +178,7 @@ def test_python_api_and_controls_stay_in_sync(alice):
     assert ex.controls["epsilon"].value == pytest.approx(0.5)
     assert ex.controls["scheme"].value == "adaptive"
     assert ex.release.scheme == "adaptive" and ex.release.epsilon == 0.5
-    place = ex.add_place(*CLINIC, radius_m=250.0, name="Clinic")
+    place = ex.add_place(*CLINIC, place_radius_m=250.0, name="Clinic")
     assert place.name == "Clinic" and ex.map.places[0]["radius_m"] == 250.0
     ex.remove_place("Clinic")
     assert ex.places == []

@@ -42,6 +42,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from .. import figures, loss_models
+from .._deprecation import renamed
 from ..errors import LmdkError
 from ..places import Place
 from ..release import SCHEME_INFO, SCHEMES, Release
@@ -296,11 +297,13 @@ class Explorer:
         """Change several settings at once (validated; one preview); controls follow."""
         self._run(lambda: self.session.update(**settings))
 
-    def add_place(self, lat: float, lon: float, radius_m: float | None = None,
+    @renamed(radius_m="place_radius_m")
+    def add_place(self, lat: float, lon: float, place_radius_m: float | None = None,
                   name: str | None = None) -> Place:
-        """Add a landmark place from Python (as a map click does, with a radius and name)."""
+        """Add a landmark place from Python (as a map click does, with a radius ``place_radius_m``
+        in metres and a name; ``radius_m=`` is a deprecated alias)."""
         out: list[Place] = []
-        self._run(lambda: out.append(self.session.add_place(lat, lon, radius_m, name)))
+        self._run(lambda: out.append(self.session.add_place(lat, lon, place_radius_m, name)))
         return out[0] if out else None  # type: ignore[return-value]
 
     def remove_place(self, name: str) -> None:

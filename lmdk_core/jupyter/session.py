@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .. import loss_models
+from .._deprecation import renamed
 from ..accounting import landmark_guarantee
 from ..errors import LmdkError, ParameterError
 from ..export import privacy_report
@@ -357,10 +358,14 @@ class ExplorerSession:
             k += 1
         return f"Place {k}"
 
-    def add_place(self, lat: float, lon: float, radius_m: float | None = None,
+    @renamed(radius_m="place_radius_m")
+    def add_place(self, lat: float, lon: float, place_radius_m: float | None = None,
                   name: str | None = None) -> Place:
-        """Add a landmark place (a map click) and show its preview. Returns the place."""
-        r = self.settings["new_place_radius_m"] if radius_m is None else radius_m
+        """Add a landmark place (a map click) and show its preview. Returns the place.
+
+        ``place_radius_m``: the place's radius in metres (None: the ``new_place_radius_m``
+        setting; ``radius_m=`` is a deprecated alias)."""
+        r = self.settings["new_place_radius_m"] if place_radius_m is None else place_radius_m
         place = self._as_place(Place(name or self._new_name(), lat, lon, r))
         self._places.append(place)
         self.result = self.compute()
