@@ -148,6 +148,15 @@ def _seed(args: argparse.Namespace) -> int | None:
 # ----------------------------------------------------------------------------- release
 
 
+def _free_arrow_memory() -> None:
+    """Return memory Arrow's allocator keeps after parsing (the release runs next)."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        return
+    pa.default_memory_pool().release_unused()
+
+
 def _release_places(path: str | None) -> tuple[list, Any]:
     """(places, frame) of a ``--places`` GeoJSON file; a missing file is a clear error."""
     import lmdk_core as lm
@@ -187,8 +196,9 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
         uid = args.user
         if uid not in ids:
             raise ParameterError(f"{args.input}: no user {uid!r}; its users: {_listing(ids)}")
-    one = lm.select_user(traj, uid)
+    one = lm.select_user(traj, uid)[["time", "lat", "lon"]]  # what the release reads
     del traj
+    _free_arrow_memory()
     mask = lm.landmark_mask(one, place_frame) if places else None
     if mask is not None and not np.any(mask):
         warnings.warn(f"the {len(places)} place(s) in {args.places} cover none of the "

@@ -18,6 +18,13 @@ hiding them is the job of dummy landmarks.
   BPL/FPL/TPL and the landmark loss, a summary judged against the user's ε and metrics computed
   from the true data. Strict JSON: NaN and ±inf become ``null``, numpy values plain numbers.
 
+* :func:`write_release_files` / :func:`write_release_csv` / :func:`write_release_geojson` /
+  :func:`write_report_json` — the same bytes written to binary files a chunk of rows at a time
+  (:data:`DEFAULT_CHUNK_ROWS`), each column encoded by Arrow kernels (floats as Python's
+  ``repr``, times at one ISO precision per series): memory follows the chunk, and the bytes
+  do not depend on the chunk size. ``privacy_report(..., as_arrays=True)`` keeps the series as
+  arrays for :func:`write_report_json`.
+
 A seeded release (``Release.seeded``) is a simulation: every file says "simulation, not private"
 (the CSV in a leading ``#`` comment line, the GeoJSON and the report in their ``lmdk`` marker).
 Landmark places export through :func:`lmdk_core.places.places_to_geojson` (also private).
