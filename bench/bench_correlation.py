@@ -125,7 +125,7 @@ def section(T: int, repeat: int) -> None:
 
         def recompute(m: CorrelationModel = m) -> None:
             lm = model_loss(eps, mask, m, separation=200.0)
-            figures.loss_figure(eps, g, 1.0, temporal=lm.loss, landmark_loss=lm,
+            figures.loss_figure(eps, g, epsilon=1.0, temporal=lm.loss, landmark_loss=lm,
                                 max_points=400, pair_label="places 200 m apart")
 
         recompute()

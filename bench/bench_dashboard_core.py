@@ -109,13 +109,14 @@ def main() -> None:
                                                         model.P_forward), args.repeat)
         steps.append(("landmark loss under correlation", t))
     time_axis = traj["time"]
-    t, f1 = timed(lambda: figures.allocation_figure(eps, mask, epsilon, time=time_axis,
+    t, f1 = timed(lambda: figures.allocation_figure(eps, mask, epsilon=epsilon, time=time_axis,
                                                     guarantee=g), args.repeat)
     steps.append(("allocation_figure", t))
     t, f2 = timed(lambda: figures.error_figure(err, rel.published, time=time_axis,
                                                landmarks=mask), args.repeat)
     steps.append(("error_figure", t))
-    t, f3 = timed(lambda: figures.loss_figure(eps, g, epsilon, temporal=tl, landmark_loss=lloss,
+    t, f3 = timed(lambda: figures.loss_figure(eps, g, epsilon=epsilon, temporal=tl,
+                                              landmark_loss=lloss,
                                               time=time_axis), args.repeat)
     steps.append(("loss_figure", t))
     t, _ = timed(lambda: [f.to_json() for f in (f1, f2, f3)], args.repeat)

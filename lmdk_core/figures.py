@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._deprecation import renamed
 from ._optional import missing_extra
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
@@ -310,11 +311,12 @@ def _figure(traces: list, layout: dict, *, title: str, height: int, uirevision: 
 # ---------------------------------------------------------------- figures
 
 
+@renamed(eps="budget", positional=("epsilon",))
 def allocation_figure(
-    eps: Any,
+    budget: Any,
     landmarks: Any,
-    epsilon: float,
     *,
+    epsilon: float,
     time: Any = None,
     guarantee: Any = None,
     dummies: Any = None,
@@ -332,7 +334,7 @@ def allocation_figure(
     the target ε as a dashed line, and — only where G_t > ε + ``tol`` — the excess shaded
     (trace name ``"G_t > ε (violation)"``).
     """
-    e = _series(eps, "eps")
+    e = _series(budget, "budget")
     n = e.size
     epsilon = check_epsilon(epsilon)
     mask = as_landmark_mask(landmarks, n)
@@ -450,11 +452,12 @@ def _temporal_field(temporal: Any, name: str) -> Any:
     return getattr(temporal, name)
 
 
+@renamed(eps="budget", positional=("epsilon",))
 def loss_figure(
-    eps: Any,
+    budget: Any,
     guarantee: Any,
-    epsilon: float,
     *,
+    epsilon: float,
     temporal: Any = None,
     landmark_loss: Any = None,
     time: Any = None,
@@ -481,7 +484,7 @@ def loss_figure(
     ``log_y``: logarithmic loss axis; None (default) chooses it when some plotted loss exceeds
     :data:`LOG_AXIS_RATIO` × ε. Zero budgets do not appear on a log axis.
     """
-    e = _series(eps, "eps")
+    e = _series(budget, "budget")
     n = e.size
     g = _series(guarantee, "guarantee", n)
     epsilon = check_epsilon(epsilon)

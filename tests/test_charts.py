@@ -38,7 +38,7 @@ def test_a_figure_on_streamlits_placeholder_template_gets_real_colours():
 
 
 def test_a_figure_with_its_own_template_is_left_as_it_is():
-    fig = allocation_figure([0.5, 0.0, 0.5], [False, True, False], 1.0)
+    fig = allocation_figure([0.5, 0.0, 0.5], [False, True, False], epsilon=1.0)
     assert json.loads(figure_json(fig)) == json.loads(fig.to_json())
 
 

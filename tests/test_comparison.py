@@ -122,7 +122,8 @@ def test_utility_order_user_worse_than_uniform_worse_than_event(table):
     user, uniform, event = (row(table, s)["mae_m_mean"] for s in ("user", "uniform", "event"))
     assert user > uniform > event
     # event level: lattice mechanism, mean error ≈ 2.86·r/ε (6 runs × 300 points)
-    assert event == pytest.approx(PlanarLaplace(epsilon=EPSILON, radius_m=RADIUS).mean_error_m, rel=0.06)
+    assert event == pytest.approx(PlanarLaplace(epsilon=EPSILON, radius_m=RADIUS).mean_error_m,
+                                  rel=0.06)
 
 
 def test_utility_order_on_the_sample_trajectory():

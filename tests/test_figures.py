@@ -75,7 +75,7 @@ def trace_colours(fig):
 @pytest.mark.parametrize("scheme, violated", [("uniform", False), ("skip", False), ("event", True)])
 def test_allocation_figure_traces_and_violation_region(scheme, violated):
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme=scheme)
-    fig = allocation_figure(eps, LANDMARKS, EPSILON)
+    fig = allocation_figure(eps, LANDMARKS, epsilon=EPSILON)
     check_common(fig, "lmdk-allocation")
     assert fig.layout.xaxis2.title.text == "timestamp index"
     assert "ε" in fig.layout.yaxis.title.text and "G_t" in fig.layout.yaxis2.title.text
@@ -110,7 +110,7 @@ def test_allocation_figure_traces_and_violation_region(scheme, violated):
 def test_allocation_figure_computes_guarantee_only_when_not_given():
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     fake = np.linspace(0, 2, T)
-    fig = allocation_figure(eps, np.flatnonzero(LANDMARKS), EPSILON, guarantee=fake)
+    fig = allocation_figure(eps, np.flatnonzero(LANDMARKS), epsilon=EPSILON, guarantee=fake)
     np.testing.assert_array_equal(trace(fig, "guarantee G_t").y, fake)
     assert any(n.startswith("G_t > ε") for n in names(fig))  # given G_t exceeds ε past t ≈ T/2
 
@@ -118,7 +118,7 @@ def test_allocation_figure_computes_guarantee_only_when_not_given():
 def test_time_axis_in_utc_from_any_timezone():
     t = pd.date_range("2024-05-01 10:00", periods=T, freq="30s", tz="Europe/Berlin")
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
-    fig = allocation_figure(eps, LANDMARKS, EPSILON, time=t)
+    fig = allocation_figure(eps, LANDMARKS, epsilon=EPSILON, time=t)
     assert fig.layout.xaxis2.title.text == "time (UTC)"
     x = pd.DatetimeIndex(trace(fig, "budget ε_t").x)
     assert x[0] == pd.Timestamp("2024-05-01 08:00")  # 10:00 CEST = 08:00 UTC
@@ -128,11 +128,12 @@ def test_time_axis_in_utc_from_any_timezone():
 def test_mismatched_lengths_raise_parameter_errors():
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     with pytest.raises(ParameterError):
-        allocation_figure(eps, LANDMARKS[:-1], EPSILON)
+        allocation_figure(eps, LANDMARKS[:-1], epsilon=EPSILON)
     with pytest.raises(ParameterError):
-        allocation_figure(eps, LANDMARKS, EPSILON, time=pd.date_range("2024", periods=3, freq="s"))
+        allocation_figure(eps, LANDMARKS, epsilon=EPSILON,
+                          time=pd.date_range("2024", periods=3, freq="s"))
     with pytest.raises(ParameterError):
-        allocation_figure(eps, LANDMARKS, -1.0)
+        allocation_figure(eps, LANDMARKS, epsilon=-1.0)
     with pytest.raises(ParameterError):
         error_figure(np.ones(T), np.ones(T - 1, dtype=bool))
 
@@ -162,12 +163,12 @@ def test_long_series_are_thinned_but_a_single_violation_stays_visible():
     mask[::1000] = True
     eps = allocate(n, mask, epsilon=EPSILON, scheme="uniform")
     eps[12_345] *= 3  # one over-spent regular timestamp
-    fig = allocation_figure(eps, mask, EPSILON, max_points=1000)
+    fig = allocation_figure(eps, mask, epsilon=EPSILON, max_points=1000)
     g = trace(fig, "guarantee G_t")
     assert len(g.x) <= 1002
     assert max(g.y) == pytest.approx(eps[mask].sum() + eps[12_345])
     assert 12_345 in set(trace(fig, "G_t > ε").x.tolist())
-    full = allocation_figure(eps, mask, EPSILON, max_points=None)
+    full = allocation_figure(eps, mask, epsilon=EPSILON, max_points=None)
     assert len(trace(full, "guarantee G_t").x) == n
 
 
@@ -226,7 +227,7 @@ def test_loss_figure_traces_bounds_and_exceedance_markers():
     cap = float(eps.sum()) * 0.8
     composed = np.linspace(0.0, 2 * cap, T)  # above the cap in places: must be shown capped
     temporal = {"bpl": bpl, "fpl": fpl, "tpl": tpl, "pair": tpl * 0.5, "cap": cap}
-    fig = loss_figure(eps, g_bad, EPSILON, temporal=temporal, landmark_loss=composed,
+    fig = loss_figure(eps, g_bad, epsilon=EPSILON, temporal=temporal, landmark_loss=composed,
                       pair_label="places 200 m apart")
     check_common(fig, "lmdk-loss")
     assert fig.layout.xaxis.title.text == "timestamp index"
@@ -255,19 +256,19 @@ def test_loss_figure_marks_nothing_when_the_guarantee_holds_however_large_the_bo
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
     big = np.full(T, 50 * EPSILON)
-    fig = loss_figure(eps, g, EPSILON, temporal={"bpl": big, "fpl": big, "tpl": big},
+    fig = loss_figure(eps, g, epsilon=EPSILON, temporal={"bpl": big, "fpl": big, "tpl": big},
                       landmark_loss=big)
     assert not any(n.startswith("exceeds") for n in names(fig))
 
 
 def test_loss_figure_without_correlation_marks_guarantee_exceedances_only_when_present():
     eps_ok = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
-    fig = loss_figure(eps_ok, brute_guarantee(eps_ok, LANDMARKS), EPSILON)
+    fig = loss_figure(eps_ok, brute_guarantee(eps_ok, LANDMARKS), epsilon=EPSILON)
     assert not any(n.startswith("exceeds") for n in names(fig))
     assert not any("BPL" in n or "TPL" in n for n in names(fig))
     eps_bad = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="event")
     g = brute_guarantee(eps_bad, LANDMARKS)
-    over = trace(loss_figure(eps_bad, g, EPSILON), "exceeds ε: G_t")
+    over = trace(loss_figure(eps_bad, g, epsilon=EPSILON), "exceeds ε: G_t")
     assert list(over.x) == [t for t in range(T) if g[t] > EPSILON]
 
 
@@ -276,10 +277,10 @@ def test_loss_figure_accepts_an_object_with_bpl_fpl_tpl_attributes():
 
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     tl = SimpleNamespace(bpl=eps * 2, fpl=eps * 3, tpl=eps * 4)
-    fig = loss_figure(eps, brute_guarantee(eps, LANDMARKS), EPSILON, temporal=tl)
+    fig = loss_figure(eps, brute_guarantee(eps, LANDMARKS), epsilon=EPSILON, temporal=tl)
     np.testing.assert_allclose(trace(fig, "TPL").y, eps * 4)
     with pytest.raises(ParameterError):
-        loss_figure(eps, eps, EPSILON, temporal={"bpl": eps, "fpl": eps, "tpl": eps[:-1]})
+        loss_figure(eps, eps, epsilon=EPSILON, temporal={"bpl": eps, "fpl": eps, "tpl": eps[:-1]})
 
 
 # ------------------------------------------------------------------ comparison
@@ -350,8 +351,9 @@ def test_palette_is_okabe_ito_and_figures_use_it():
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="event")
     g = brute_guarantee(eps, LANDMARKS)
     figs = [
-        allocation_figure(eps, LANDMARKS, EPSILON),
-        loss_figure(eps, g, EPSILON, temporal={"bpl": g, "fpl": g, "tpl": g}, landmark_loss=g),
+        allocation_figure(eps, LANDMARKS, epsilon=EPSILON),
+        loss_figure(eps, g, epsilon=EPSILON, temporal={"bpl": g, "fpl": g, "tpl": g},
+                    landmark_loss=g),
         error_figure(g, LANDMARKS, landmarks=LANDMARKS),
     ]
     allowed = set(OKABE_ITO.values()) | {"#999999"}  # neutral grey for context lines
@@ -369,7 +371,7 @@ def test_loss_figure_with_the_correlation_module_golden_chain():
     mask[[0, 9]] = True
     tl = temporal_loss(eps, P, P)
     lt = landmark_temporal_loss(eps, mask, P, P)  # object with .composed: accepted as is
-    fig = loss_figure(eps, brute_guarantee(eps, mask), 0.5, temporal=tl, landmark_loss=lt)
+    fig = loss_figure(eps, brute_guarantee(eps, mask), epsilon=0.5, temporal=tl, landmark_loss=lt)
     bpl = [0.100000, 0.180784, 0.247148, 0.302365, 0.348768, 0.388074, 0.421584, 0.450304,
            0.475028, 0.496389]
     np.testing.assert_allclose(trace(fig, "BPL").y, bpl, atol=1e-6)
@@ -385,25 +387,26 @@ def test_loss_figure_with_the_correlation_module_golden_chain():
 def test_loss_figure_log_axis_when_losses_dwarf_epsilon():
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
-    assert loss_figure(eps, g, EPSILON).layout.yaxis.type != "log"  # G_t ≤ ε: linear
+    assert loss_figure(eps, g, epsilon=EPSILON).layout.yaxis.type != "log"  # G_t ≤ ε: linear
     huge = g * 1000
-    fig = loss_figure(eps, g, EPSILON, landmark_loss=huge)
+    fig = loss_figure(eps, g, epsilon=EPSILON, landmark_loss=huge)
     assert fig.layout.yaxis.type == "log" and "log scale" in fig.layout.yaxis.title.text
-    assert loss_figure(eps, g, EPSILON, landmark_loss=huge, log_y=False).layout.yaxis.type != "log"
-    assert loss_figure(eps, g, EPSILON, log_y=True).layout.yaxis.type == "log"
+    linear = loss_figure(eps, g, epsilon=EPSILON, landmark_loss=huge, log_y=False)
+    assert linear.layout.yaxis.type != "log"
+    assert loss_figure(eps, g, epsilon=EPSILON, log_y=True).layout.yaxis.type == "log"
 
 
 def test_loss_figure_log_axis_starts_near_epsilon_and_hides_a_far_composition_line():
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
     tiny = np.geomspace(1e-150, 100 * EPSILON, T)  # a bound decaying to ~0 at republished times
-    fig = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
+    fig = loss_figure(eps, g, epsilon=EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
                                                  "cap": 1e6})
     assert fig.layout.yaxis.type == "log"
     lo, hi = fig.layout.yaxis.range
     assert lo == pytest.approx(np.log10(EPSILON * 1e-3)) and hi >= np.log10(100 * EPSILON)
     assert not any(n.startswith("composition bound") for n in names(fig))  # 1e6 ≫ the curves
-    near = loss_figure(eps, g, EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
+    near = loss_figure(eps, g, epsilon=EPSILON, temporal={"bpl": tiny, "fpl": tiny, "tpl": tiny,
                                                   "cap": 500 * EPSILON})
     assert any(n.startswith("composition bound") for n in names(near))
 
@@ -413,11 +416,11 @@ def test_allocation_figure_marks_dummy_landmarks_apart():
     dummies = np.zeros(T, bool)
     dummies[[0, 1]] = True
     dummies[np.flatnonzero(LANDMARKS)[0]] = True  # a real landmark is never shown as a dummy
-    fig = allocation_figure(eps, LANDMARKS, EPSILON, dummies=dummies, max_points=None)
+    fig = allocation_figure(eps, LANDMARKS, epsilon=EPSILON, dummies=dummies, max_points=None)
     tr = trace(fig, "dummy landmark (2, private view)")
     assert list(tr.x) == [0, 1]
     assert not any(n.startswith("dummy") for n in names(
-        allocation_figure(eps, LANDMARKS, EPSILON)))
+        allocation_figure(eps, LANDMARKS, epsilon=EPSILON)))
 
 
 # ------------------------------------------------------------------ charts say what they show
@@ -432,7 +435,8 @@ def test_log_axes_label_decades_only_in_plain_digits():
     """Issue 13: log axes showed stray minor labels (2, 5 between decades) and exponents."""
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
-    for fig in (loss_figure(eps, g, EPSILON, log_y=True), comparison_figure(_comparison_table())):
+    for fig in (loss_figure(eps, g, epsilon=EPSILON, log_y=True),
+                comparison_figure(_comparison_table())):
         y = fig.layout.yaxis
         assert y.type == "log"
         assert y.dtick == 1  # one tick per decade (log units)
@@ -496,7 +500,7 @@ def test_loss_curves_are_drawn_as_the_page_describes_them():
         composed = g * 2
         composed_pair = g * 1.8
 
-    fig = loss_figure(eps, g, EPSILON, temporal=tl, landmark_loss=Landmark(),
+    fig = loss_figure(eps, g, epsilon=EPSILON, temporal=tl, landmark_loss=Landmark(),
                       pair_label="places 200 m apart")
     lines = [tr for tr in fig.data if tr.mode == "lines"]
     assert len(lines) == len(LOSS_CURVES)
@@ -515,8 +519,8 @@ def test_every_axis_states_its_unit():
     eps = allocate(T, LANDMARKS, epsilon=EPSILON, scheme="uniform")
     g = brute_guarantee(eps, LANDMARKS)
     traj = pd.DataFrame({"lat": 39.9 + np.arange(T) * 1e-4, "lon": 116.3 + np.arange(T) * 1e-4})
-    figs = [allocation_figure(eps, LANDMARKS, EPSILON), error_figure(g, np.ones(T, bool)),
-            loss_figure(eps, g, EPSILON), loss_figure(eps, g, EPSILON, log_y=True),
+    figs = [allocation_figure(eps, LANDMARKS, epsilon=EPSILON), error_figure(g, np.ones(T, bool)),
+            loss_figure(eps, g, epsilon=EPSILON), loss_figure(eps, g, epsilon=EPSILON, log_y=True),
             comparison_figure(_comparison_table()), trajectory_figure(traj)]
     for fig in figs:
         for ax in ("xaxis", "yaxis", "xaxis2", "yaxis2"):

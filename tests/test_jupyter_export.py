@@ -21,7 +21,7 @@ HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"  # Debian's, installed by `m
 @pytest.fixture(scope="module")
 def fig():
     mask = np.arange(200) % 10 == 0
-    return lk.allocation_figure(np.where(mask, 0.0, 0.5), mask, 1.0,
+    return lk.allocation_figure(np.where(mask, 0.0, 0.5), mask, epsilon=1.0,
                                 title="Export test: Skip allocation")
 
 

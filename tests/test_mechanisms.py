@@ -93,7 +93,8 @@ def test_fast_and_safe_draw_the_same_law():
     assert stats.ks_2samp(safe, fast).pvalue > P_MIN
     lat, lon = np.full(N // 2, LAT0), np.full(N // 2, LON0)
     d_safe = haversine_m(LAT0, LON0, *planar_laplace(lat, lon, epsilon=0.5, radius_m=100.0, rng=33))
-    d_fast = haversine_m(LAT0, LON0, *planar_laplace(lat, lon, epsilon=0.5, radius_m=100.0, rng=34, noise="fast"))
+    d_fast = haversine_m(LAT0, LON0, *planar_laplace(lat, lon, epsilon=0.5, radius_m=100.0, rng=34,
+                                                     noise="fast"))
     assert stats.ks_2samp(d_safe, d_fast).pvalue > P_MIN
 
 
@@ -110,7 +111,8 @@ def test_same_seed_same_output_different_seed_different_output():
     np.testing.assert_array_equal(
         randomized_response(bits, epsilon=0.5, rng=5), randomized_response(bits, epsilon=0.5, rng=5)
     )
-    assert not np.array_equal(randomized_response(bits, epsilon=0.5, rng=5), randomized_response(bits, epsilon=0.5, rng=6))
+    assert not np.array_equal(randomized_response(bits, epsilon=0.5, rng=5),
+                              randomized_response(bits, epsilon=0.5, rng=6))
     gen = np.random.default_rng(0)  # a shared generator advances between calls
     assert not np.array_equal(laplace(x, epsilon=1.0, rng=gen), laplace(x, epsilon=1.0, rng=gen))
 
@@ -173,7 +175,8 @@ def test_planar_axes_are_laplace_where_the_tangent_plane_is_axis_aligned(eps, ra
     mech = PlanarLaplace(epsilon=eps, radius_m=radius)
     b = mech.axis_scale_m
     assert b == pytest.approx(np.sqrt(3) * radius / eps, rel=3e-3)
-    lat, lon = planar_laplace(np.zeros(N), np.zeros(N), epsilon=eps, radius_m=radius, rng=7, noise=noise)
+    lat, lon = planar_laplace(np.zeros(N), np.zeros(N), epsilon=eps, radius_m=radius, rng=7,
+                              noise=noise)
     north = np.sin(np.radians(lat)) * EARTH_RADIUS_M  # z / R·R: exact for the z coordinate
     east = np.tan(np.radians(lon)) * EARTH_RADIUS_M  # y/x·R, x ≈ R ± noise (tiny bias)
     assert stats.kstest(north, stats.laplace(scale=b).cdf).pvalue > P_MIN
@@ -218,18 +221,23 @@ def test_planar_empirical_privacy_loss_is_bounded_and_detected():
 
 def test_outputs_valid_at_the_poles_and_across_the_antimeridian():
     n = 20_000
-    lat, lon = planar_laplace(np.full(n, 89.999), np.full(n, 0.0), epsilon=0.1, radius_m=100.0, rng=5)
+    lat, lon = planar_laplace(np.full(n, 89.999), np.full(n, 0.0), epsilon=0.1, radius_m=100.0,
+                              rng=5)
     assert np.all((lat >= -90) & (lat <= 90)) and np.all((lon >= -180) & (lon < 180))
     # over the pole the error is the same law as anywhere: no clamping pile-up at 90°
     dist = haversine_m(89.999, 0.0, lat, lon)
-    assert dist.mean() == pytest.approx(PlanarLaplace(epsilon=0.1, radius_m=100.0).mean_error_m, rel=0.03)
-    lat, lon = planar_laplace(np.full(n, 0.0), np.full(n, 179.9999), epsilon=1.0, radius_m=100.0, rng=6)
+    assert dist.mean() == pytest.approx(PlanarLaplace(epsilon=0.1, radius_m=100.0).mean_error_m,
+                                        rel=0.03)
+    lat, lon = planar_laplace(np.full(n, 0.0), np.full(n, 179.9999), epsilon=1.0, radius_m=100.0,
+                              rng=6)
     assert np.all((lon >= -180) & (lon < 180))
     crossed = lon < 0
     assert 0.3 < crossed.mean() < 0.7  # about half the points cross the antimeridian
     dist = haversine_m(0.0, 179.9999, lat, lon)  # crossing does not inflate the error
-    assert dist.mean() == pytest.approx(PlanarLaplace(epsilon=1.0, radius_m=100.0).mean_error_m, rel=0.03)
-    lat, lon = planar_laplace(np.full(n, -89.9999), np.full(n, -179.9999), epsilon=0.5, radius_m=1000.0, rng=7)
+    assert dist.mean() == pytest.approx(PlanarLaplace(epsilon=1.0, radius_m=100.0).mean_error_m,
+                                        rel=0.03)
+    lat, lon = planar_laplace(np.full(n, -89.9999), np.full(n, -179.9999), epsilon=0.5,
+                              radius_m=1000.0, rng=7)
     assert np.all((lat >= -90) & (lat <= 90)) and np.all((lon >= -180) & (lon < 180))
 
 

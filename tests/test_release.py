@@ -226,7 +226,8 @@ def test_planar_noise_scale_of_vectorised_schemes():
     d = haversine_m(lat, lon, r.lat, r.lon)
     # lattice mechanism at ε_t = 0.5: mean error ≈ 2.86·r/ε_t (orientation average; at 40°N
     # the tangent plane is within 1 % of the average)
-    assert np.mean(d) == pytest.approx(PlanarLaplace(epsilon=0.5, radius_m=100.0).mean_error_m, rel=0.015)
+    assert np.mean(d) == pytest.approx(PlanarLaplace(epsilon=0.5, radius_m=100.0).mean_error_m,
+                                       rel=0.015)
     north = (r.lat - lat) * np.pi / 180 * 6_371_008.8
     assert abs(np.mean(north)) < 5.0  # isotropic: no drift (sd of the mean ≈ 1 m)
 
@@ -477,9 +478,11 @@ def test_vectorised_schemes_equal_the_mechanisms_given_the_seed(scheme):
 
     x, trip, L = _walk(500), _trip(500), [4, 99, 300]
     r = release_values(x, L, epsilon=0.8, scheme=scheme, sensitivity=3.0, rng=21)
-    np.testing.assert_array_equal(r.values, laplace(x, epsilon=r.eps, sensitivity=3.0, rng=np.random.default_rng(21)))
+    np.testing.assert_array_equal(r.values, laplace(x, epsilon=r.eps, sensitivity=3.0,
+                                                    rng=np.random.default_rng(21)))
     lat, lon = trip["lat"].to_numpy(), trip["lon"].to_numpy()
     rl = release_locations(trip, L, epsilon=0.8, scheme=scheme, radius_m=50.0, rng=21)
-    elat, elon = planar_laplace(lat, lon, epsilon=rl.eps, radius_m=50.0, rng=np.random.default_rng(21))
+    elat, elon = planar_laplace(lat, lon, epsilon=rl.eps, radius_m=50.0,
+                                rng=np.random.default_rng(21))
     np.testing.assert_allclose(rl.lat, elat, rtol=0, atol=1e-12)
     np.testing.assert_allclose(rl.lon, elon, rtol=0, atol=1e-12)
