@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._deprecation import renamed
 from .dummies import HiddenLandmarks, hide_landmarks, split_budget
 from .errors import LmdkError, ParameterError
 from .ledger import Cost, ReleaseLedger
@@ -69,7 +70,7 @@ class BudgetExceededError(LmdkError):
     """A real draw would take the person's total loss past their total budget."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReleaseSettings:
     """The settings of the next release (validated; immutable, hashable).
 
@@ -108,6 +109,12 @@ class ReleaseSettings:
     def but(self, **changes: Any) -> ReleaseSettings:
         """A copy with ``changes`` (validated)."""
         return replace(self, **changes)
+
+
+# Every field is keyword-only (privacy parameters by name); positional calls warn for a release.
+ReleaseSettings.__init__ = renamed(  # type: ignore[method-assign]
+    positional=("epsilon", "scheme", "params", "radius_m", "hide", "epsilon_select", "generator",
+                "max_dummies"))(ReleaseSettings.__init__)
 
 
 @dataclass(frozen=True, eq=False)
