@@ -41,12 +41,17 @@ import pandas as pd
 from .errors import ParameterError
 
 __all__ = [
-    "NAT", "RANGE_TEXT", "epoch_ns", "event_ns", "ns_index", "ticks_ns", "utc_ns", "utc_times",
-    "utc_timestamp",
+    "NAT", "PANDAS_2", "RANGE_TEXT", "epoch_ns", "event_ns", "ns_index", "parse_iso_utc",
+    "ticks_ns", "utc_ns", "utc_times", "utc_timestamp",
 ]
 
 NAT = np.iinfo(np.int64).min
 """The int64 pattern of NaT."""
+PANDAS_2 = int(pd.__version__.split(".")[0]) < 3
+"""pandas 2.2 (supported, see pyproject.toml): ns-only datetimes, and ISO 8601 parsing that
+mis-reads naive text after text with an offset (see :func:`parse_iso_utc`)."""
+_OFFSET = r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$"
+_YEAR = r"^\s*([+-]?\d{4,})-"
 RANGE_TEXT = "outside the supported range 1677-09-22 .. 2262-04-11"
 """Why a date is refused: datetime64[ns] covers only these years."""
 
@@ -132,6 +137,31 @@ def utc_timestamp(value: Any, name: str) -> pd.Timestamp:
         return ts.as_unit("ns")
     except (OverflowError, ValueError):  # OutOfBoundsDatetime is a ValueError
         raise ParameterError(f"{name} {value!r} is {RANGE_TEXT}") from None
+
+
+def parse_iso_utc(text: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """ISO 8601 text as tz-aware UTC datetimes (NaT where unparsable; offsets applied, naive = UTC),
+    and a mask of the rows whose dates are outside the ``datetime64[ns]`` range.
+
+    pandas 3 parses such dates (at a coarser unit; :func:`ticks_ns` reports them), so its mask is
+    all False. pandas 2.2 cannot hold them (they come back NaT: the mask names them by their year),
+    and with ``format="ISO8601"`` it shifts a naive time by the offset of an earlier row, so naive
+    and offset text are parsed apart there.
+    """
+    text = pd.Series(text)
+    if not PANDAS_2:
+        parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
+        return parsed, np.zeros(len(text), dtype=bool)
+    has_offset = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
+    ns = np.full(len(text), NAT, dtype=np.int64)
+    for part in (has_offset, ~has_offset):
+        if part.any():
+            ns[part] = ticks_ns(pd.to_datetime(text[part], utc=True, format="ISO8601",
+                                               errors="coerce"))[0]
+    parsed = pd.Series(ns_index(ns), index=text.index)
+    year = pd.to_numeric(text.str.extract(_YEAR, expand=False), errors="coerce").to_numpy()
+    out = parsed.isna().to_numpy() & ((year <= 1677) | (year >= 2262))
+    return parsed, out
 
 
 def utc_times(values: Any, name: str = "time") -> np.ndarray:

@@ -174,3 +174,25 @@ def test_pattern_ticks_take_the_boundary_output_as_is():
     later = s.time_slice(start=pd.Timestamp(int(REF[8]), tz="UTC").tz_convert("Asia/Tokyo"))
     assert np.array_equal(later.tick_time, REF[8:])
     assert np.array_equal(s.time_slice(start=int(REF[8])).tick_time, REF[8:])
+
+
+@pytest.mark.parametrize("pandas_2", [False, True])
+def test_iso_text_parses_alike_on_pandas_2_and_3(monkeypatch, pandas_2):
+    """The readers' text parsing: offsets applied, naive text taken as UTC, whatever the order.
+
+    pandas 2.2's ``format="ISO8601"`` shifts a naive time by an earlier row's offset; the pandas 2
+    branch parses the two kinds apart (forced here, so both branches run on either pandas).
+    """
+    from lmdk_core import times
+
+    monkeypatch.setattr(times, "PANDAS_2", pandas_2 or times.PANDAS_2)
+    text = pd.Series(["2020-01-01T10:00:00+02:00", "2020-01-01 09:00:00", "2020-01-01T09:30Z",
+                      "2020-01-01", "not a time", "3000-01-01T00:00:00Z"])
+    parsed, out = times.parse_iso_utc(text)
+    want = ["2020-01-01 08:00", "2020-01-01 09:00", "2020-01-01 09:30", "2020-01-01"]
+    assert list(parsed.iloc[:4]) == [pd.Timestamp(w, tz="UTC") for w in want]
+    assert parsed.iloc[4] is pd.NaT
+    if times.PANDAS_2:  # pandas 2 cannot hold year 3000 (NaT): named by the mask
+        assert out.tolist() == [False] * 5 + [True]
+    else:
+        assert not out[:5].any()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..times import NAT, RANGE_TEXT, ticks_ns
+from ..times import NAT, RANGE_TEXT, parse_iso_utc, ticks_ns
 from ..trajectory import time_order
 from .locate import Locator
 from .text import sniff_separator, split_header
@@ -193,8 +193,9 @@ def _parse_time(col: pd.Series, problems: _Problems) -> np.ndarray:
     text = col.str.strip()
     blank = (text.isna() | (text == "")).to_numpy()
     problems.add(blank, lambda r: "missing time")
-    parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
-    bad = parsed.isna().to_numpy() & ~blank
+    parsed, out = parse_iso_utc(text)  # pandas 2 and 3 alike (lmdk_core.times)
+    problems.add(out, lambda r: f"time {text.iloc[r]!r} {RANGE_TEXT}")
+    bad = parsed.isna().to_numpy() & ~blank & ~out
     if bad.any():  # not ISO 8601: let pandas infer one format from the first value
         try:
             guess = pd.to_datetime(text, utc=True, errors="coerce")
