@@ -477,9 +477,9 @@ def _story(traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temp
     st.markdown(
         "**Report for stakeholders** — one HTML file that opens in any browser, offline: the "
         "released trace on a map, how the budget is spent, what is protected and at what cost, "
-        "and the settings. By default it holds only what the public files hold, plus the "
-        "attack figures of section 4b once computed (distances only: no coordinates, no "
-        "place names)."
+        "and the settings. By default it holds only what the public files hold; the attack "
+        "figures of section 4b go only into the private version (they are computed from your "
+        "true places)."
     )
     record = state.get("attack_record") or {}  # section 4b's report, if for this release
     attack = record.get("report") if record.get("release_key") == args[0].key else None

@@ -344,6 +344,16 @@ ATTACK_STORY_NOTE = (
 )
 
 
+ATTACK_PUBLIC_NOTE = (
+    "The attack figures are only in the private version of this report: they are distances "
+    "to the person's true places, so they are computed from the true data and ε does not "
+    "cover them. A public file holds only what was released."
+)
+
+
+ATTACK_PRIVATE_TAG = "private: distances from simulated releases to your true places"
+
+
 ATTACK_STORY_TAG = ("public-safe summary: distances from simulated releases to the true places, "
                     "no coordinates or names")
 
@@ -361,7 +371,7 @@ def attack_story_section(report: Any, *, private: bool = False) -> StorySection:
              " ".join(guarantee_sentences(report))]
     return StorySection("What an attacker learns from the public file",
                         "\n\n".join(p.replace("**", "") for p in parts),
-                        tag=ATTACK_STORY_TAG)
+                        tag=ATTACK_PRIVATE_TAG if private else ATTACK_STORY_TAG)
 
 
 def release_story(
@@ -435,8 +445,11 @@ def release_story(
                     "they would reveal when the person was at their places. Its guarantee is the "
                     "same: the places' moments and any one other moment together spend at most ε.")
         sections.append(StorySection("How the privacy budget is spent", text, figure=fig))
-    if attack is not None:
-        sections.append(attack_story_section(attack, private=include_private))
+    if attack is not None and include_private:
+        sections.append(attack_story_section(attack, private=True))
+    elif attack is not None:  # computed from the true places: not a released quantity
+        sections.append(StorySection("What an attacker learns from the public file",
+                                     ATTACK_PUBLIC_NOTE))
     if include_private:
         if traj is None or landmarks is None:
             raise ParameterError("a private story needs traj= and landmarks=")

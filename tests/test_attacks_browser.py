@@ -3,6 +3,7 @@ numbers at the three viewport sizes, inside the viewport's width (no sideways sc
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from browser_driver import VIEWPORTS, click_map, goto_app, home_of_first_user, wait_idle
 
@@ -21,10 +22,12 @@ FITS = "el => el.getBoundingClientRect().right <= window.innerWidth + 1"
 def story(tmp_path_factory):
     alice = lm.select_user(lm.load_sample(), "alice")
     rep = at.attack_report(alice, PLACES, settings={"epsilon": 1.0}, rng=0, draws=4)
-    rel = lm.release_locations(alice.iloc[:500], None, epsilon=1.0, scheme="event", rng=1)
-    path = tmp_path_factory.mktemp("story") / "public.html"
+    one = alice.iloc[:500]
+    rel = lm.release_locations(one, None, epsilon=1.0, scheme="event", rng=1)
+    path = tmp_path_factory.mktemp("story") / "private.html"  # the figures are private
     path.write_text(release_story(rel, epsilon=1.0, allocation="skip", scheme="skip",
-                                  settings={}, attack=rep), "utf-8")
+                                  settings={}, attack=rep, include_private=True, traj=one,
+                                  landmarks=np.zeros(len(one), bool)), "utf-8")
     return path, plain_distance(rep.table().iloc[0].release_median_m)
 
 
