@@ -20,6 +20,9 @@ from .formatting import fmt_duration, plain_text
 
 MAX_UPLOAD_MB = 200  # keep in step with server.maxUploadSize in .streamlit/config.toml
 UPLOAD_KEY = "upload"
+UPLOAD_ERROR_KEY = "upload_error"
+"""Why the last upload could not be read: shown under the uploader in the sidebar (an error
+above the map pushed it down, and the next map click took it away again: the page jumped)."""
 
 
 def _load_sample() -> None:
@@ -97,8 +100,8 @@ def _on_upload() -> None:
         state.empty_uploader()
     first = next(iter(failed.values()), "")
     if not frames:
-        state.report_error(first if len(failed) == 1 else
-                           f"None of the {len(failed)} files could be read; first: {first}")
+        state.put(UPLOAD_ERROR_KEY, first if len(failed) == 1 else
+                  f"None of the {len(failed)} files could be read; first: {first}")
         return
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if len(frames) > 1:  # the package's one (uid, time) sort, stable
@@ -110,15 +113,15 @@ def _on_upload() -> None:
     skipped = [f"Skipped {len(failed)} of {len(files)} files that could not be read; "
                f"first: {first}"] if failed else []
     state.set_data(df, describe_files(loaded), files=loaded, warnings=skipped + repairs)
-    state.dismiss_error()
+    state.put(UPLOAD_ERROR_KEY, None)
     # a later upload replaces this one rather than being read together with it
     state.empty_uploader()
 
 
 def _on_source_change() -> None:
+    state.put(UPLOAD_ERROR_KEY, None)
     if st.session_state.source == "Bundled sample":
         _load_sample()
-        state.dismiss_error()
 
 
 def render() -> pd.DataFrame | None:
@@ -144,6 +147,8 @@ def render() -> pd.DataFrame | None:
             help="Any format lmdk_core.read_trajectories understands. A file that cannot be read "
             "shows why (file, line, reason); the data and landmark places you had stay.",
         )
+        if state.get(UPLOAD_ERROR_KEY):  # here, not above the map: nothing else moves
+            st.error(plain_text(state.get(UPLOAD_ERROR_KEY)), icon="⚠️")
     df = st.session_state.df
     st.caption(f"Loaded: {plain_text(st.session_state.data_name)} — {len(df):,} points")
     names = st.session_state.get("data_files") or []

@@ -7,12 +7,16 @@ circle's name and the click's position).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import APP, TIMEOUT, add_place_by_click, fake_map, home, run, sample  # noqa: F401
 
 import dashboard.map_section as map_section
 from lmdk_core import map_view, maps, stays
+from lmdk_core import places as pl
+from lmdk_core.errors import ParameterError
 from lmdk_core.geo import offset_points
 
 
@@ -172,3 +176,65 @@ def test_suggestion_buttons_say_where_and_match_the_count(app, sample):  # noqa:
         assert f"{row.visits} visit" in b.label
     # the longest stay of alice is her home, named by the sample's context
     assert "wudaokou home" in buttons[0].label
+
+
+# ---- issue 27: places without the mouse; suggestions told apart and named neutrally
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("39.98, 116.31", (39.98, 116.31)), ("39.98 116.31", (39.98, 116.31)),
+    ("39.98° N, 116.31° W", (39.98, -116.31)), ("33.9° S; 18.4° E", (-33.9, 18.4)),
+    ("-33.9,18.4", (-33.9, 18.4)),
+])
+def test_parse_lat_lon_reads_what_people_type(text, expected):
+    assert pl.parse_lat_lon(text) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "type a latitude and a longitude"), ("home", "'home' is not a number"),
+    ("91, 10", "latitude 91.0 outside [-90, 90]"), ("10, 181", "longitude 181.0 outside"),
+    ("1, 2, 3", "expected two numbers"), ("nan, 3", "latitude nan outside"),
+])
+def test_parse_lat_lon_says_what_is_wrong(text, reason):
+    with pytest.raises(ParameterError, match=re.escape(reason)):
+        pl.parse_lat_lon(text)
+
+
+def test_typed_and_listed_places_are_added_with_clear_errors(app, fake_map, home):  # noqa: F811
+    app.text_input(key=map_section.COORDS_KEY).set_value("100, 116.3")
+    app.button(key="coords_add").click()
+    run(app)
+    assert app.session_state["places"] == []
+    assert any("latitude 100.0 outside" in e.value for e in app.error)
+    app.text_input(key=map_section.COORDS_KEY).set_value(f"{home[0]:.6f}, {home[1]:.6f}")
+    app.button(key="coords_add").click()
+    run(app)
+    (place,) = app.session_state["places"]
+    assert (place["lat"], place["lon"]) == pytest.approx(home, abs=1e-6)
+    assert place["place_radius_m"] == app.number_input(key="new_radius").value
+    assert not any("Could not add" in e.value for e in app.error)
+    # the same position again selects the place rather than stacking a second one
+    app.button(key="coords_add").click()
+    run(app)
+    assert len(app.session_state["places"]) == 1
+    # the list of suggested places: the second one, with its radius and a neutral name
+    box = app.selectbox(key=map_section.LISTED_KEY)
+    box.set_value(box.options[1])
+    app.button(key="listed_add").click()
+    run(app)
+    added = app.session_state["places"][-1]
+    assert len(app.session_state["places"]) == 2
+    assert added["name"].startswith("Stay near ")
+
+
+def test_suggestion_labels_are_told_apart():
+    import pandas as pd
+
+    rows = pd.DataFrame({"lat": [40.0101, 40.0149, 40.0101], "lon": [116.3001, 116.3003, 116.3],
+                         "suggested_radius_m": [50.0] * 3, "visits": [3] * 3,
+                         "total_duration_s": [7200.0] * 3})
+    labels = map_section.suggestion_labels(rows, None)
+    assert len(set(labels)) == 3
+    assert "40.0101° N, 116.3001° E" in labels[0]
+    # with room, two decimals are kept
+    assert "40.01° N" in map_section.suggestion_labels(rows.head(1), None)[0]
