@@ -39,6 +39,7 @@ from .palette import (
     RELEASE_COLOUR,
     TRUE_COLOUR,
 )
+from .times import utc_times
 from .trajectory import even_positions, lat_lon
 
 try:
@@ -211,14 +212,9 @@ def _time_axis(time: Any, n: int) -> tuple[np.ndarray, str, str]:
     """(x values, axis title, hover format of x) for ``n`` timestamps."""
     if time is None:
         return np.arange(n), _T_INDEX, "t = %{x}"
-    try:
-        t = pd.DatetimeIndex(time)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"time must be datetimes or None ({exc})") from None
+    t = utc_times(time, "time")  # the package's one time rule (naive = UTC, numbers refused)
     check_same_length(n, len(t), "time")
-    if t.tz is not None:
-        t = t.tz_convert("UTC").tz_localize(None)
-    return t.to_numpy(), _T_TIME, "%{x|%Y-%m-%d %H:%M:%S} UTC"
+    return t, _T_TIME, "%{x|%Y-%m-%d %H:%M:%S} UTC"
 
 
 def _series(values: Any, name: str, n: int | None = None) -> np.ndarray:

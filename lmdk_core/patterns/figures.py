@@ -10,8 +10,9 @@ import plotly.graph_objects as go
 
 from ..errors import ParameterError
 from ..figures import OKABE_ITO, _figure
+from ..times import ns_index
 from .ppm import PatternRelease
-from .stream import EventStream
+from .stream import EventStream, _bound_ns
 
 __all__ = ["MECHANISM_LABELS", "quality_figure", "timeline_figure"]
 
@@ -43,8 +44,8 @@ def timeline_figure(true: EventStream, release: PatternRelease, *, user: str | N
     if user is not None and user not in users:
         raise ParameterError(f"unknown user {user!r}")
     rel = release.stream
-    lo = np.datetime64(start, "ns").astype(np.int64) if start is not None else None
-    hi = np.datetime64(stop, "ns").astype(np.int64) if stop is not None else None
+    lo = _bound_ns(start, "start") if start is not None else None
+    hi = _bound_ns(stop, "stop") if stop is not None else None
 
     def select(stream: EventStream, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         keep = (stream.uid == u) & extra
@@ -54,7 +55,7 @@ def timeline_figure(true: EventStream, release: PatternRelease, *, user: str | N
         if hi is not None:
             keep &= t < hi
         idx = np.flatnonzero(keep)[:max_events]
-        return pd.to_datetime(t[idx], utc=True).to_numpy(), stream.etype[idx]
+        return ns_index(t[idx]).to_numpy(), stream.etype[idx]
 
     names = np.asarray(true.types, dtype=object)
     used = np.unique(np.concatenate([true.etype[true.uid == u], rel.etype[rel.uid == u]]))
