@@ -90,10 +90,6 @@ ALLOWLIST: dict[tuple[str, str, str], str] = {
     # rng keyword-only now would make every release warn through the deprecation helper.
     ("lmdk_core.schemes.run_scheme", "keyword-only", "epsilon"): CONCURRENT,
     ("lmdk_core.schemes.run_scheme", "keyword-only", "rng"): CONCURRENT,
-    # Record fields read as ``.eps`` (and exported as the frame column "eps") by dashboard/,
-    # which is being edited concurrently; rename with a deprecated ``eps`` property afterwards.
-    ("lmdk_core.correlation.loss.TemporalLoss.__init__", "spelling", "eps"): CONCURRENT,
-    ("lmdk_core.correlation.allocation.BoundedAllocation.__init__", "spelling", "eps"): CONCURRENT,
 }
 
 

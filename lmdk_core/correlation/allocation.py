@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..validation import check_epsilon, check_int
 from .loss import MatrixLike, resolve_envelopes
@@ -109,12 +110,12 @@ class BoundedAllocation:
     neighbour relation) is ``alpha`` at every t, and where the model came from.
 
     ``epsilon_model`` is what the model cost (``"dp"`` source); the release's total budget is
-    Σ-composition of ``eps`` plus that. ``model_key`` / ``model_protects`` identify the model
+    Σ-composition of ``budget`` plus that. ``model_key`` / ``model_protects`` identify the model
     draw and how many changed points its ε_model covers: a release built on this allocation
     (``release_with_budget(budget=allocation)``) carries them, so a ledger charges the model.
     """
 
-    eps: np.ndarray
+    budget: np.ndarray
     alpha: float
     source: str
     source_text: str
@@ -123,6 +124,15 @@ class BoundedAllocation:
     scale: float
     model_key: str = ""
     model_protects: int | None = None
+
+    @property
+    def eps(self) -> np.ndarray:
+        """Alias of :attr:`budget` (ε_t per timestamp), as :attr:`lmdk_core.Release.eps`."""
+        return self.budget
+
+
+# The field was called ``eps``: the keyword keeps working for one release, with a warning.
+BoundedAllocation.__init__ = renamed(eps="budget")(BoundedAllocation.__init__)  # type: ignore[method-assign]
 
 
 def allocate_for_model(alpha: float, model: Any, *, T: int) -> BoundedAllocation:
@@ -160,7 +170,7 @@ def allocate_for_model(alpha: float, model: Any, *, T: int) -> BoundedAllocation
     scaled = allocate_bounded_tpl(alpha, model.env_backward, model.env_forward, T=T)
     eps = np.asarray(scaled, dtype=np.float64) / scale
     eps.setflags(write=False)
-    return BoundedAllocation(eps=eps, alpha=alpha, source=model.source,
+    return BoundedAllocation(budget=eps, alpha=alpha, source=model.source,
                              source_text=model.source_text, description=model.description,
                              epsilon_model=model.epsilon_model, scale=scale,
                              model_key=model.key, model_protects=model.protects)

@@ -41,7 +41,8 @@ MatrixLike = Any  # an (n, n) row-stochastic array or an EnvelopeLoss
 
 @dataclass(frozen=True, eq=False)
 class TemporalLoss:
-    """Per-timestamp upper bounds on the privacy loss of one event (arrays of length T, nats).
+    """Per-timestamp upper bounds on the privacy loss of one event (arrays of length T, nats)
+    for the budgets ``budget`` (ε_t; ``.eps`` is an alias).
 
     ``bpl``, ``fpl``, ``tpl`` bound the backward, forward and total loss of event t for the
     worst pair of states (budgets scaled by ``scale`` = δ_max of the neighbour relation);
@@ -50,7 +51,7 @@ class TemporalLoss:
     Guarantees: ε'_t ≤ BPL_t, FPL_t ≤ TPL_t ≤ cap.
     """
 
-    eps: np.ndarray
+    budget: np.ndarray
     bpl: np.ndarray
     fpl: np.ndarray
     tpl: np.ndarray
@@ -61,10 +62,15 @@ class TemporalLoss:
     relation: str = "each release step is ε_t-DP between any two states"
 
     @property
+    def eps(self) -> np.ndarray:
+        """Alias of :attr:`budget` (ε_t per timestamp), as :attr:`lmdk_core.Release.eps`."""
+        return self.budget
+
+    @property
     def frame(self) -> pd.DataFrame:
         """Columns t (0-based), eps, bpl, fpl, tpl (and tpl_pair when computed)."""
         f = pd.DataFrame(
-            {"t": np.arange(self.eps.size), "eps": self.eps, "bpl": self.bpl, "fpl": self.fpl,
+            {"t": np.arange(self.budget.size), "eps": self.budget, "bpl": self.bpl, "fpl": self.fpl,
              "tpl": self.tpl}
         )
         if self.pair is not None:
@@ -74,6 +80,10 @@ class TemporalLoss:
     def to_frame(self) -> pd.DataFrame:
         """Same as :attr:`frame`."""
         return self.frame
+
+
+# The field was called ``eps``: the keyword keeps working for one release, with a warning.
+TemporalLoss.__init__ = renamed(eps="budget")(TemporalLoss.__init__)  # type: ignore[method-assign]
 
 
 def resolve_envelopes(
@@ -169,7 +179,7 @@ def temporal_loss(
     for arr in (e, bpl, fpl, tpl):
         arr.setflags(write=False)
     relation = steps.relation if steps is not None else TemporalLoss.relation
-    return TemporalLoss(eps=e, bpl=bpl, fpl=fpl, tpl=tpl, scale=scale, pair=pair,
+    return TemporalLoss(budget=e, bpl=bpl, fpl=fpl, tpl=tpl, scale=scale, pair=pair,
                         pair_scale=pscale, cap=total, relation=relation)
 
 
@@ -229,7 +239,7 @@ def landmark_temporal_loss(
     """
     loss = temporal_loss(budget, P_backward, P_forward, marginal=marginal, steps=steps,
                          separation=separation, cache=cache)
-    e = loss.eps
+    e = loss.budget
     T = e.size
     mask = as_landmark_mask(landmarks, T)
     es = e * loss.scale
