@@ -8,7 +8,10 @@ topic, and documented in its module.
 Conventions: privacy parameters are keyword-only — ``epsilon`` (the total budget ε),
 ``radius_m`` (the geo-indistinguishability radius in metres), ``rng`` (None = fresh OS
 randomness; a seed only for simulations); the per-timestamp budget is ``budget``; data come
-first, then landmarks: ``release_locations(traj, landmarks, epsilon=..., scheme=...)``.
+first, then landmarks: ``release_locations(traj, landmarks, epsilon=..., scheme=...)``. A place's
+radius is ``place_radius_m`` and a stay's ``stay_radius_m``. ``tests/test_api.py`` enforces this
+over every public callable; renamed spellings keep working for one release with a
+DeprecationWarning (``lmdk_core._deprecation``, listed in CHANGELOG.md).
 """
 
 from . import attacks, correlation, population
