@@ -472,7 +472,8 @@ def release_story(
                          "Top: ε_t at each moment, landmarks marked. Bottom: G_t, the budget "
                          "of all landmark moments plus moment t; landmark privacy holds while it "
                          "stays at or below ε.",
-                         figure=allocation_figure(eps, mask, epsilon, time=time, guarantee=g),
+                         figure=allocation_figure(eps, mask, epsilon=epsilon, time=time,
+                                                  guarantee=g),
                          private=True),
             StorySection("Error of the released trace",
                          "Distance between each released point and the true location, in metres.",
@@ -484,8 +485,8 @@ def release_story(
             "The landmark guarantee G_t and, under the correlation model, upper bounds on the "
             "loss (TPL: temporal privacy loss of one moment; BPL/FPL: its parts from earlier and "
             "later releases).",
-            figure=loss_figure(eps, g, epsilon, temporal=temporal, landmark_loss=landmark_loss,
-                               time=time),
+            figure=loss_figure(eps, g, epsilon=epsilon, temporal=temporal,
+                               landmark_loss=landmark_loss, time=time),
             private=True))
     title = f"Privacy-protected location release ({allocation}, ε = {_fmt(epsilon)})"
     return story_html(title=title, summary=summary, sections=sections, settings=settings,
