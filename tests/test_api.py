@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import sys
 import types
 import warnings
 from collections import defaultdict
@@ -94,10 +95,19 @@ ALLOWLIST: dict[tuple[str, str, str], str] = {
 
 
 def _public_modules() -> list[types.ModuleType]:
+    """lmdk_core, its public modules and every public subpackage (one whose optional extra is
+    not installed, e.g. ``lmdk_core.jupyter`` under ``make test-min``, is left out)."""
     names = ["lmdk_core", "lmdk_core.attacks"]
     names += [f"lmdk_core.{m.name}" for m in pkgutil.iter_modules(lm.__path__)
               if m.ispkg and not m.name.startswith("_")]
-    return [importlib.import_module(n) for n in names]
+    mods = []
+    for name in names:
+        try:
+            mods.append(importlib.import_module(name))
+        except ModuleNotFoundError as err:  # an optional extra, never lmdk_core itself
+            if (err.name or "").startswith("lmdk_core"):
+                raise
+    return mods
 
 
 def _key(obj: object, attr: str | None = None) -> str:
@@ -165,7 +175,7 @@ def violations(modules: list[types.ModuleType]) -> set[tuple[str, str, str]]:
 def test_every_public_callable_follows_the_convention():
     modules = _public_modules()
     n = sum(1 for _ in public_callables(modules))
-    assert n > 300, n  # the walk really covers the API, not a handful
+    assert n > 280, n  # the walk really covers the API (333 with every extra), not a handful
     found = violations(modules)
     new = sorted(found - set(ALLOWLIST))
     assert not new, "convention violated (fix it, do not allowlist):\n" + "\n".join(map(str, new))
@@ -176,7 +186,9 @@ def test_every_public_callable_follows_the_convention():
 def test_place_and_stay_radius_callables_exist():
     """The radius-meaning list names real callables (a renamed one must be renamed here)."""
     keys = {k for k, _, _ in public_callables(_public_modules())}
-    assert set(PLACE_OR_STAY_RADIUS) <= keys, sorted(set(PLACE_OR_STAY_RADIUS) - keys)
+    named = {k for k in PLACE_OR_STAY_RADIUS
+             if not k.startswith("lmdk_core.jupyter.") or "lmdk_core.jupyter" in sys.modules}
+    assert named <= keys, sorted(named - keys)
     assert {k.removesuffix(".__init__") for k in keys} >= RECORDS, sorted(RECORDS)
 
 
