@@ -261,6 +261,69 @@ def test_deprecated_spellings_reach_the_new_ones():
         assert list(lm.landmark_guarantee(eps=[0.1, 0.2, 0.3], landmarks=[0, 2])) == list(g)
 
 
+OLD_SPELLING_CALLERS = {
+    # (file, callable): callers of a deprecated spelling in files being edited concurrently.
+    ("bench/evaluation.py", "detect_stays"): CONCURRENT,
+    ("dashboard/loss_section.py", "loss_figure"): CONCURRENT,
+    ("dashboard/privacy_section.py", "allocation_figure"): CONCURRENT,
+    ("dashboard/privacy_section.py", "satisfies_landmark_privacy"): CONCURRENT,
+    ("lmdk_core/population/places.py", "suggest_places"): CONCURRENT,
+}
+
+
+def _deprecated_signatures() -> dict[str, tuple[int, dict]]:
+    """Public function and class names whose old spellings the helper still accepts:
+    name → (number of positional parameters, the helper's ``__lmdk_deprecated__``)."""
+    out: dict[str, tuple[int, dict]] = {}
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    for mod in _public_modules():
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            func = vars(obj).get("__init__") if inspect.isclass(obj) else obj
+            meta = getattr(func, "__lmdk_deprecated__", None)
+            if meta is not None:
+                params = inspect.signature(func).parameters.values()
+                n_pos = sum(p.kind in kinds for p in params) - inspect.isclass(obj)
+                out[name] = (n_pos, meta)
+    return out
+
+
+def test_no_caller_uses_a_deprecated_spelling():
+    """The package, the app, the benches and the tests call each renamed function by its new
+    spelling (only this file and the deprecation tests may use the old ones)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(lm.__file__).parent.parent
+    spelled = _deprecated_signatures()
+    assert {"laplace", "Laplace", "temporal_loss", "detect_stays"} <= set(spelled)
+    found = set()
+    for path in sorted({*root.glob("lmdk_core/**/*.py"), *root.glob("dashboard/**/*.py"),
+                        *root.glob("bench/*.py"), *root.glob("tests/*.py")}):
+        rel = path.relative_to(root).as_posix()
+        if rel == "tests/test_api.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else None
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                    and f.value.id not in ("np", "gen", "rng", "self", "source", "generator"):
+                name = f.attr
+            if name not in spelled:
+                continue
+            n_pos, meta = spelled[name]
+            if any(k.arg in meta["aliases"] for k in node.keywords) or (
+                    meta["positional"] and len(node.args) > n_pos
+                    and not any(isinstance(a, ast.Starred) for a in node.args)):
+                found.add((rel, name))
+    new = sorted(found - set(OLD_SPELLING_CALLERS))
+    assert not new, f"callers of deprecated spellings (use the new ones): {new}"
+    fixed = sorted(set(OLD_SPELLING_CALLERS) - found)
+    assert not fixed, f"no longer calling an old spelling (remove from the list): {fixed}"
+
+
 @pytest.mark.parametrize("func", [lm.allocate, lm.release_values, lm.release_locations,
                                   lm.release_with_budget, lm.compare_schemes])
 def test_data_then_landmarks(func):
