@@ -170,7 +170,8 @@ def report(rows: list[dict]) -> None:
     for r in rows:
         if r["engine"] == "memory" and r["scale"] in olds:
             o = olds[r["scale"]]
-            print(f"memory / old at {r['scale']}x: time {r['wall_s'] / o['wall_s']:.2f}x, "
+            print(f"memory / old at {r['scale']}x: wall {r['wall_s'] / o['wall_s']:.2f}x, "
+                  f"CPU {r['cpu_s'] / o['cpu_s']:.2f}x, "
                   f"peak {r['peak_mb'] / o['peak_mb']:.2f}x (same release: "
                   f"{r['checksum'] == o['checksum']})")
     print("'x 1st' = time per point / the same engine's at the smallest scale run; 'cpu s' is "
