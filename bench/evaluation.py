@@ -182,7 +182,7 @@ class LandmarkSet:
 
 def stay_blocks(person: Person) -> list[tuple[int, int]]:
     """(first, last) positions of the person's stays, longest first (lmdk_core.detect_stays)."""
-    st = lk.detect_stays(person.frame, radius_m=STAY_RADIUS_M, min_duration_s=STAY_MIN_S)
+    st = lk.detect_stays(person.frame, stay_radius_m=STAY_RADIUS_M, min_duration_s=STAY_MIN_S)
     if st.empty:
         return []
     st = st.sort_values("duration_s", ascending=False, kind="stable")
