@@ -113,12 +113,12 @@ def render(
         "shows upper bounds on that loss under a Markov model whose origin you choose; your "
         "landmark guarantee (section 3) does not depend on them."
     )
+    lead = st.container(key="loss_lead")  # the plain sentences, first; filled once known
     st.caption(GLOSSARY)
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
         return None, None
     guarantee = accounting.landmark_guarantee(release.eps, mask)
-    lead = st.container(key="loss_lead")  # the plain sentences, first; filled once known
     base = dict(epsilon=float(s.epsilon), guarantee=float(np.max(guarantee)),
                 n_landmarks=int(mask.sum()), radius_m=float(s.radius_m))
     c1, c2, c3 = st.columns([2, 1, 1])

@@ -15,7 +15,8 @@
 //   lat, lon} for a click on a place circle (its click does not also reach the map).
 
 const LABEL_STYLE =
-  "font:11px sans-serif;color:#555;white-space:nowrap;text-shadow:0 0 2px #fff,0 0 2px #fff";
+  "font:11px sans-serif;color:#555;white-space:nowrap;text-shadow:0 0 2px #fff,0 0 2px #fff;" +
+  "display:inline-block";
 
 function textElement(tag, text, style) {
   const e = document.createElement(tag);
@@ -112,12 +113,34 @@ function render({ model, el }) {
         : g.type === "LineString" && g.coordinates.length
           ? g.coordinates[Math.floor(g.coordinates.length / 2)] : null;
       if (!name || !xy) continue;
+      const label = textElement("div", String(name).replace(/ \(schematic\)$/, ""), LABEL_STYLE);
+      label.dataset.point = String(g.type === "Point");
       L.marker([xy[1], xy[0]], { interactive: false, keyboard: false, icon: L.divIcon({
-        className: "lmdk-label", iconSize: [0, 0], iconAnchor: [-5, 6],
-        html: textElement("div", String(name).replace(/ \(schematic\)$/, ""), LABEL_STYLE),
+        className: "lmdk-label", iconSize: [0, 0], iconAnchor: [-5, 6], html: label,
       }) }).addTo(context);
     }
+    declutter();
   }
+
+  // Labels that would overlap one kept before them are hidden at this zoom (shown again when
+  // zooming in makes room): overlapping names could not be read at the default zoom. Named
+  // places are kept before road names.
+  function declutter() {
+    const shown = [];
+    const labels = Array.from(box.querySelectorAll(".lmdk-label > div"));
+    labels.sort((a, b) => (b.dataset.point === "true") - (a.dataset.point === "true"));
+    for (const el of labels) {
+      el.style.visibility = "visible";
+      const r = el.getBoundingClientRect();
+      if (shown.some((o) => r.left < o.right && o.left < r.right && r.top < o.bottom &&
+                            o.top < r.bottom)) {
+        el.style.visibility = "hidden";
+      } else {
+        shown.push(r);
+      }
+    }
+  }
+  map.on("zoomend", declutter);
 
   function drawPlaces() {
     places.clearLayers();

@@ -75,7 +75,7 @@ def loss_sentences(*, epsilon: float, guarantee: float, n_landmarks: int, radius
         moments = (f"at your {n_landmarks:,} landmark moment{'s' if n_landmarks != 1 else ''} "
                    "together with any one other moment")
     else:
-        moments = "at any one moment (no place is marked yet, so no moment is a landmark)"
+        moments = "at any one moment (no moment of this trace is in a marked place yet)"
     keeps = ("≤" if g <= float(epsilon) * (1 + 1e-9) else ">")
     protected = (
         f"Protected, if your moments were unrelated: where you were {moments}. For two places "

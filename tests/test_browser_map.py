@@ -136,3 +136,29 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
     finally:
         page.close()
 
+
+
+def test_an_upload_error_does_not_move_the_map(server, browser):
+    """Issue 27: an upload error above the map pushed it 128 px down, and the next click on the
+    map took the message away, so the page jumped under the cursor. It is shown under the
+    uploader in the sidebar now: the map stays where it was."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        goto_app(page, server)
+        page.get_by_text("Upload files", exact=True).click()
+        wait_idle(page)
+        y0 = page.locator(MAP).bounding_box()["y"]
+        n = runs(page)
+        page.locator("input[type='file']").first.set_input_files(
+            {"name": "broken.csv", "mimeType": "text/csv",
+             "buffer": b"uid,time,lat,lon\nu1,2024-01-01T00:00:00Z,95.0,116.3\n"})
+        alert = page.locator("[data-testid='stSidebar'] [data-testid='stAlert']").filter(
+            has_text="broken.csv")
+        alert.wait_for(timeout=30_000)
+        wait_idle(page, since=n)
+        assert page.locator(MAP).bounding_box()["y"] == y0
+        _click_as_user(page, *home_of_first_user(), expect_circles=1)
+        assert page.locator(MAP).bounding_box()["y"] == y0
+        assert alert.count() == 1  # the message stays until the next upload
+    finally:
+        page.close()

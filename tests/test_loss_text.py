@@ -80,7 +80,7 @@ def test_the_page_leads_with_the_guarantee_then_the_worst_case(monkeypatch):
     at.query_params["tiles"] = "none"
     run(at)
     (lead,) = _lead(at)
-    assert "no place is marked yet" in lead
+    assert "no moment of this trace is in a marked place yet" in lead
     add_place_by_click(at, fake_map, *home)
     (lead,) = _lead(at)
     lines = lead.splitlines()

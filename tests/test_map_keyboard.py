@@ -101,3 +101,28 @@ def test_wheel_scrolls_the_page_until_the_map_is_focused(server, browser):
         assert scrolled > 0  # the page did
     finally:
         page.close()
+
+
+OVERLAPS = """el => { const r = Array.from(el.querySelectorAll('.lmdk-label > div'))
+  .filter(d => d.style.visibility !== 'hidden').map(d => d.getBoundingClientRect());
+  let n = 0;
+  for (let i = 0; i < r.length; i++) for (let j = 0; j < i; j++)
+    if (r[i].left < r[j].right && r[j].left < r[i].right && r[i].top < r[j].bottom
+        && r[j].top < r[i].bottom) n++;
+  return [n, r.length]; }"""
+
+
+def test_offline_labels_do_not_overlap_at_the_default_zoom(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        goto_app(page, server)
+        box = page.locator(MAP)
+        overlaps, shown = box.evaluate(OVERLAPS)
+        assert overlaps == 0 and shown >= 5
+        assert "wudaokou home" in box.locator(".leaflet-marker-pane").inner_text()
+        box.evaluate("el => el.lmdkMap.zoomIn(2, {animate: false})")
+        page.wait_for_timeout(300)
+        overlaps, more = box.evaluate(OVERLAPS)
+        assert overlaps == 0 and more >= shown  # room for more names closer in
+    finally:
+        page.close()
