@@ -38,7 +38,7 @@ function render({ model, el }) {
   box.tabIndex = 0;
   box.setAttribute("role", "application");
   box.setAttribute("aria-roledescription", "map");
-  box.setAttribute("aria-label", model.get("label") ||
+  box.setAttribute("aria-label",
     "Map of your trace. Arrow keys pan, plus and minus zoom, Enter adds a place at the centre.");
   el.appendChild(box);
 
