@@ -263,7 +263,6 @@ def test_deprecated_spellings_reach_the_new_ones():
 
 OLD_SPELLING_CALLERS = {
     # (file, callable): callers of a deprecated spelling in files being edited concurrently.
-    ("bench/evaluation.py", "detect_stays"): CONCURRENT,
     ("dashboard/loss_section.py", "loss_figure"): CONCURRENT,
     ("dashboard/privacy_section.py", "allocation_figure"): CONCURRENT,
     ("dashboard/privacy_section.py", "satisfies_landmark_privacy"): CONCURRENT,
