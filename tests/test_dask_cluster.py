@@ -57,7 +57,8 @@ def cluster(tmp_path_factory):
         for i in range(2):
             procs.append(subprocess.Popen(
                 [str(DASK), "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
-                 "--no-nanny", "--no-dashboard", "--memory-limit", "1GiB", "--name", f"w{i}"],
+                 "--no-nanny", "--no-dashboard", "--memory-limit", "1GiB", "--name", f"w{i}",
+                 "--preload", "lmdk_core.population.dask_engine"],  # imports while we wait
                 **common))
         t0 = time.monotonic()
         while not sched_file.exists() and time.monotonic() - t0 < 30:
