@@ -13,8 +13,15 @@ Timing: the automatic share (96 schedule passes) and a whole Reserve release aga
 release of the same synthetic trace (``--points`` fixes 5 s apart, landmark runs covering about
 half of them, noise="fast"), in the same run.
 
+Per person (the GeoLife sample's 001, 005 and MovingPandas' demodata trackers 0, 2, 19, each
+resampled to one fix per 30 s): landmark sets stays, trips, scattered 10 % and 50 % (seeded);
+Skip's noise-free displacement at the landmarks (the evaluation's "movement" measure), the
+automatic share, the mean error of Skip, Uniform and Reserve and Reserve/Skip; then, for the
+sets with movement (> r), Reserve at fixed shares 0.02–0.4 and speeds 0.1–10 m/s — what any
+share could gain there (a measurement on the true data, not a rule: docs/landmark-reserve.md).
+
 Usage: python bench/bench_reserve.py [--seeds 5] [--geolife /work/evaldata/geolife_sample.txt.gz]
-       [--speed 0.1] [--points 1000000]
+       [--demodata /work/evaldata/demodata_geolife.csv] [--speed 0.1] [--points 1000000]
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lmdk_core import release_locations  # noqa: E402
+from lmdk_core import haversine_m, release_locations  # noqa: E402
 from lmdk_core.metrics import error_metres  # noqa: E402
 from lmdk_core.sample import load_sample  # noqa: E402
 from lmdk_core.schemes import reserve as rv  # noqa: E402
@@ -117,6 +124,77 @@ def landmark_shares(frame: pd.DataFrame) -> dict[str, float]:
     return {c: v / len(frame) for c, v in tot.items()}
 
 
+def demodata(path: str, step_s: int = 30) -> pd.DataFrame:
+    """MovingPandas' demodata_geolife.csv (X = lon, Y = lat) → (uid, time, lat, lon), first fix
+    per ``step_s`` bin and tracker."""
+    raw = pd.read_csv(path, sep=";")
+    df = pd.DataFrame({"uid": "tracker " + raw["tracker"].astype(str),
+                       "time": pd.to_datetime(raw["t"], utc=True, format="ISO8601"),
+                       "lat": raw["Y"].astype(float), "lon": raw["X"].astype(float)})
+    df = df.sort_values(["uid", "time"], kind="stable")
+    df["bin"] = df["time"].dt.floor(f"{step_s}s")
+    return df.drop_duplicates(["uid", "bin"]).drop(columns="bin").reset_index(drop=True)
+
+
+def displacement(person: pd.DataFrame, mask: np.ndarray) -> float:
+    """Mean distance (m) from each landmark's true point to the true point of the last regular
+    moment before it (Skip's error at the landmarks without noise; NaN: none)."""
+    idx = np.where(~mask, np.arange(mask.size), -1)
+    np.maximum.accumulate(idx, out=idx)
+    sel = mask & (idx >= 0)
+    if not sel.any():
+        return float("nan")
+    lat, lon = person["lat"].to_numpy(), person["lon"].to_numpy()
+    return float(haversine_m(lat[sel], lon[sel], lat[idx[sel]], lon[idx[sel]]).mean())
+
+
+def per_person(frame: pd.DataFrame, seeds: int) -> None:
+    """Per person and landmark set: movement, auto share, Skip/Uniform/Reserve, ratio; then the
+    best any fixed share and speed reach on the sets with movement."""
+    print("person     set            L   movement  share      skip   uniform   reserve  res/skip")
+    moving = []
+    worst = 0.0
+    for uid, person in frame.groupby("uid", sort=True):
+        person = person.reset_index(drop=True)
+        sets = masks(person)
+        for frac in (0.1, 0.5):
+            pick = np.random.default_rng(7).choice(len(person), round(frac * len(person)),
+                                                   replace=False)
+            sets[f"scattered {frac:.0%}"] = np.isin(np.arange(len(person)), pick)
+        for case, mask in sets.items():
+            if not mask.any():
+                continue
+            err = {}
+            for scheme in ("skip", "uniform", "reserve"):
+                e = [np.nanmean(error_metres(person, rel := release_locations(
+                    person, mask, epsilon=1.0, radius_m=200.0, scheme=scheme, rng=seed,
+                    noise="fast"))) for seed in range(seeds)]
+                err[scheme] = float(np.mean(e))
+                if scheme == "reserve":
+                    share = rel.params["landmark_share"]
+            mov = displacement(person, mask)
+            ratio = err["reserve"] / err["skip"]
+            worst = max(worst, ratio)
+            print(f"{uid:10s} {case:13s} {int(mask.sum()):5d} {mov:8.0f} m {share:5.2f} "
+                  f"{err['skip']:9.0f} {err['uniform']:9.0f} {err['reserve']:9.0f} {ratio:9.3f}")
+            if mov > 200.0:
+                moving.append((uid, case, person, mask, err["skip"]))
+    print(f"largest reserve/skip: {worst:.3f} (target ≤ 1.05)")
+    print("sets with movement (> r = 200 m): best Reserve over fixed shares 0.02–0.4 × speeds "
+          "0.1, 1, 10 m/s (measured on the true data)")
+    for uid, case, person, mask, skip in moving:
+        best = (np.inf, 0.0, 0.0)
+        for share in (0.02, 0.05, 0.1, 0.2, 0.4):
+            for speed in (0.1, 1.0, 10.0):
+                e = np.mean([np.nanmean(error_metres(person, release_locations(
+                    person, mask, epsilon=1.0, radius_m=200.0, scheme="reserve", rng=seed,
+                    noise="fast", landmark_share=share, speed=speed)))
+                    for seed in range(min(seeds, 3))])
+                best = min(best, (float(e), share, speed))
+        print(f"    {uid:10s} {case:13s} skip {skip:7.0f} m; best fixed reserve {best[0]:7.0f} m "
+              f"(share {best[1]}, speed {best[2]}) = {best[0] / skip:.3f} × skip")
+
+
 def timing(points: int) -> None:
     """Seconds of the automatic share and of whole releases, Reserve against Skip."""
     rng = np.random.default_rng(0)
@@ -151,6 +229,7 @@ def main() -> None:
     ap.add_argument("--speed", type=float, default=None,
                     help="Reserve's speed (default: the scheme's default)")
     ap.add_argument("--geolife", default="/work/evaldata/geolife_sample.txt.gz")
+    ap.add_argument("--demodata", default="/work/evaldata/demodata_geolife.csv")
     ap.add_argument("--points", type=int, default=1_000_000)
     args = ap.parse_args()
     timing(args.points)
@@ -159,6 +238,11 @@ def main() -> None:
         data["geolife"] = geolife(args.geolife)
     else:
         print(f"(GeoLife sample not found at {args.geolife}: skipped)")
+    real = [f for f in (data.get("geolife"),
+                        demodata(args.demodata) if Path(args.demodata).is_file() else None)
+            if f is not None]
+    if real:
+        per_person(pd.concat(real, ignore_index=True), args.seeds)
     for name, frame in data.items():
         t0 = time.perf_counter()
         res, shares = evaluate(frame, args.seeds, args.speed)

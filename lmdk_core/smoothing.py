@@ -13,11 +13,13 @@ lon, or the same value) is a republished approximation, not a new observation, a
 included — from the fresh observations before and after it.
 
 Model, per axis (east/north metres in the local projection of :mod:`lmdk_core.geo` for
-locations; the value itself for values): a random walk (default), constant-velocity or
-integrated Ornstein–Uhlenbeck model driven by white noise (the public constants :data:`MOTION`,
-or fitted by maximum likelihood on the released points), observed with noise of variance ``R``
-from the mechanism's law (:func:`noise_variance`) where the fresh budget is a public parameter,
-else fitted by maximum likelihood on the released points (free). ``robust=True`` uses Huber
+locations; the value itself for values): a random walk, constant-velocity or integrated
+Ornstein–Uhlenbeck model driven by white noise, observed with noise of variance ``R`` from the
+mechanism's law (:func:`noise_variance`) where the fresh budget is a public parameter, else
+fitted by maximum likelihood on the released points (free) and never below the law at ε (no
+fresh release spends more than ε). Locations default to ``motion="auto"``: the public candidate
+models :data:`CANDIDATES` averaged with weights ∝ their likelihood on the released points (free),
+so a fast short trace gets a fast model instead of a fixed walk. ``robust=True`` uses Huber
 weights on the normalised innovation (heavy-tailed noise). Equations and measured numbers:
 docs/smoothing.md.
 """
@@ -43,7 +45,7 @@ MOTION: dict[str, tuple[str, float, float]] = {
     "drive": ("rw", 3000.0, 0.0),
 }
 """Public motion models for locations: name → (kind, q, tau) — a random walk whose position
-diffuses with variance q·Δt (q in m²/s). "town" (default): q = 300 m²/s, a 30-s step of
+diffuses with variance q·Δt (q in m²/s). "town": q = 300 m²/s, a 30-s step of
 σ ≈ 95 m per axis (≈ 3 m/s: people who walk, cycle or ride in a city); "walk": q = 30 m²/s
 (≈ 1 m/s); "drive": q = 3000 m²/s (≈ 10 m/s). Public constants for the kind of person, never
 fitted to the trace being released ("town" was picked among 100, 300 and 1000 m²/s on the
@@ -54,6 +56,14 @@ Ornstein–Uhlenbeck process of stationary variance q m²/s² and time constant 
 model directly."""
 
 _KINDS = {"rw": 0, "cv": 1, "iou": 2}
+
+CANDIDATES: tuple[tuple[str, float, float], ...] = (
+    ("rw", 30.0, 0.0), ("rw", 300.0, 0.0), ("rw", 3000.0, 0.0),
+    ("iou", 3.0, 120.0), ("iou", 3.0, 600.0), ("iou", 10.0, 60.0), ("iou", 30.0, 60.0))
+"""Public candidate motion models of ``motion="auto"`` (the default for locations): the three
+random walks of :data:`MOTION` and integrated Ornstein–Uhlenbeck velocities of stationary
+velocity variance 3–30 m²/s² (σ ≈ 1.7–5.5 m/s per axis) and time constants 1–10 min. Fixed
+constants, never fitted to a trace; the release's own likelihood picks one (free)."""
 
 GAP_S = 600.0
 """Default ``gap_s``: after a gap between timestamps longer than this (seconds) the smoother
@@ -262,10 +272,12 @@ def observations(y: np.ndarray) -> np.ndarray:
 def _as_motion(motion: Any, kind_of_data: str) -> tuple[str, float, float]:
     """(kind, q, tau) of a motion name or tuple (None: the default for the kind of data)."""
     if motion is None:
-        motion = "town" if kind_of_data == "locations" else "fit"
+        motion = "auto" if kind_of_data == "locations" else "fit"
     if isinstance(motion, str):
         if motion == "fit":
             return ("fit", 0.0, 0.0)
+        if motion == "auto" and kind_of_data == "locations":
+            return ("auto", 0.0, 0.0)
         if motion in MOTION and kind_of_data == "locations":
             return MOTION[motion]
         valid = ", ".join([*MOTION, "fit"]) if kind_of_data == "locations" else "fit"
@@ -296,13 +308,26 @@ def _positive(value: Any, name: str) -> float:
 
 
 def _law_variance(release: Release, kind: str, n: int) -> float | None:
-    """Per-axis noise variance from the law when every fresh release spends a budget that is a
-    function of public parameters only (event, skip: ε; user: ε/n); else None."""
+    """Per-axis noise variance from the law when the fresh budget is a function of public
+    parameters only (event, skip: ε; user: ε/n; reserve with a share given by the user, not
+    "auto": its regular moments' ε − B_L = ``params["regular_epsilon"]``); else None."""
+    scale = float(release.params["radius_m" if kind == "locations" else "sensitivity"])
+    if (release.scheme == "reserve" and release.params.get("share_source") == "given"
+            and "regular_epsilon" in release.params):
+        return noise_variance(kind, epsilon=float(release.params["regular_epsilon"]),
+                              scale=scale)
     budget_of = _LAW_BUDGET.get(release.scheme)
     if budget_of is None:
         return None
-    scale = release.params["radius_m" if kind == "locations" else "sensitivity"]
-    return noise_variance(kind, epsilon=budget_of(float(release.epsilon), n), scale=float(scale))
+    return noise_variance(kind, epsilon=budget_of(float(release.epsilon), n), scale=scale)
+
+
+def _variance_floor(release: Release, kind: str) -> float:
+    """The least per-axis noise variance any fresh release can have: the law at ε itself (no
+    single release of any scheme spends more than ε, since G_t ≤ ε). A fitted R never goes
+    below it."""
+    scale = float(release.params["radius_m" if kind == "locations" else "sensitivity"])
+    return noise_variance(kind, epsilon=float(release.epsilon), scale=scale)
 
 
 _RESET = 1e8
@@ -325,8 +350,9 @@ def _rough_variance(y: np.ndarray, obs: np.ndarray) -> float:
 
 
 def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
-         motion: tuple[str, float, float], robust: bool, gap: float
-         ) -> tuple[np.ndarray, float, float]:
+         motion: tuple[str, float, float], robust: bool, gap: float,
+         r_range: tuple[float, float] | None = None
+         ) -> tuple[np.ndarray, float, float, tuple[str, float, float]]:
     """Smooth (n, k) ``y``; returns (smoothed, q, R), fitting by maximum likelihood on the
     observations whatever is not given (``motion="fit"``: q; ``r=None``: R)."""
     kind, q, tau = motion
@@ -342,14 +368,48 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
         return _kalman_rts(fy, fobs, fdt, r_, q_, code_, tau, _v0(code_, q_, r_, step),
                            robust_k, False, gap, _RESET * r_)
 
+    if kind == "auto":  # average the public candidate models by their likelihood (free)
+        if r is not None:
+            r_grid = [r]
+        else:
+            lo_r, hi_r = r_range if r_range is not None else (0.0, np.inf)
+            rough = _rough_variance(fy, fobs)
+            r_grid = sorted({float(min(max(f * rough, lo_r), hi_r)) for f in _R_GRID})
+        fits = []  # (log-likelihood, model, R) of each candidate at its best R
+        for cand in CANDIDATES:
+            c_code = _KINDS[cand[0]]
+            top = (-np.inf, 1.0)
+            for rr in r_grid:
+                _, sl, sn, no = _kalman_rts(fy, fobs, fdt, rr, cand[1], c_code, cand[2],
+                                            _v0(c_code, cand[1], rr, step), 0.0, False, gap,
+                                            _RESET * rr)
+                ll = -0.5 * (sl + no * math.log(rr) + sn / rr)
+                if ll > top[0]:
+                    top = (ll, rr)
+            fits.append((top[0], cand, top[1]))
+        lls = np.array([f[0] for f in fits])
+        w = np.exp(lls - lls.max())
+        w[w < 1e-3] = 0.0
+        w /= w.sum()
+        out = np.zeros_like(y)
+        for wi, (_, (c_kind, c_q, c_tau), rr) in zip(w, fits, strict=True):
+            if wi > 0.0:
+                c_code = _KINDS[c_kind]
+                sm, *_ = _kalman_rts(y, obs, dt, rr, c_q, c_code, c_tau,
+                                     _v0(c_code, c_q, rr, step), _ROBUST_K if robust else 0.0,
+                                     True, gap, _RESET * rr)
+                out += wi * sm
+        _, best, r = fits[int(np.argmax(lls))]
+        return out, best[1], r, best
     if kind == "fit":
         kind, code = "rw", 0
         best: tuple[float, float, float] = (-np.inf, 1.0, 1.0)
         for lam in _Q_GRID:
-            if r is None:  # profile likelihood: R̂ = mean of ν²/S at unit R
+            if r is None:  # profile likelihood: R̂ = mean of ν²/S at unit R, kept ≥ the floor
                 _, sl, sn, no = passes(1.0, float(lam), code, False, 0.0)
-                ll = -0.5 * (sl + no * math.log(max(sn / no, 1e-300))) if no else 0.0
-                cand = (ll, float(lam), sn / no if no else 1.0)
+                r_hat = max(sn / no if no else 1.0, r_range[0] if r_range else 0.0, 1e-300)
+                ll = -0.5 * (sl + no * math.log(r_hat) + sn / r_hat) if no else 0.0
+                cand = (ll, float(lam), r_hat)
             else:
                 _, sl, sn, no = passes(r, float(lam) * r, code, False, 0.0)
                 cand = (-0.5 * (sl + no * math.log(r) + sn / r), float(lam), r)
@@ -362,15 +422,15 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
         if r is None:
             rough = _rough_variance(fy, fobs)
             best_r: tuple[float, float] = (-np.inf, rough)
-            for f in _R_GRID:
-                rr = float(f * rough)
+            lo_r, hi_r = r_range if r_range is not None else (0.0, np.inf)
+            for rr in sorted({float(min(max(f * rough, lo_r), hi_r)) for f in _R_GRID}):
                 _, sl, sn, no = passes(rr, q, code, False, 0.0)
                 ll = -0.5 * (sl + no * math.log(rr) + sn / rr)
                 if ll > best_r[0]:
                     best_r = (ll, rr)
             r = best_r[1]
     out, *_ = passes(r, q, code, True, _ROBUST_K if robust else 0.0)
-    return out, q, r
+    return out, q, r, (kind, q, tau)
 
 
 FIT_ROWS = 50_000
@@ -412,13 +472,16 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
     new observation; NaN rows (nothing released yet) stay NaN. The result therefore has the
     input's privacy guarantee unchanged and costs no budget.
 
-    ``motion``: locations — "town" (default), "walk", "drive" (public random-walk constants,
-    :data:`MOTION`), "fit" (q fitted by maximum likelihood on the released points) or a tuple
+    ``motion``: locations — "auto" (default: the public models :data:`CANDIDATES` averaged by
+    their likelihood on the released points), "town", "walk", "drive" (public random-walk
+    constants, :data:`MOTION`), "fit" (q fitted by maximum likelihood on the released points) or
+    a tuple
     ``("rw", q)``, ``("cv", q)``, ``("iou", q, tau)``; values — "fit" (default) or a tuple, q in
     units²/s (units²/step without times). ``noise_sd``: per-axis noise standard deviation of a
     fresh release, metres (or value units); None = the mechanism's law where every fresh release
-    spends a public budget (event, skip: ε; user: ε/n), otherwise fitted by maximum likelihood on
-    the released points. ``robust``: Huber-weighted updates (heavy-tailed noise). ``gap_s``: the
+    spends a public budget (event, skip: ε; user: ε/n; reserve with a share the user gave:
+    ``regular_epsilon``), otherwise fitted by maximum likelihood on the released points, never
+    below the law at ε. ``robust``: Huber-weighted updates (heavy-tailed noise). ``gap_s``: the
     smoother starts afresh after a longer gap between timestamps (seconds; steps without times).
     ``domain``: values only, ``(lo, hi)`` to clamp the smoothed values to.
 
@@ -430,7 +493,7 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
         raise ParameterError(f"smooth_release needs a Release, got {type(release).__name__}")
     kind = release.kind
     if motion is None:
-        motion = "town" if kind == "locations" else "fit"
+        motion = "auto" if kind == "locations" else "fit"
     mot = _as_motion(motion, kind)
     gap = _positive(gap_s, "gap_s")
     if not isinstance(robust, (bool, np.bool_)):
@@ -462,8 +525,10 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
     dt = np.ones(n)
     if t is not None and n > 1:
         dt[1:] = np.maximum(np.diff(t.astype(np.int64)), 0) / 1e9  # unsorted times: no step
+    r_range = None if r is not None else (_variance_floor(release, kind), np.inf)
     if obs.any():
-        out, q, r = _run(np.ascontiguousarray(z), obs, dt, r, mot, bool(robust), gap)
+        out, q, r, mot = _run(np.ascontiguousarray(z), obs, dt, r, mot, bool(robust), gap,
+                              r_range)
     else:
         out, q, r = np.full_like(y, np.nan), mot[1], (r if r is not None else float("nan"))
     cols: dict[str, Any]
@@ -479,7 +544,8 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
             v = np.clip(v, lo, hi)
         cols = {"values": v}
     how = {"method": "Kalman filter + RTS smoother (post-processing, free)",
-           "motion": motion if isinstance(motion, str) else mot[0], "q": float(q),
+           "motion": motion if isinstance(motion, str) else mot[0],
+           "model": [mot[0], float(mot[1]), float(mot[2])], "q": float(q),
            "noise_sd": float(math.sqrt(r)) if math.isfinite(r) else None,
            "noise_source": source, "robust": bool(robust), "gap_s": gap}
     if mot[0] == "iou":

@@ -95,9 +95,10 @@ def test_landmark_guarantee_holds_exactly_on_budgets_and_achieved(case):
         np.testing.assert_array_equal(out.published, out.eps > 0)
 
 
-def _replay(mask, tau, epsilon, share, delta, c, speed):
+def _replay(mask, tau, epsilon, share, delta, c, speed, reach=5000.0):
     """Independent replay of the bank rule in plain Python (budgets where usable is trivially
-    true); returns ε_t."""
+    true; the modelled displacement capped at ``reach`` metres, the documented 5 km); returns
+    ε_t."""
     n = mask.size
     eps = np.zeros(n)
     last_lm = max((t for t in range(n) if mask[t]), default=-1)
@@ -106,7 +107,8 @@ def _replay(mask, tau, epsilon, share, delta, c, speed):
     for t in range(n):
         if mask[t]:
             bank_k += 1
-            repeat = c / e_last + speed * max(0.0, tau[t] - tau_last) if have else c / reg
+            repeat = (c / e_last + min(speed * max(0.0, tau[t] - tau_last), reach) if have
+                      else c / reg)
             if delta > 0 and c / (bank_k * delta) < repeat:
                 eps[t], used = bank_k * delta, used + bank_k
                 have, e_last, tau_last, bank_k = True, bank_k * delta, tau[t], 0
@@ -143,7 +145,8 @@ def test_schedule_matches_an_independent_replay_and_auto_is_the_brute_force_argm
             shown = np.maximum.accumulate(e_t > 0)  # a release exists at or before t
             assert np.isnan(model_t[~shown]).all() and np.isfinite(model_t[shown]).all()
             errs.append(model_t[shown].mean() if shown.any() else np.inf)
-        if m and np.isfinite(min(errs)):  # s attains the minimum (up to summation order)
+        no_gain = np.isfinite(errs[0]) and min(errs) > (1 - rv.AUTO_MARGIN) * errs[0]
+        if m and np.isfinite(min(errs)) and not no_gain:  # s attains the minimum
             i = int(np.flatnonzero(s == rv.AUTO_SHARES)[0])
             assert errs[i] <= min(errs) * (1 + 1e-9)
             assert all(e > min(errs) * (1 + 1e-9) for e in errs[:i])  # no smaller s is as good
@@ -274,3 +277,57 @@ def test_page_offers_reserve_in_plain_words(fake_map, home):
     app.checkbox(key="param_reserve_landmark_share_auto").set_value(False)
     run(app)
     assert app.number_input(key="param_reserve_landmark_share").value == 0.2
+
+
+def _gap_trip(n=410, gap_s=2_935_003.0, seed=3):
+    """A walk of n fixes 30 s apart with one public gap of ``gap_s`` in the middle after which
+    the person is only 5 km away (tracker 2 of the public GeoLife excerpt is shaped so)."""
+    rng = np.random.default_rng(seed)
+    steps = np.full(n, 30.0)
+    steps[0], steps[n // 2] = 0.0, gap_s
+    t = pd.Timestamp("2008-10-23", tz="UTC") + pd.to_timedelta(np.cumsum(steps), unit="s")
+    east = np.cumsum(rng.normal(0, 40, n))
+    east[n // 2:] += 5000.0
+    north = np.cumsum(rng.normal(0, 40, n))
+    lat = 39.9 + north / 111_320.0
+    lon = 116.4 + east / (111_320.0 * np.cos(np.radians(39.9)))
+    mask = np.zeros(n, bool)
+    mask[rng.choice(n, n // 2, replace=False)] = True
+    return pd.DataFrame({"time": t, "lat": lat, "lon": lon}), mask
+
+
+def test_reach_caps_the_model_displacement():
+    """A landmark 10 days after the last release: uncapped, 0.1 m/s × 10⁶ s = 100 km would make
+    a fresh release at the whole bank (0.01·ε: ≈ 57 km of noise) look better; capped at
+    REACH_M = 5 km it repeats. The independent replay agrees."""
+    tau = np.array([0.0, 30.0, 1e6 + 30.0, 1e6 + 60.0])
+    mask = np.array([False, False, True, False])
+    space = Space("locations", (np.zeros(4), np.zeros(4)), 200.0, tau)
+    eps, _, fig = rv.schedule(space, mask, 1.0, 0.01, 0.1)
+    assert eps[2] == 0.0  # repeats: 57 km of noise is worse than 5 km + the last noise
+    c = ERR_LOC * 200.0
+    np.testing.assert_array_equal(
+        eps, _replay(mask, tau, 1.0, 0.01, fig["landmark_deposit"], c, 0.1))
+    # the deliberately uncapped replay publishes there: the cap is what decides
+    uncapped = _replay(mask, tau, 1.0, 0.01, fig["landmark_deposit"], c, 0.1, reach=np.inf)
+    assert uncapped[2] > 0.0
+
+
+def test_auto_share_is_zero_where_a_long_gap_would_have_fooled_the_model():
+    """Scattered 50 % landmarks around a 34-day public gap (the shape of GeoLife tracker 2):
+    without the cap the model expected 290 km of displacement, chose a share > 0 and lost
+    ~10 % to Skip; now the share is 0 and Reserve's output is Skip's (same seed)."""
+    trip, mask = _gap_trip()
+    kw = {"epsilon": 1.0, "radius_m": 200.0, "rng": 4, "noise": "fast"}
+    res = release_locations(trip, mask, scheme="reserve", **kw)
+    skip = release_locations(trip, mask, scheme="skip", **kw)
+    assert res.params["landmark_share"] == 0.0
+    np.testing.assert_array_equal(res.lat, skip.lat)
+    space = Space("locations", (trip["lat"].to_numpy(), trip["lon"].to_numpy()), 200.0,
+                  (trip["time"] - trip["time"].iloc[0]).dt.total_seconds().to_numpy())
+    saved = rv.REACH_M
+    try:  # the old, uncapped model is fooled by the gap on this very trip
+        rv.REACH_M = np.inf
+        assert rv.auto_share(space, mask, 1.0, 0.1) > 0.0
+    finally:
+        rv.REACH_M = saved

@@ -9,10 +9,11 @@ B_L = ``landmark_share``·ε and
 * the landmarks share B_L online: each landmark adds δ = B_L/|L| to a bank (δ rounded down so
   that every sum k·δ is exact); at landmark t the scheme publishes fresh with the whole bank
   when the *public model's* expected error of repeating the last release,
-  err·unit/ε_last + speed·(τ_t − τ_last), exceeds the expected noise error err·unit/bank of a
-  fresh release (and the bank's budget is on the exact grid); otherwise it repeats the last
-  release, spends 0 and keeps banking. Before the first release there is nothing to repeat:
-  a landmark then publishes once its bank's error is below err·unit/ε_R, the regular releases'.
+  err·unit/ε_last + min(speed·(τ_t − τ_last), REACH_M), exceeds the expected noise error
+  err·unit/bank of a fresh release (and the bank's budget is on the exact grid); otherwise it
+  repeats the last release, spends 0 and keeps banking. Before the first release there is
+  nothing to repeat: a landmark then publishes once its bank's error is below err·unit/ε_R, the
+  regular releases'.
 
 err·unit/ε is the mean error of a release at budget ε (values Δ/ε; locations ≈ 2.86·r/ε m, see
 :class:`~lmdk_core.schemes._space.Space`); τ is the public time in seconds (locations with
@@ -29,8 +30,12 @@ With ``landmark_share=0`` the schedule is Skip's, output identical for the same 
 ``landmark_share="auto"`` picks the share s on the grid 0, 0.01, …, 0.95 minimising the public
 model's expected mean error Ê(s) = mean of ê_t(s) over the t with a release to show (before the
 first release there is none, as in Skip), ê_t = err·unit/ε_t at a fresh release and
-err·unit/ε_last + speed·(τ_t − τ_last) at a repeat (the triangle-inequality bound) — computed by
-running the same schedule with the model (ties: the smallest s).
+err·unit/ε_last + min(speed·(τ_t − τ_last), reach) at a repeat (the triangle-inequality bound;
+reach = REACH_M = 5 km for locations, ∞ for values) — computed by running the same schedule with
+the model (ties: the smallest s) — and keeps s = 0 unless Ê(s) ≤ (1 − AUTO_MARGIN)·Ê(0)
+(AUTO_MARGIN = 0.15). Under "auto" the share is a function of the landmark mask, so the figures
+``landmark_share``/``regular_epsilon`` are not public parameters (``share_source`` = "auto");
+a share the user gives is (``share_source`` = "given").
 
 Why numba: the bank is a sequential state (each decision depends on the previous publication);
 the kernel is a loop over timestamps that reads no data and draws no noise.
@@ -56,12 +61,28 @@ from .vectorised import run_budget
 AUTO_SHARES = np.round(np.arange(96) * 0.01, 2)
 """Candidate landmark shares of ``landmark_share="auto"`` (0 … 0.95)."""
 
+REACH_M = 5000.0
+"""Public cap (metres) on the model's displacement of a repeated location, speed·Δτ ≤ REACH_M:
+a person seen again after a long gap is modelled as anywhere within a town's reach, not
+speed·Δτ away (0.1 m/s over a 34-day gap would be 290 km). Values have no cap."""
+
+
+def reach_of(space: Space) -> float:
+    """The displacement cap of the public model: REACH_M for locations, ∞ for values."""
+    return REACH_M if space.kind == "locations" else math.inf
+
+
+AUTO_MARGIN = 0.15
+"""``landmark_share="auto"`` leaves Skip's schedule (s = 0) unless the public model expects its
+mean error to fall by at least this fraction: on the GeoLife excerpts the model's predicted
+gains below 15 % were measured losses (docs/landmark-reserve.md)."""
+
 _DELTA_BITS = 30  # δ keeps ≤ 30 significant bits (fewer when |L| ≥ 2^23): every k·δ, k ≤ |L|, exact
 
 
 @numba.njit(cache=True)
 def reserve_schedule(kind, unit, err, landmarks, tau, last_lm, eps_reg, delta, speed,
-                     eps, spent, model, write):
+                     eps, spent, model, write, reach=np.inf):
     """The public schedule up to the last landmark ``last_lm``, written into ``eps`` (budget),
     ``spent`` (deposits spent) and ``model`` (model error ê_t) for t ≤ last_lm; returns
     (K = deposits spent in all, Σ ê_t and the number of t ≤ last_lm that have a release to
@@ -85,7 +106,7 @@ def reserve_schedule(kind, unit, err, landmarks, tau, last_lm, eps_reg, delta, s
             k += 1
             rep = c / eps_reg
             if have:
-                rep = c / eps_last + speed * max(0.0, tau[t] - tau_last)
+                rep = c / eps_last + min(speed * max(0.0, tau[t] - tau_last), reach)
             bank = k * delta
             if bank > 0.0 and c / bank < rep and usable(kind, unit, bank):
                 e, used, err_t = bank, k, c / bank
@@ -169,7 +190,8 @@ class _Plan:
         sp = self.space
         eps_reg, delta = _split(epsilon, share, self.m)
         k, _, _ = reserve_schedule(sp.code, sp.unit, sp.err, self.landmarks, self.tau, self.last,
-                                eps_reg, delta, speed, self.eps, self.spent, self.model, True)
+                                   eps_reg, delta, speed, self.eps, self.spent, self.model, True,
+                                   reach_of(sp))
         return eps_reg, delta, _tail(epsilon, delta, k, self.m), k
 
     def mean_error(self, epsilon: float, share: float, speed: float) -> float:
@@ -178,7 +200,7 @@ class _Plan:
         eps_reg, delta = _split(epsilon, share, self.m)
         k, acc, shown = reserve_schedule(sp.code, sp.unit, sp.err, self.landmarks, self.tau,
                                          self.last, eps_reg, delta, speed, self.eps,
-                                         self.spent, self.model, False)
+                                         self.spent, self.model, False, reach_of(sp))
         tail = _tail(epsilon, delta, k, self.m)
         after = sp.n - self.last - 1
         shown += after
@@ -208,12 +230,19 @@ def expected_error(model: np.ndarray) -> float:
 
 
 def auto_share(space: Space, landmarks: np.ndarray, epsilon: float, speed: float) -> float:
-    """argmin_s Ê(s) over AUTO_SHARES (ties: smallest s; 0 without landmarks)."""
+    """argmin_s Ê(s) over AUTO_SHARES (ties: smallest s; 0 without landmarks), or 0 unless
+    Ê(s) ≤ (1 − AUTO_MARGIN)·Ê(0): the regular moments' cost is certain, the landmarks' gain
+    only modelled."""
     if not landmarks.any() or space.n == 0:
         return 0.0
     plan = _Plan(space, landmarks)
     errs = [plan.mean_error(epsilon, float(s), speed) for s in AUTO_SHARES]
-    return float(AUTO_SHARES[int(np.argmin(errs))]) if np.isfinite(min(errs)) else 0.0
+    if not np.isfinite(min(errs)):
+        return 0.0
+    best = int(np.argmin(errs))
+    if np.isfinite(errs[0]) and errs[best] > (1.0 - AUTO_MARGIN) * errs[0]:
+        return 0.0  # the model's gain is within its own error: keep Skip's schedule
+    return float(AUTO_SHARES[best])
 
 
 def check_share(value: Any, name: str) -> float | str:
@@ -255,4 +284,7 @@ def run_reserve(
         check_lattice_domain(space.unit, eps)
     out = run_budget(space, eps, source, noise)
     figures["model_error"] = expected_error(model)
+    # "given": the share, hence regular_epsilon = ε(1 − s), is a public parameter of the release;
+    # "auto": the share is a function of the landmark mask, so it (and regular_epsilon) is not
+    figures["share_source"] = "auto" if landmark_share == "auto" else "given"
     return out._replace(derived=figures)
