@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..errors import LmdkError, ParameterError
 
 __all__ = ["COLUMNS", "ParquetUnit", "frame_units", "parquet_units", "read_unit", "units_of",
            "user_codes"]
@@ -94,8 +94,11 @@ def frame_units(data: pd.DataFrame, max_rows: int = MAX_ROWS) -> list[pd.DataFra
 
 
 def _fs(url: Any, storage_options: dict | None) -> tuple[Any, str]:
-    import fsspec
-
+    try:
+        import fsspec
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise LmdkError("reading Parquet partition by partition needs fsspec: pip install "
+                        "'lmdk[dask]' (or pass a DataFrame)") from None
     try:
         return fsspec.core.url_to_fs(str(url) if not isinstance(url, str) else url,
                                      **(storage_options or {}))
