@@ -115,7 +115,7 @@ def epoch_ns(values: Any, name: str = "time") -> np.ndarray:
 
 def utc_ns(values: Any, name: str = "time") -> pd.DatetimeIndex:
     """``values`` as a ``datetime64[ns, UTC]`` DatetimeIndex (errors as :func:`epoch_ns`)."""
-    return pd.DatetimeIndex(epoch_ns(values, name).view("datetime64[ns]"), tz="UTC")
+    return ns_index(epoch_ns(values, name))
 
 
 def utc_timestamp(value: Any, name: str) -> pd.Timestamp:
