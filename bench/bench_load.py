@@ -1,0 +1,142 @@
+"""Many people at once: N headless browser sessions on one dashboard server.
+
+For each N (default 1, 4, 8) a fresh `streamlit run dashboard/app.py` is started; N browser
+contexts (separate sessions, as N people) open the app on the bundled sample at the same time,
+then each clicks the map at ``--clicks`` distinct long-stay places of the first person, all
+sessions clicking concurrently. A click's latency is measured in the page's clock from the
+click until the map shows the new place (the click's rerun has reached the browser) and the
+script has stopped running. Server memory is the resident set size of the server's process
+tree after every session has loaded and clicked, minus its size after one warm-up session
+(imports, the sample and caches shared by all sessions: shown as "warm"); per session = that
+difference / N. The N = 1 row is the baseline each row's median is compared with.
+
+Target (issue 27, 2 cores): 8 sessions with median click ≤ 1.5 s and ≤ 150 MB per session.
+Never fails on timing; prints a table.
+
+Usage: python bench/bench_load.py [--sessions 1 4 8] [--clicks 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+import browser_driver as tb  # noqa: E402  (server helpers shared with the browser tests)
+import psutil  # noqa: E402
+from playwright.async_api import async_playwright  # noqa: E402
+
+READY = """() => { const app = document.querySelector("[data-testid='stApp']");
+  const m = document.querySelector('.lmdk-map.leaflet-container');
+  return app && m && m.lmdkMap && app.getAttribute('data-test-script-state') === 'notRunning'
+    && m.dataset.places !== undefined; }"""
+CLICKED = """(n) => { const app = document.querySelector("[data-testid='stApp']");
+  const m = document.querySelector('.lmdk-map');
+  return m && m.dataset.places === String(n)
+    && app.getAttribute('data-test-script-state') === 'notRunning'; }"""
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (MB)."""
+    proc = psutil.Process(pid)
+    total = 0
+    for p in [proc, *proc.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += p.memory_info().rss
+    return total / 2**20
+
+
+def targets(k: int) -> list[tuple[float, float]]:
+    """The first person's ``k`` longest stays (distinct places: each click adds one)."""
+    from lmdk_core.sample import load_sample
+    from lmdk_core.stays import suggest_places
+
+    s = load_sample()
+    cands = suggest_places(s[s.uid == s.uid.iloc[0]])
+    return [(float(r.lat), float(r.lon)) for r in cands.head(k).itertuples(index=False)]
+
+
+async def session(browser, url: str, points: list[tuple[float, float]],
+                  loaded: asyncio.Barrier) -> list[float]:
+    """One person: open the app, wait for everyone to be loaded, click each point; the click
+    latencies in seconds."""
+    ctx = await browser.new_context(viewport={"width": 1280, "height": 720})
+    page = await ctx.new_page()
+    try:
+        await page.goto(url, timeout=180_000)
+        await page.wait_for_function(READY, timeout=180_000, polling=50)
+        await loaded.wait()
+        out = []
+        for i, (lat, lon) in enumerate(points, start=1):
+            box = await page.locator(tb.MAP).bounding_box()
+            pt = await page.locator(tb.MAP).evaluate(
+                "(el, ll) => { const p = el.lmdkMap.latLngToContainerPoint(ll);"
+                " return [p.x, p.y, performance.now()]; }", [lat, lon])
+            t0 = await page.evaluate("performance.now()")
+            await page.mouse.click(box["x"] + pt[0], box["y"] + pt[1])
+            await page.wait_for_function(CLICKED, arg=i, timeout=180_000, polling=20)
+            out.append((await page.evaluate("performance.now()") - t0) / 1000)
+        return out
+    finally:
+        await ctx.close()
+
+
+async def run_n(n: int, clicks: int, points: list[tuple[float, float]]) -> dict:
+    log = Path(tempfile.mkdtemp()) / "server.log"
+    proc = tb.start_server(port := tb.free_port(), log)
+    try:
+        cold = tree_rss_mb(proc.pid)
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=tb.CHROMIUM, args=tb.CHROMIUM_ARGS)
+            # warm-up: one session loads the app once (imports, the sample, shared caches), so
+            # "per session" below is what each further person costs
+            await session(browser, f"http://127.0.0.1:{port}", [], asyncio.Barrier(1))
+            before = tree_rss_mb(proc.pid)
+            loaded = asyncio.Barrier(n)
+            t = time.monotonic()
+            lat = await asyncio.gather(*[session(browser, f"http://127.0.0.1:{port}", points,
+                                                 loaded) for _ in range(n)])
+            wall = time.monotonic() - t
+            after = tree_rss_mb(proc.pid)  # sessions are still alive on the server
+            await browser.close()
+    finally:
+        tb.stop_server(proc)
+    flat = sorted(x for s in lat for x in s)
+    p95 = flat[min(len(flat) - 1, round(0.95 * (len(flat) - 1)))]
+    return {"n": n, "median": statistics.median(flat), "p95": p95, "clicks": len(flat),
+            "cold": cold, "before": before, "after": after,
+            "per_session": (after - before) / n, "wall": wall}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8])
+    ap.add_argument("--clicks", type=int, default=3)
+    args = ap.parse_args()
+    points = targets(args.clicks)
+    print(f"{psutil.cpu_count()} cores; each session clicks {len(points)} places; "
+          "latency = click -> new place on the map and script stopped")
+    rows = [asyncio.run(run_n(n, args.clicks, points)) for n in args.sessions]
+    base = rows[0]["median"]
+    print(f"{'sessions':>8} {'clicks':>6} {'median s':>9} {'p95 s':>7} {'x base':>7} "
+          f"{'server MB cold':>14} {'warm':>6} {'after':>7} {'MB/session':>10} {'wall s':>7}")
+    for r in rows:
+        print(f"{r['n']:>8} {r['clicks']:>6} {r['median']:>9.2f} {r['p95']:>7.2f} "
+              f"{r['median'] / base:>7.2f} {r['cold']:>14.0f} {r['before']:>6.0f} "
+              f"{r['after']:>7.0f} "
+              f"{r['per_session']:>10.0f} {r['wall']:>7.1f}")
+    print(f"baseline: the {rows[0]['n']}-session row; target: 8 sessions, median ≤ 1.5 s, "
+          "≤ 150 MB per session")
+
+
+if __name__ == "__main__":
+    main()
