@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import release_values
+from ..release import release_values
 from ..errors import ParameterError
 from ..mechanisms import as_rng
 from ..validation import check_epsilon
