@@ -42,8 +42,7 @@ import numpy as np
 from .accounting import as_landmark_mask
 from .errors import ParameterError
 from .landmarks import trajectory_points
-from .mechanisms import as_rng
-from .noise.source import RandomSource, as_source
+from .noise.source import as_rng, as_source
 from .release import Release, release_locations, release_values
 from .validation import check_epsilon, check_int, check_positive
 
@@ -377,9 +376,7 @@ def _fp_slack(w: np.ndarray, exponent: float) -> float:
 def _uniform53(rng: Any, size: int) -> np.ndarray:
     """``size`` integers uniform in [0, 2^53): the release-grade ChaCha20 source keyed from the
     OS (:meth:`lmdk_core.noise.RandomSource.secure`) when rng is None."""
-    if rng is None:
-        return RandomSource.secure().words(size) >> np.uint64(11)
-    return as_rng(rng).integers(0, 2**53, size=size, dtype=np.uint64)
+    return as_source(rng).uniform53(size)
 
 
 def _accept(q: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> np.ndarray:

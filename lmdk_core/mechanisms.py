@@ -46,7 +46,7 @@ from ._deprecation import renamed
 from .errors import ParameterError
 from .noise.apply import check_rr_epsilon, noisy_bits, noisy_locations, noisy_values
 from .noise.exact import lattice_params, value_params
-from .noise.source import as_source, check_noise
+from .noise.source import as_rng, as_source, check_noise
 from .validation import check_epsilon, check_positive
 
 __all__ = [
@@ -74,26 +74,6 @@ noise's tangent component; averaged over orientations it is (π/4)·E‖L‖·b,
 
 
 # ----------------------------------------------------------------------------- randomness
-
-
-def as_rng(seed_or_rng: Any = None) -> np.random.Generator:
-    """Return a Generator: passed through, or seeded from None, an int ≥ 0 or a SeedSequence.
-
-    Raises ParameterError for any other type (bool, float, str, legacy RandomState, ...) or a
-    negative seed.
-    """
-    if isinstance(seed_or_rng, np.random.Generator):
-        return seed_or_rng
-    if seed_or_rng is None or isinstance(seed_or_rng, np.random.SeedSequence):
-        return np.random.default_rng(seed_or_rng)
-    if isinstance(seed_or_rng, (int, np.integer)) and not isinstance(seed_or_rng, (bool, np.bool_)):
-        if seed_or_rng < 0:
-            raise ParameterError(f"seed must be an integer >= 0, got {seed_or_rng}")
-        return np.random.default_rng(int(seed_or_rng))
-    raise ParameterError(
-        "seed must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator, "
-        f"got {type(seed_or_rng).__name__}"
-    )
 
 
 def _check_size(size: Any) -> tuple[int, ...]:

@@ -7,6 +7,6 @@
 * :mod:`.apply` — vectorised releases of values, locations and bits.
 """
 
-from .source import NOISE_MODES, RandomSource, as_source, check_noise
+from .source import NOISE_MODES, RandomSource, as_rng, as_source, check_noise, key_bytes
 
-__all__ = ["NOISE_MODES", "RandomSource", "as_source", "check_noise"]
+__all__ = ["NOISE_MODES", "RandomSource", "as_rng", "as_source", "check_noise", "key_bytes"]

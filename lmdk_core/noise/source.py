@@ -7,6 +7,14 @@
   os.urandom ≈ 50–60 MB/s, this keystream ≈ 160–290 MB/s (``bench/bench_noise.py``).
 * :meth:`RandomSource.seeded` — a numpy ``Generator`` (PCG64 by default) for simulations and
   tests only: anyone who knows or guesses the seed can subtract the noise. NOT for publication.
+* :meth:`RandomSource.keyed` — the same ChaCha20 keystream keyed by BLAKE2b(key ‖ label), for
+  a release that must redraw the same coins (a recomputed Dask partition of a population
+  release); the key comes from :func:`key_bytes` (fresh OS entropy for a real release).
+
+This module is the package's one owner of randomness: no other module of ``lmdk_core`` calls
+``np.random``, ``random``, ``secrets``, ``os.urandom`` or a cipher for a draw
+(``tests/test_random_sources.py`` enforces it); they take ``rng=`` and hand it to
+:func:`as_source` or :func:`as_rng`.
 
 The exact samplers (:mod:`lmdk_core.noise.discrete`) read uniform 64-bit words through
 :meth:`RandomSource.fill`; ``noise="fast"`` draws floating-point variates from
@@ -17,6 +25,7 @@ fast draw is fresh, but never floating-point safe).
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import itertools
 import os
 import threading
@@ -26,7 +35,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["NOISE_MODES", "RandomSource", "as_source", "check_noise"]
+__all__ = ["NOISE_MODES", "RandomSource", "as_rng", "as_source", "check_noise", "key_bytes"]
 
 NOISE_MODES = ("safe", "fast")
 """``"safe"``: exact discrete samplers on data-independent grids (release grade, default).
@@ -64,10 +73,18 @@ class RandomSource:
         return cls(cipher=cipher.encryptor())
 
     @classmethod
+    def keyed(cls, key: bytes, label: bytes) -> RandomSource:
+        """ChaCha20 keystream keyed by BLAKE2b(``key`` ‖ 0 ‖ ``label``), zero nonce: the same
+        (key, label) always gives the same words, distinct labels independent streams. Release
+        grade iff ``key`` is (:func:`key_bytes` with rng=None: 32 bytes of os.urandom)."""
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+        k = hashlib.blake2b(key + b"\x00" + label, digest_size=32).digest()
+        return cls(cipher=Cipher(algorithms.ChaCha20(k, bytes(16)), mode=None).encryptor())
+
+    @classmethod
     def seeded(cls, seed: Any) -> RandomSource:
         """Reproducible source from a seed, SeedSequence or Generator. Unsafe for publication."""
-        from ..mechanisms import as_rng
-
         return cls(generator=as_rng(seed))
 
     @property
@@ -94,6 +111,47 @@ class RandomSource:
         out = np.empty(n, dtype=np.uint64)
         self.fill(out)
         return out
+
+    def uniform53(self, n: int) -> np.ndarray:
+        """``n`` integers uniform in [0, 2^53) (uint64): the top 53 bits of :meth:`words` for a
+        cipher source; ``generator.integers(0, 2**53)`` for a seeded one (its pinned draws)."""
+        if self._cipher is not None:
+            return self.words(n) >> np.uint64(11)
+        return self.generator.integers(0, 2**53, size=n, dtype=np.uint64)
+
+
+def as_rng(seed_or_rng: Any = None) -> np.random.Generator:
+    """Return a Generator: passed through, or seeded from None, an int ≥ 0 or a SeedSequence.
+
+    Raises ParameterError for any other type (bool, float, str, legacy RandomState, ...) or a
+    negative seed.
+    """
+    if isinstance(seed_or_rng, np.random.Generator):
+        return seed_or_rng
+    if seed_or_rng is None or isinstance(seed_or_rng, np.random.SeedSequence):
+        return np.random.default_rng(seed_or_rng)
+    if isinstance(seed_or_rng, (int, np.integer)) and not isinstance(seed_or_rng, (bool, np.bool_)):
+        if seed_or_rng < 0:
+            raise ParameterError(f"seed must be an integer >= 0, got {seed_or_rng}")
+        return np.random.default_rng(int(seed_or_rng))
+    raise ParameterError(
+        "seed must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator, "
+        f"got {type(seed_or_rng).__name__}"
+    )
+
+
+def key_bytes(rng: Any) -> bytes:
+    """32 key bytes for :meth:`RandomSource.keyed`: fresh OS entropy (``rng=None``, a real
+    release), or derived from a simulation seed (BLAKE2b) or Generator (its next 32 bytes)."""
+    if rng is None:
+        return os.urandom(32)
+    if isinstance(rng, np.random.Generator):
+        return rng.bytes(32)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+        return hashlib.blake2b(b"lmdk-population-seed" + int(rng).to_bytes(16, "little"),
+                               digest_size=32).digest()
+    raise ParameterError(
+        f"rng must be None, an integer seed >= 0 or a numpy Generator, got {rng!r}")
 
 
 def as_source(rng: Any = None) -> RandomSource:

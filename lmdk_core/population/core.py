@@ -30,7 +30,6 @@ u's data in bin i: u's record added, removed, or moved to another cell (docs/per
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -85,11 +84,7 @@ def keyed_source(master_key: bytes, label: bytes) -> RandomSource:
     The same cipher as :meth:`lmdk_core.noise.RandomSource.secure`, keyed from the release's
     master key (fresh OS entropy for a real release, :func:`.release.master_key`) so that every
     partition of a Dask run draws the same coins for the same user."""
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
-
-    key = hashlib.blake2b(master_key + b"\x00" + label, digest_size=32).digest()
-    cipher = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None)
-    return RandomSource(cipher=cipher.encryptor())
+    return RandomSource.keyed(master_key, label)
 
 
 def user_coins(master_key: bytes, uid: str, n_bins: int) -> np.ndarray:

@@ -29,8 +29,6 @@ counts and per-user figures for evaluation and is never written to a public file
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -39,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..noise import RandomSource
+from ..noise import RandomSource, key_bytes
 from ..validation import check_int
 from .core import (
     BOUNDING_RULES,
@@ -181,16 +179,9 @@ def resolve_method(method: str, scheme: str, tau: Any, *, n_bins: int,
 
 
 def master_key(rng: Any) -> bytes:
-    """32 key bytes: fresh OS entropy (rng=None), or derived from a simulation seed/Generator."""
-    if rng is None:
-        return secrets.token_bytes(32)
-    if isinstance(rng, np.random.Generator):
-        return rng.bytes(32)
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
-        return hashlib.blake2b(b"lmdk-population-seed" + int(rng).to_bytes(16, "little"),
-                               digest_size=32).digest()
-    raise ParameterError(
-        f"rng must be None, an integer seed >= 0 or a numpy Generator, got {rng!r}")
+    """32 key bytes: fresh OS entropy (rng=None), or derived from a simulation seed/Generator
+    (:func:`lmdk_core.noise.source.key_bytes`, the package's one random source)."""
+    return key_bytes(rng)
 
 
 def noise_source(key: bytes) -> RandomSource:
