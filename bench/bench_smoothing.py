@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import timeit
 from pathlib import Path
 
@@ -34,6 +35,9 @@ import pandas as pd
 import lmdk_core as lc
 from lmdk_core.landmarks import landmark_mask
 from lmdk_core.metrics import mae_metres
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_reserve import demodata  # one reader of the MovingPandas excerpt
 
 GEOLIFE = Path("/work/evaldata/geolife_sample.txt.gz")
 DEMODATA = Path("/work/evaldata/demodata_geolife.csv")
@@ -80,10 +84,7 @@ def read_traces(paths: list[Path] | None) -> tuple[str, pd.DataFrame]:
     frames = []
     for path in paths:
         if path.name == "demodata_geolife.csv":  # MovingPandas: X = lon, Y = lat
-            raw = pd.read_csv(path, sep=";")
-            df = pd.DataFrame({"uid": "tracker " + raw["tracker"].astype(str),
-                               "time": pd.to_datetime(raw["t"], utc=True, format="ISO8601"),
-                               "lat": raw["Y"].astype(float), "lon": raw["X"].astype(float)})
+            df = demodata(str(path))
         else:
             df = lc.read_trajectories(path)[["uid", "time", "lat", "lon"]]
             df["time"] = pd.to_datetime(df["time"], utc=True)
