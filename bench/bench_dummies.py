@@ -58,7 +58,7 @@ def selection_row(name: str, mask: np.ndarray, eps_sel: float, epsilon: float = 
     fam = d.greedy_options(mask)
     sizes = np.arange(1, len(fam) + 1)
     real, ordinary = int(mask.sum()), int((~mask).sum())
-    budget = epsilon / d.split_budget(epsilon, eps_sel)
+    budget = epsilon / d.split_budget(epsilon, epsilon_select=eps_sel)
     p_old = d.exponential_probabilities(old_utilities(fam), epsilon=eps_sel, sensitivity=1.0)
     c = d.dummy_cost(mask, epsilon=epsilon, epsilon_select=eps_sel, generator="greedy")
     p_new = d.exponential_probabilities(d.option_utilities(fam), epsilon=eps_sel,

@@ -52,7 +52,7 @@ def stay_bound(gen: str, eps_sel: float, k: int, n: int) -> float:
 def row(traj, mask: np.ndarray, gen: str, eps_sel: float, runs: int) -> dict[str, float]:
     n, ordinary = mask.size, int((~mask).sum())
     aucs, counts, full, errors = [], [], [], []
-    eps_scheme = d.split_budget(EPSILON, eps_sel)
+    eps_scheme = d.split_budget(EPSILON, epsilon_select=eps_sel)
     for seed in range(runs):
         h = d.hide_landmarks(mask, epsilon_select=eps_sel, generator=gen, rng=seed)
         aucs.append(d.run_length_auc(mask, h.mask))

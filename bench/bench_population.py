@@ -34,7 +34,7 @@ import numpy as np, pandas as pd
 mode, path = sys.argv[1], sys.argv[2]
 from lmdk_core.population import ICDE15_MIX, Grid, draw_preferences, release_population
 from lmdk_core.population.noise import discrete_laplace
-discrete_laplace(4, 1.0, 0)  # load the compiled kernel before timing
+discrete_laplace(4, 1.0, rng=0)  # load the compiled kernel before timing
 grid = Grid.covering(start="2008-02-02", end="2008-02-09", cell_m=500, bin_s=3600)
 t0 = time.perf_counter()
 c0 = time.process_time()
@@ -102,7 +102,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        traj, places = generate_population(args.users, points_per_user=args.points, seed=0)
+        traj, places = generate_population(args.users, points_per_user=args.points, rng=0)
         t_gen = time.perf_counter() - t0
         pq = write_partitioned(traj, pathlib.Path(tmp) / "points", n_files=args.files)
         places.to_parquet(pathlib.Path(tmp) / "places.parquet")

@@ -119,7 +119,7 @@ def main() -> None:
         n_max = max(scales) * args.users
         if not places.exists():
             t0 = time.perf_counter()
-            write_population(full, n_max, points_per_user=args.points, seed=0).to_parquet(
+            write_population(full, n_max, points_per_user=args.points, rng=0).to_parquet(
                 places)
             print(f"wrote {n_max:,} users x {args.points} points in "
                   f"{time.perf_counter() - t0:.0f} s")

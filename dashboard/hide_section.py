@@ -191,7 +191,7 @@ def render_hide(landmarks: np.ndarray, *, epsilon: float, key: str = "hide") -> 
                  "data: a limit derived from your landmarks would itself reveal them.",
         )
     try:
-        split_budget(epsilon, eps_sel)
+        split_budget(epsilon, epsilon_select=eps_sel)
         guarantee = guarantee_text(mask, epsilon_select=float(eps_sel), generator=str(generator))
         cost = cost_text(mask, epsilon=float(epsilon), epsilon_select=float(eps_sel),
                          generator=str(generator), max_dummies=int(cap) or None)

@@ -71,7 +71,7 @@ nobody can afford is refused. The ledger's figures below are private (publisher 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def population(n_users: int, points_per_user: int, seed: int) -> dict[str, Any]:
     """Synthetic population (no real person; shared cache is fine) and its public grid."""
-    traj, places = P.generate_population(n_users, points_per_user=points_per_user, seed=seed)
+    traj, places = P.generate_population(n_users, points_per_user=points_per_user, rng=seed)
     grid = P.Grid.covering(start="2008-02-02", end="2008-02-09", cell_m=PAGE_CELL_M)
     return {"traj": traj, "places": places[places["name"] == "other"], "grid": grid,
             "uids": traj["uid"].cat.categories}

@@ -279,7 +279,7 @@ def render(
             f"ε = {fmt_number(s.epsilon)}). Switch it off there.",
             icon="ℹ️",
         )
-    guarantee = accounting.landmark_guarantee(release.eps, mask)
+    guarantee = accounting.landmark_guarantee(release.budget, mask)
     st.caption(
         "Top: the budget ε_t spent at each timestamp (landmarks marked). Bottom: the landmark "
         "guarantee G_t — ε_t plus everything spent at landmarks — which must stay below the ε line "
@@ -289,7 +289,7 @@ def render(
     dummies = released_with & ~mask if released_with.sum() > mask.sum() else None  # section 2b
     charts.show(
         figures.allocation_figure(
-            release.eps, mask, s.epsilon, time=traj["time"], guarantee=guarantee,
+            release.budget, mask, epsilon=s.epsilon, time=traj["time"], guarantee=guarantee,
             dummies=dummies, max_points=CHART_POINTS,
         ),
         key="allocation_chart",
@@ -321,7 +321,7 @@ def render(
         "other timestamp (G_t), so this can exceed ε.",
     )
     gmax = float(guarantee.max()) if guarantee.size else 0.0
-    ok = accounting.satisfies_landmark_privacy(release.eps, mask, s.epsilon)
+    ok = accounting.satisfies_landmark_privacy(release.budget, mask, epsilon=s.epsilon)
     c[3].metric(
         "Max G_t vs ε",
         f"{fmt_number(gmax)} / {fmt_number(s.epsilon)}",

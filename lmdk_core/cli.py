@@ -271,7 +271,7 @@ def _load_population(args: argparse.Namespace, progress: Progress
     if args.generate:
         progress.note(f"generating {args.generate} synthetic users")
         traj, places = P.generate_population(args.generate, points_per_user=args.points_per_user,
-                                             days=args.days, seed=args.data_seed)
+                                             days=args.days, rng=args.data_seed)
         return traj, places
     if args.input is None:
         raise ParameterError("give an input file/directory or --generate N")

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ._deprecation import renamed
 from .accounting import as_landmark_mask
 from .errors import ParameterError
 from .landmarks import trajectory_points
@@ -724,7 +725,7 @@ def dummy_cost(landmarks: Any, *, epsilon: float, epsilon_select: float,
     selection probabilities (:func:`expected_dummies`; the noise factor is linear in |L'|, so
     its expectation is exact too). PRIVATE: it depends on L."""
     mask = _mask(landmarks, None)
-    e_scheme = split_budget(epsilon, epsilon_select)
+    e_scheme = split_budget(epsilon, epsilon_select=epsilon_select)
     expected = expected_dummies(mask, epsilon_select=epsilon_select, generator=generator,
                                 max_dummies=max_dummies, stay_moments=stay_moments, bins=bins,
                                 dummy_ratio=dummy_ratio)
@@ -774,7 +775,8 @@ def run_length_auc(landmarks: Any, released: Any) -> float:
 # ----------------------------------------------------------------------------- high level
 
 
-def split_budget(epsilon: float, epsilon_select: float) -> float:
+@renamed(positional=("epsilon_select",))
+def split_budget(epsilon: float, *, epsilon_select: float) -> float:
     """ε_scheme for a total ε and a selection budget ε_sel: the largest float with
     ε_scheme + ε_sel ≤ ε (in floating point, so the reported total never exceeds ε)."""
     eps = check_epsilon(epsilon)
@@ -944,7 +946,7 @@ def release_hidden(data: Any, landmarks: Any, *, epsilon: float, epsilon_select:
     """
     if radius_m is not None and sensitivity is not None:
         raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
-    e_scheme = split_budget(epsilon, epsilon_select)
+    e_scheme = split_budget(epsilon, epsilon_select=epsilon_select)
     if sensitivity is None:
         n = trajectory_points(data)[0].size
     else:

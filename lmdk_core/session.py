@@ -99,12 +99,15 @@ class ReleaseSettings:
         if self.generator not in GENERATORS:
             raise ParameterError(f"generator must be one of {', '.join(GENERATORS)}")
         if self.hide:
-            split_budget(self.epsilon, self.epsilon_select)  # raises if ε_sel ∉ (0, ε)
+            # raises if ε_sel ∉ (0, ε)
+            split_budget(self.epsilon, epsilon_select=self.epsilon_select)
 
     @property
     def epsilon_scheme(self) -> float:
         """ε left for the scheme: ε − ε_sel with dummies, ε without."""
-        return split_budget(self.epsilon, self.epsilon_select) if self.hide else self.epsilon
+        if not self.hide:
+            return self.epsilon
+        return split_budget(self.epsilon, epsilon_select=self.epsilon_select)
 
     def but(self, **changes: Any) -> ReleaseSettings:
         """A copy with ``changes`` (validated)."""

@@ -11,6 +11,7 @@ list only shrinks.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -64,7 +65,7 @@ PLACE_OR_STAY_RADIUS = {
     "lmdk_core.patterns.regions.PlaceRegions.__init__": "place_radius_m",
     "lmdk_core.jupyter.explorer.Explorer.add_place": "place_radius_m",
     "lmdk_core.jupyter.session.ExplorerSession.add_place": "place_radius_m",
-    "lmdk_core.population.places.suggest_user_places": "place_radius_m",
+    "lmdk_core.population.places.suggest_user_places": "stay_radius_m",
 }
 
 CONCURRENT = "being edited concurrently (issue 25/26/27 helpers)"
@@ -74,19 +75,8 @@ ALLOWLIST: dict[tuple[str, str, str], str] = {
     ("lmdk_core.release.release_locations", "spelling", "seed"): CONCURRENT,
     ("lmdk_core.release.release_with_budget", "spelling", "seed"): CONCURRENT,
     ("lmdk_core.release.release_with_budget", "spelling", "eps"): CONCURRENT,
-    ("lmdk_core.population.generator.generate_population", "spelling", "seed"): CONCURRENT,
-    ("lmdk_core.population.tau.keep_probability", "spelling", "eps"): CONCURRENT,
-    ("lmdk_core.population.tau.public_bin_budgets", "spelling", "public_eps"): CONCURRENT,
-    ("lmdk_core.population.release.release_losses", "spelling", "public_eps"): CONCURRENT,
-    ("lmdk_core.population.release.release_methods", "spelling", "public_eps"): CONCURRENT,
-    ("lmdk_core.population.release.release_population", "spelling", "public_eps"): CONCURRENT,
-    ("lmdk_core.population.ledger.Ledger.charge", "keyword-only", "epsilon"): CONCURRENT,
-    ("lmdk_core.population.noise.discrete_laplace", "keyword-only", "rng"): CONCURRENT,
-    ("lmdk_core.population.noise.publish_counts", "keyword-only", "rng"): CONCURRENT,
-    ("lmdk_core.dummies.split_budget", "keyword-only", "epsilon_select"): CONCURRENT,
     ("lmdk_core.ledger.ReleaseLedger.would_exceed", "keyword-only", "epsilon"): CONCURRENT,
     ("lmdk_core.ledger.distance_factor", "keyword-only", "radius_m"): CONCURRENT,
-    ("lmdk_core.population.places.suggest_user_places", "radius-meaning", "radius_m"): CONCURRENT,
     # run_scheme's one caller, lmdk_core/release.py, is being edited concurrently: making ε and
     # rng keyword-only now would make every release warn through the deprecation helper.
     ("lmdk_core.schemes.run_scheme", "keyword-only", "epsilon"): CONCURRENT,
@@ -264,38 +254,71 @@ def test_deprecated_spellings_reach_the_new_ones():
 OLD_SPELLING_CALLERS = {
     # (file, callable): callers of a deprecated spelling in files being edited concurrently.
     ("dashboard/loss_section.py", "loss_figure"): CONCURRENT,
-    ("dashboard/privacy_section.py", "allocation_figure"): CONCURRENT,
-    ("dashboard/privacy_section.py", "satisfies_landmark_privacy"): CONCURRENT,
-    ("lmdk_core/population/places.py", "suggest_places"): CONCURRENT,
 }
+
+
+def _n_positional(func: Callable) -> int:
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(p.kind in kinds for p in inspect.signature(func).parameters.values())
 
 
 def _deprecated_signatures() -> dict[str, tuple[int, dict]]:
     """Public function and class names whose old spellings the helper still accepts:
     name → (number of positional parameters, the helper's ``__lmdk_deprecated__``)."""
     out: dict[str, tuple[int, dict]] = {}
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     for mod in _public_modules():
         for name in mod.__all__:
             obj = getattr(mod, name)
             func = vars(obj).get("__init__") if inspect.isclass(obj) else obj
             meta = getattr(func, "__lmdk_deprecated__", None)
             if meta is not None:
-                params = inspect.signature(func).parameters.values()
-                n_pos = sum(p.kind in kinds for p in params) - inspect.isclass(obj)
-                out[name] = (n_pos, meta)
+                out[name] = (_n_positional(func) - inspect.isclass(obj), meta)
     return out
 
 
+def _deprecated_methods() -> dict[str, tuple[int, dict]]:
+    """Public method names whose old spellings the helper still accepts: name → (the largest
+    number of positional parameters after ``self`` among the classes defining it, the union of
+    their old spellings). A method call ``x.name(...)`` is matched by name whatever ``x`` is."""
+    out: dict[str, tuple[int, dict]] = {}
+    for mod in _public_modules():
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if not inspect.isclass(obj):
+                continue
+            for attr, val in vars(obj).items():
+                if isinstance(val, (staticmethod, classmethod)):
+                    val = val.__func__
+                meta = getattr(val, "__lmdk_deprecated__", None)
+                if attr.startswith("_") or meta is None:
+                    continue
+                n_pos = _n_positional(val) - 1  # self or cls
+                old_n, old_meta = out.get(attr, (n_pos, {"aliases": {}, "positional": ()}))
+                out[attr] = (max(n_pos, old_n),
+                             {"aliases": {**old_meta["aliases"], **meta["aliases"]},
+                              "positional": old_meta["positional"] or meta["positional"]})
+    return out
+
+
+def _old_spelling(node: ast.Call, n_pos: int, meta: dict) -> bool:
+    """Whether the call passes an old keyword, or a now keyword-only parameter positionally (a
+    call with more positional arguments than the old signature took is another function of the
+    same name, e.g. the internal sampler ``lmdk_core.noise.discrete.discrete_laplace``)."""
+    return any(k.arg in meta["aliases"] for k in node.keywords) or bool(
+        n_pos < len(node.args) <= n_pos + len(meta["positional"])
+        and not any(isinstance(a, ast.Starred) for a in node.args))
+
+
 def test_no_caller_uses_a_deprecated_spelling():
-    """The package, the app, the benches and the tests call each renamed function by its new
-    spelling (only this file and the deprecation tests may use the old ones)."""
-    import ast
+    """The package, the app, the benches and the tests call each renamed function and method by
+    its new spelling (only this file and the deprecation tests may use the old ones)."""
     from pathlib import Path
 
     root = Path(lm.__file__).parent.parent
     spelled = _deprecated_signatures()
+    methods = _deprecated_methods()
     assert {"laplace", "Laplace", "temporal_loss", "detect_stays"} <= set(spelled)
+    assert {"charge", "sample", "release"} <= set(methods)
     found = set()
     for path in sorted({*root.glob("lmdk_core/**/*.py"), *root.glob("dashboard/**/*.py"),
                         *root.glob("bench/*.py"), *root.glob("tests/*.py")}):
@@ -310,13 +333,11 @@ def test_no_caller_uses_a_deprecated_spelling():
             if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
                     and f.value.id not in ("np", "gen", "rng", "self", "source", "generator"):
                 name = f.attr
-            if name not in spelled:
-                continue
-            n_pos, meta = spelled[name]
-            if any(k.arg in meta["aliases"] for k in node.keywords) or (
-                    meta["positional"] and len(node.args) > n_pos
-                    and not any(isinstance(a, ast.Starred) for a in node.args)):
+            if name in spelled and _old_spelling(node, *spelled[name]):
                 found.add((rel, name))
+            if isinstance(f, ast.Attribute) and f.attr in methods \
+                    and _old_spelling(node, *methods[f.attr]):
+                found.add((rel, f.attr))
     new = sorted(found - set(OLD_SPELLING_CALLERS))
     assert not new, f"callers of deprecated spellings (use the new ones): {new}"
     fixed = sorted(set(OLD_SPELLING_CALLERS) - found)

@@ -317,7 +317,7 @@ def test_ordinary_moments_locate_home_while_the_landmarks_are_protected(alice):
 def test_population_reidentification_falls_with_noise_and_is_seeded():
     from lmdk_core import population as P
 
-    traj, places = P.generate_population(40, points_per_user=120, seed=3)
+    traj, places = P.generate_population(40, points_per_user=120, rng=3)
     prefs = P.draw_preferences(traj["uid"].cat.categories, P.MIXES["icde15"], rng=0)
     kw = {"rng": 5, "cell_m": 1000.0, "draws": 2}
     out = at.population_reidentification(traj, places, prefs, **kw)

@@ -152,7 +152,7 @@ def test_population_dask_engine_from_partitioned_parquet(tmp_path):
     pytest.importorskip("dask")
     from lmdk_core.population import generate_population, write_partitioned
 
-    traj, _ = generate_population(12, points_per_user=30, days=1, seed=3)
+    traj, _ = generate_population(12, points_per_user=30, days=1, rng=3)
     pq = write_partitioned(traj, tmp_path / "pq", n_files=3)
     args = ["population", str(pq), "--start", "2008-02-02", "--end", "2008-02-03",
             "--cell-m", "3000", "--tau", "1", "--seed", "5", "--quiet"]
@@ -180,7 +180,7 @@ def test_entry_point_declared_and_module_runs():
 def test_population_needs_a_public_time_window_and_valid_places(tmp_path, capsys):
     from lmdk_core.population import generate_population
 
-    traj, places = generate_population(5, points_per_user=20, days=1, seed=1)
+    traj, places = generate_population(5, points_per_user=20, days=1, rng=1)
     traj.assign(uid=traj["uid"].astype(str)).to_csv(tmp_path / "t.csv", index=False)
     out = tmp_path / "o"
     assert main(["population", str(tmp_path / "t.csv"), "--tau", "1", "--out", str(out),
@@ -198,7 +198,7 @@ def test_population_needs_a_public_time_window_and_valid_places(tmp_path, capsys
 def test_population_uses_every_imported_place(tmp_path):
     from lmdk_core.population import generate_population
 
-    traj, places = generate_population(5, points_per_user=60, days=1, seed=2)
+    traj, places = generate_population(5, points_per_user=60, days=1, rng=2)
     traj.assign(uid=traj["uid"].astype(str)).to_csv(tmp_path / "t.csv", index=False)
     places.assign(name="Home").to_csv(tmp_path / "p.csv", index=False)  # any names
     out = tmp_path / "o"

@@ -77,7 +77,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    traj, places = generate_population(80, points_per_user=100, days=2, seed=8)
+    traj, places = generate_population(80, points_per_user=100, days=2, rng=8)
     d = tmp_path_factory.mktemp("pop")
     pq = write_partitioned(traj, d / "pq", n_files=4, row_group_rows=500)
     places = places[places["name"] == "other"]

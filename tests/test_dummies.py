@@ -243,7 +243,7 @@ def test_selection_probabilities_by_enumeration(bits, eps, generator, rho, bins)
     x = np.zeros(mask.size)
     free = int(np.flatnonzero(~mask)[0])
     plain = release_values(x, mask, epsilon=eps + 1.0, scheme="uniform", rng=0).eps[free]
-    e_scheme = d.split_budget(eps + 1.0, eps)
+    e_scheme = d.split_budget(eps + 1.0, epsilon_select=eps)
     ratios = []
     for k in range(1, len(fam) + 1):
         opt = fam.mask(k)
@@ -447,16 +447,16 @@ def test_hide_landmarks_errors_and_exhaustive_generator():
 @given(st.floats(1e-6, 1e6), st.floats(0.01, 0.99))
 def test_split_budget_total_never_exceeds_epsilon(eps, share):
     sel = eps * share
-    rest = d.split_budget(eps, sel)
+    rest = d.split_budget(eps, epsilon_select=sel)
     assert rest > 0 and rest + sel <= eps
     assert eps - (rest + sel) <= 4 * math.ulp(eps)
 
 
 def test_split_budget_errors():
     with pytest.raises(ParameterError, match="smaller than the total"):
-        d.split_budget(1.0, 1.0)
+        d.split_budget(1.0, epsilon_select=1.0)
     with pytest.raises(ParameterError):
-        d.split_budget(1.0, 0.0)
+        d.split_budget(1.0, epsilon_select=0.0)
 
 
 @settings(max_examples=8)
@@ -469,7 +469,7 @@ def test_guarantee_holds_on_L_prime_for_every_scheme(n, share, eps, sel_share, s
     sel = eps * sel_share
     generator = ("stays", "bernoulli", "greedy")[seed % 3]
     h = d.hide_landmarks(L, epsilon_select=sel, generator=generator, rng=seed)
-    e_scheme = d.split_budget(eps, sel)
+    e_scheme = d.split_budget(eps, epsilon_select=sel)
     assert e_scheme + h.epsilon_select <= eps
     for scheme in SCHEMES:
         if scheme == "event":

@@ -23,7 +23,7 @@ def test_release_hidden_accounts_and_protects():
     x, L = _series()
     out = d.release_hidden(x, L, epsilon=1.0, epsilon_select=0.2, scheme="uniform",
                            sensitivity=1.0, rng=3)
-    assert out.release.epsilon == d.split_budget(1.0, 0.2)
+    assert out.release.epsilon == d.split_budget(1.0, epsilon_select=0.2)
     assert out.epsilon_total == out.release.epsilon + 0.2 <= 1.0
     assert np.array_equal(out.release.landmarks, out.hidden.mask)
     assert landmark_guarantee(out.release.eps, out.hidden.mask).max() <= out.release.epsilon + 1e-12

@@ -104,7 +104,7 @@ def test_guarantee_and_cost_texts_match_the_library():
     assert f"{expected / 650:.0%} of your 650 ordinary moments".replace("%", " %") in cost
     assert f"about {650 - expected:,.0f} are left shown as ordinary" in cost
     # Uniform's noise factor, independently: (|L|+1+E[D])/(|L|+1) · ε/ε_scheme
-    total = (351 + expected) / 351 * 1.0 / d.split_budget(1.0, 0.1)
+    total = (351 + expected) / 351 * 1.0 / d.split_budget(1.0, epsilon_select=0.1)
     assert f"about {total - 1:.0%} larger".replace("%", " %") in cost
     assert f"{expected / 351:.0%} from protecting".replace("%", " %") in cost
     greedy = h.cost_text(L, epsilon=1.0, epsilon_select=0.1, generator="greedy")

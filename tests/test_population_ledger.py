@@ -29,7 +29,7 @@ def test_ledger_invariants(budgets, queries, data):
         recs = np.array(data.draw(st.lists(st.integers(0, 5), min_size=len(budgets),
                                            max_size=len(budgets))), dtype=float)
         before = led.spent.copy()
-        ch = led.charge(recs, eps)
+        ch = led.charge(recs, epsilon=eps)
         # excluded users pay nothing; included users pay exactly ε × records
         assert np.all(led.spent[~ch.included] == before[~ch.included])
         assert np.allclose(led.spent[ch.included] - before[ch.included], eps * recs[ch.included])
@@ -47,7 +47,7 @@ def test_ledger_invariants(budgets, queries, data):
 
 def test_exclusion_display_is_noisy_and_unbiased():
     led = _ledger([1.0] * 20, display_epsilon=0.5, max_displays=1)
-    led.charge(np.array([3.0] * 5 + [0.0] * 15), 0.5)  # 5 users need 1.5 > 0.5: excluded
+    led.charge(np.array([3.0] * 5 + [0.0] * 15), epsilon=0.5)  # 5 users need 1.5 > 0.5: excluded
     assert led.history[-1].n_excluded == 5
     shown = []
     for s in range(400):
@@ -60,7 +60,7 @@ def test_exclusion_display_is_noisy_and_unbiased():
 
 def test_display_reserve_is_enforced():
     led = _ledger([1.0], display_epsilon=0.1, max_displays=2)
-    led.charge([0.0], 0.1)
+    led.charge([0.0], epsilon=0.1)
     led.noisy_excluded(rng=1)
     led.noisy_excluded(rng=2)
     with pytest.raises(ParameterError, match="reserve"):
@@ -70,7 +70,7 @@ def test_display_reserve_is_enforced():
 
 
 def test_ledger_counts_leave_out_users_who_cannot_pay():
-    traj, _ = generate_population(30, points_per_user=60, seed=2)
+    traj, _ = generate_population(30, points_per_user=60, rng=2)
     grid = Grid.covering(start="2008-02-02", end="2008-02-09", cell_m=2000)
     rec = bounded_records(traj, grid=grid)
     budgets = pd.DataFrame({"uid": sorted(rec["uid"].unique()), "epsilon": 0.5})
@@ -122,14 +122,14 @@ def test_adding_users_then_spending_equals_enrolling_them_at_their_time(old, new
                          index=uids, dtype=float)
 
     for eps, counts in before:
-        led.charge(records(counts, uo), eps)
-        only_old.charge(records(counts, uo), eps)
+        led.charge(records(counts, uo), epsilon=eps)
+        only_old.charge(records(counts, uo), epsilon=eps)
     if not before:  # enrolled before any query: the same as being there from the start
         assert led.add_users(_frame(un, new)) == len(new)
         for eps, counts in after:
             q = pd.concat([records(counts, uo), records(counts[::-1], un)])
-            led.charge(q, eps)
-            from_start.charge(q, eps)
+            led.charge(q, epsilon=eps)
+            from_start.charge(q, epsilon=eps)
         assert np.array_equal(led.uids, from_start.uids)
         assert np.allclose(led.spent, from_start.spent, rtol=0, atol=1e-12)
         led.check()
@@ -143,9 +143,9 @@ def test_adding_users_then_spending_equals_enrolling_them_at_their_time(old, new
     assert np.all(led.spent[len(uo):] == 0)                 # past consumption 0
     for eps, counts in after:
         q_old, q_new = records(counts, uo), records(counts[::-1], un)
-        led.charge(pd.concat([q_old, q_new]), eps)
-        only_old.charge(q_old, eps)
-        only_new.charge(q_new, eps)
+        led.charge(pd.concat([q_old, q_new]), epsilon=eps)
+        only_old.charge(q_old, epsilon=eps)
+        only_new.charge(q_new, epsilon=eps)
     if show and after:
         for ledger in (led, only_old, only_new):
             ledger.noisy_excluded(rng=1)
@@ -157,7 +157,7 @@ def test_adding_users_then_spending_equals_enrolling_them_at_their_time(old, new
 
 def test_adding_users_after_a_display_keeps_the_totals():
     led = _ledger([1.0, 1.0], display_epsilon=0.1, max_displays=2)
-    led.charge([1.0, 0.0], 0.2)
+    led.charge([1.0, 0.0], epsilon=0.2)
     led.noisy_excluded(rng=0)
     led.add_users(_frame(["late"], [0.5]))
     d = led.display_epsilon  # 0.1 snapped to the noise's grid
@@ -166,7 +166,7 @@ def test_adding_users_after_a_display_keeps_the_totals():
     assert led.displays * d * led.budget.size != pytest.approx(led.spent.sum() - 0.2)
     led.check()
     assert led.total_charged == pytest.approx(0.2 + d * 2)
-    ch = led.charge(pd.Series({"late": 3.0, "u0": 1.0}), 0.1)  # late: 0.3 ≤ 0.5 − reserve
+    ch = led.charge(pd.Series({"late": 3.0, "u0": 1.0}), epsilon=0.1)  # late: 0.3 ≤ 0.5 − reserve
     assert ch.included.tolist() == [True, True, True] and led.spent[2] == pytest.approx(0.3)
     assert led.affordable(pd.Series({"late": 1.0})).tolist() == [True, True, False]
     led.check()
@@ -174,7 +174,7 @@ def test_adding_users_after_a_display_keeps_the_totals():
 
 def test_duplicate_or_bad_new_users_are_refused_and_change_nothing():
     led = _ledger([1.0, 2.0], display_epsilon=0.1, max_displays=1)
-    led.charge([1.0, 1.0], 0.3)
+    led.charge([1.0, 1.0], epsilon=0.3)
     state = (led.uids.copy(), led.budget.copy(), led.spent.copy())
     for bad, match in [(_frame(["u1"], [1.0]), "already in the ledger"),
                        (_frame(["x", "x"], [1.0, 1.0]), "twice"),

@@ -25,7 +25,7 @@ from lmdk_core.population.noise import (
                                               (2.5, MOVE_SENSITIVITY)])
 def test_discrete_laplace_matches_its_law(tau, sensitivity):
     """Pr[y] ∝ exp(−(τ/Δ)|y|): the law the proofs use, τ/Δ exactly (Δ·2^20 the denominator)."""
-    x = discrete_laplace(60_000, tau, np.random.default_rng(5), sensitivity=sensitivity)
+    x = discrete_laplace(60_000, tau, rng=np.random.default_rng(5), sensitivity=sensitivity)
     tau = snap_tau(tau) / sensitivity
     if sensitivity == MOVE_SENSITIVITY:
         assert tau == count_noise_tau(tau * sensitivity)
@@ -52,8 +52,8 @@ def test_bernoulli_exp_frequencies():
 
 
 def test_same_generator_state_gives_same_noise_and_data_never_changes_draws():
-    a = publish_counts(np.zeros(1000, dtype=np.int64), 0.5, np.random.default_rng(9))
-    b = publish_counts(np.arange(1000, dtype=np.int64), 0.5, np.random.default_rng(9))
+    a = publish_counts(np.zeros(1000, dtype=np.int64), 0.5, rng=np.random.default_rng(9))
+    b = publish_counts(np.arange(1000, dtype=np.int64), 0.5, rng=np.random.default_rng(9))
     assert np.array_equal(b - np.arange(1000), a)  # noise is independent of the counts
 
 
@@ -71,10 +71,10 @@ def test_bad_tau_refused(bad):
 
 def test_publish_counts_refuses_float_counts():
     with pytest.raises(ParameterError, match="integers"):
-        publish_counts(np.array([1.5]), 1.0, 0)
+        publish_counts(np.array([1.5]), 1.0, rng=0)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, 65])
 def test_bad_sensitivity_refused(bad):
     with pytest.raises(ParameterError, match="sensitivity"):
-        publish_counts(np.array([1]), 1.0, 0, sensitivity=bad)
+        publish_counts(np.array([1]), 1.0, rng=0, sensitivity=bad)

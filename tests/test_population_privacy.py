@@ -184,12 +184,12 @@ def test_the_release_and_ledger_queries_add_discrete_laplace_of_half_tau():
     assert rel.public_metadata()["noise_tau"] == rel.noise_tau
     noise = rel.counts - rel.private.kept_counts
     source = prelease.noise_source(prelease.master_key(4))
-    want = discrete_laplace(noise.size, rel.tau, source, sensitivity=MOVE_SENSITIVITY)
+    want = discrete_laplace(noise.size, rel.tau, rng=source, sensitivity=MOVE_SENSITIVITY)
     np.testing.assert_array_equal(noise.ravel(), want)
     led = Ledger(prefs, max_displays=0)
     rec = pd.DataFrame({"uid": ["a", "b"], "key": [0, 1]})
     noisy, _ = ledger_counts(led, rec, n_keys=3, epsilon=0.4, rng=np.random.default_rng(8))
-    want = discrete_laplace(3, 0.4, np.random.default_rng(8), sensitivity=MOVE_SENSITIVITY)
+    want = discrete_laplace(3, 0.4, rng=np.random.default_rng(8), sensitivity=MOVE_SENSITIVITY)
     np.testing.assert_array_equal(noisy - np.array([1, 1, 0]), want)
 
 

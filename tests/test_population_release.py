@@ -30,15 +30,15 @@ from lmdk_core.population.tau import estimated_cell_mse
 
 @pytest.fixture(scope="module")
 def pop():
-    traj, places = generate_population(60, points_per_user=80, days=2, seed=1)
+    traj, places = generate_population(60, points_per_user=80, days=2, rng=1)
     prefs = draw_preferences(traj["uid"].cat.categories, rng=2)
     grid = Grid.covering(start="2008-02-02", end="2008-02-04", cell_m=1000)
     return traj, places, prefs, grid
 
 
 def test_generator_is_deterministic_and_in_the_box():
-    a, pa = generate_population(20, points_per_user=50, seed=4)
-    b, pb = generate_population(20, points_per_user=50, seed=4)
+    a, pa = generate_population(20, points_per_user=50, rng=4)
+    b, pb = generate_population(20, points_per_user=50, rng=4)
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(pa, pb)
     assert len(a) == 1000 and set(pa["name"]) == {"home", "work", "other"}
@@ -205,7 +205,7 @@ def test_own_place_mask_equals_landmark_mask_per_user(seed, radius):
     import lmdk_core as lm
     from lmdk_core.population.core import own_place_mask
 
-    traj, places = generate_population(6, points_per_user=40, days=1, seed=seed)
+    traj, places = generate_population(6, points_per_user=40, days=1, rng=seed)
     rng = np.random.default_rng(seed)
     places = places.sample(frac=0.7, random_state=seed)
     places = places.assign(radius_m=rng.uniform(0, radius, len(places)))
@@ -237,7 +237,7 @@ def test_suggested_places_are_each_users_own_home_and_work():
     from lmdk_core.geo import haversine_m
     from lmdk_core.population import suggest_user_places
 
-    traj, places = generate_population(6, points_per_user=400, seed=3)
+    traj, places = generate_population(6, points_per_user=400, rng=3)
     sug = suggest_user_places(traj, top=2)
     assert set(sug["uid"]) == set(traj["uid"].astype(str))
     for uid, own in sug.groupby("uid"):

@@ -28,7 +28,7 @@ from lmdk_core.population.partitions import ParquetUnit, frame_units, parquet_un
 
 @pytest.fixture(scope="module")
 def pop():
-    traj, places = generate_population(30, points_per_user=60, days=2, seed=4)
+    traj, places = generate_population(30, points_per_user=60, days=2, rng=4)
     places = places[places["name"] != "work"]
     prefs = draw_preferences(traj["uid"].astype(str).unique(), ICDE15_MIX, rng=3)
     grid = Grid.covering(start="2008-02-02", end="2008-02-04", cell_m=3000, bin_s=3 * 3600)
@@ -154,8 +154,8 @@ def test_bad_locations_raise_the_package_error(pop, tmp_path):
 
 
 def test_written_population_is_the_generated_one(tmp_path):
-    traj, places = generate_population(25, points_per_user=30, days=1, seed=2)
-    got_places = write_population(tmp_path, 25, points_per_user=30, days=1, seed=2)
+    traj, places = generate_population(25, points_per_user=30, days=1, rng=2)
+    got_places = write_population(tmp_path, 25, points_per_user=30, days=1, rng=2)
     pd.testing.assert_frame_equal(places, got_places)
     back = pd.read_parquet(tmp_path)
     assert np.array_equal(back["uid"].to_numpy(dtype=str), traj["uid"].to_numpy(dtype=str))

@@ -31,7 +31,7 @@ from lmdk_core.session import BudgetExceededError
 
 @pytest.fixture(scope="module")
 def pop():
-    traj, places = generate_population(60, points_per_user=80, days=2, seed=1)
+    traj, places = generate_population(60, points_per_user=80, days=2, rng=1)
     grid = Grid.covering(start="2008-02-02", end="2008-02-04", cell_m=2000)
     prefs = draw_preferences(traj["uid"].cat.categories, ICDE15_MIX, rng=0)
     return traj, places[places["name"] == "other"], prefs, grid

@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ..release import release_values
 from ..errors import ParameterError
 from ..mechanisms import as_rng
+from ..release import release_values
 from ..validation import check_epsilon
 from .match import Pattern
 from .ppm import PatternRelease, _private, _region_of_types
@@ -94,7 +94,7 @@ def _from_bits(stream: EventStream, codes: np.ndarray, released: np.ndarray, tru
         reg = region_of[codes[k_idx]]
         ok = reg >= 0
         fresh = np.arange(int(keep.sum()), tick.size)[ok]
-        lat[fresh], lon[fresh] = regions.sample(reg[ok], gen)
+        lat[fresh], lon[fresh] = regions.sample(reg[ok], rng=gen)
     injected = np.concatenate([np.zeros(int(keep.sum()), bool), true_bits[t_idx, k_idx] == 0])
     col = np.full(len(stream.types), -1)
     col[codes] = np.arange(codes.size)

@@ -29,7 +29,7 @@ __all__ = ["error_table", "format_table", "ledger_dropout"]
 def _population(n_users: int, points_per_user: int, days: int, seed: int, cell_m: float,
                 landmark_kinds: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame, Grid]:
     traj, places = generate_population(n_users, points_per_user=points_per_user, days=days,
-                                       seed=seed)
+                                       rng=seed)
     grid = Grid.covering(start="2008-02-02", end=pd.Timestamp("2008-02-02") + pd.Timedelta(
         days=days), cell_m=cell_m)
     return traj, places[places["name"].isin(list(landmark_kinds))], grid

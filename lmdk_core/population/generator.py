@@ -8,8 +8,8 @@ GPS fixes at uniformly random times over ``days`` days, with 30 m Gaussian jitte
 
 T-Drive scale is ``generate_population(10_357, points_per_user=1_448)`` (≈ 15 M points). Users
 are generated in chunks, so memory stays ~100 bytes per point; :func:`write_population` writes
-the same data to Parquet chunk by chunk (any scale, memory of one chunk). The seed only makes the
-*synthetic data* reproducible; it is not a release seed.
+the same data to Parquet chunk by chunk (any scale, memory of one chunk). ``rng`` (an integer
+seed) only makes the *synthetic data* reproducible; it is not a release seed.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..geo import offset_points
 from ..validation import check_int
@@ -36,20 +37,21 @@ def _uids(n: int) -> list[str]:
     return [f"u{i:0{width}d}" for i in range(n)]
 
 
+@renamed(seed="rng")
 def generate_population(
     n_users: int, *, points_per_user: int = 200, days: int = 7,
     start: Any = "2008-02-02", bbox: tuple[float, float, float, float] = BEIJING_BBOX,
-    seed: int = 0,
+    rng: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(trajectories, places) of ``n_users`` synthetic people.
 
     ``trajectories``: columns uid (categorical of str), time (datetime64[ns, UTC]), lat, lon,
     sorted by (uid, time). ``places``: uid, name (= kind), lat, lon, radius_m — every user's
     home, work and other place (each user's private input; pick the landmark kinds with
-    ``places[places.name.isin([...])]``).
+    ``places[places.name.isin([...])]``). ``rng``: the integer seed of this simulated data.
     """
     places, chunks = _generate(n_users, points_per_user=points_per_user, days=days, start=start,
-                               bbox=bbox, seed=seed)
+                               bbox=bbox, seed=rng)
     uids = places["uid"].to_numpy()[::3]
     parts = list(chunks)
     n, k = len(uids), check_int(points_per_user, "points_per_user")
@@ -62,10 +64,11 @@ def generate_population(
     return traj, places
 
 
+@renamed(seed="rng")
 def write_population(
     path: Any, n_users: int, *, points_per_user: int = 200, days: int = 7,
     start: Any = "2008-02-02", bbox: tuple[float, float, float, float] = BEIJING_BBOX,
-    seed: int = 0, row_group_rows: int = 250_000,
+    rng: int = 0, row_group_rows: int = 250_000,
 ) -> pd.DataFrame:
     """Write the trajectories of :func:`generate_population` (the same data) as Parquet files
     ``part-XXXX.parquet`` in the directory ``path``, one per chunk of ~2 M points of whole
@@ -79,7 +82,7 @@ def write_population(
     out = pathlib.Path(path)
     out.mkdir(parents=True, exist_ok=True)
     places, chunks = _generate(n_users, points_per_user=points_per_user, days=days, start=start,
-                               bbox=bbox, seed=seed)
+                               bbox=bbox, seed=rng)
     k = check_int(points_per_user, "points_per_user")
     uids = places["uid"].to_numpy()[::3]
     for i, (u0, t_ns, lat, lon) in enumerate(chunks):

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..validation import check_epsilon, check_int
 from .noise import MOVE_SENSITIVITY, publish_counts, snap_tau
@@ -116,7 +117,8 @@ class Ledger:
     def total_charged(self) -> float:
         return float(sum(c.cost.sum() for c in self.history)) + self._display_charged
 
-    def charge(self, records: Any, epsilon: float) -> Charge:
+    @renamed(positional=("epsilon",))
+    def charge(self, records: Any, *, epsilon: float) -> Charge:
         """Account one query: ``records`` = records of each user in the query (aligned with
         ``uids``, or a Series indexed by uid); returns the private Charge."""
         eps = check_epsilon(epsilon)
@@ -173,7 +175,7 @@ class Ledger:
         self._display_charged += self.display_epsilon * self.spent.size
         true = self.history[-1].n_excluded
         return int(publish_counts(np.array([true], dtype=np.int64), self.display_epsilon,
-                                  rng)[0])
+                                  rng=rng)[0])
 
     def remaining(self) -> np.ndarray:
         """PRIVATE: each user's unspent budget (query room plus unused display reserve)."""
@@ -196,9 +198,9 @@ def ledger_counts(ledger: Ledger, records: pd.DataFrame, *, n_keys: int, epsilon
     Returns (public noisy counts per key, private Charge)."""
     eps_noise = snap_tau(epsilon, "epsilon")  # refuse a bad ε before charging anyone
     per_user = records.groupby(records["uid"].astype(str), sort=False).size()
-    charge = ledger.charge(per_user, epsilon)  # charged ε >= the snapped ε of the noise
+    charge = ledger.charge(per_user, epsilon=epsilon)  # charged ε >= the snapped ε of the noise
     ok_users = pd.Index(ledger.uids[charge.included])
     keep = records["uid"].astype(str).isin(ok_users).to_numpy()
     counts = np.bincount(records["key"].to_numpy()[keep], minlength=n_keys).astype(np.int64)
-    noisy = publish_counts(counts, eps_noise, rng, sensitivity=MOVE_SENSITIVITY)
+    noisy = publish_counts(counts, eps_noise, rng=rng, sensitivity=MOVE_SENSITIVITY)
     return noisy, charge

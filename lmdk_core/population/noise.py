@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..noise.discrete import bern_exp_array, discrete_laplace_array
 from ..noise.source import as_source
@@ -88,7 +89,8 @@ def count_noise_tau(tau: float) -> float:
     return snap_tau(tau) / MOVE_SENSITIVITY
 
 
-def discrete_laplace(size: int, tau: float, rng: Any = None, *,
+@renamed(positional=("rng",))
+def discrete_laplace(size: int, tau: float, *, rng: Any = None,
                      sensitivity: int = 1) -> np.ndarray:
     """``size`` exact draws of the discrete Laplace law Pr[y] ∝ exp(−(τ/Δ)|y|) (int64), Δ =
     ``sensitivity``.
@@ -111,7 +113,8 @@ def discrete_laplace_pmf(y: Any, tau: float) -> np.ndarray:
     return np.tanh(tau / 2.0) * np.exp(-tau * yy)
 
 
-def publish_counts(counts: np.ndarray, tau: float, rng: Any = None, *,
+@renamed(positional=("rng",))
+def publish_counts(counts: np.ndarray, tau: float, *, rng: Any = None,
                    sensitivity: int = 1) -> np.ndarray:
     """Counts (int64, any shape) plus exact discrete Laplace(τ/Δ) noise on each, as int64.
 
@@ -123,5 +126,5 @@ def publish_counts(counts: np.ndarray, tau: float, rng: Any = None, *,
     c = np.asarray(counts)
     if not np.issubdtype(c.dtype, np.integer):
         raise ParameterError(f"counts must be integers, got dtype {c.dtype}")
-    noise = discrete_laplace(int(c.size), tau, rng, sensitivity=sensitivity).reshape(c.shape)
+    noise = discrete_laplace(int(c.size), tau, rng=rng, sensitivity=sensitivity).reshape(c.shape)
     return c.astype(np.int64) + noise

@@ -14,15 +14,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..stays import suggest_places
 from ..validation import check_int
 
 __all__ = ["suggest_user_places"]
 
 
-def suggest_user_places(traj: pd.DataFrame, *, top: int = 2, radius_m: float = 100.0,
+@renamed(radius_m="stay_radius_m")
+def suggest_user_places(traj: pd.DataFrame, *, top: int = 2, stay_radius_m: float = 100.0,
                         min_duration_s: float = 1800.0) -> pd.DataFrame:
-    """uid, name (``stay 1`` … by total dwell time), lat, lon, radius_m per user (private)."""
+    """uid, name (``stay 1`` … by total dwell time), lat, lon, radius_m per user (private).
+
+    ``stay_radius_m`` (metres) is the radius of a stay (:func:`lmdk_core.detect_stays`); the
+    ``radius_m`` column is each suggested place's radius.
+    """
     k = check_int(top, "top")
     uid = traj["uid"].astype(str).to_numpy()
     order = np.argsort(uid, kind="stable")
@@ -32,7 +38,7 @@ def suggest_user_places(traj: pd.DataFrame, *, top: int = 2, radius_m: float = 1
     ends = np.r_[starts[1:], uid.size]
     rows: list[tuple[Any, ...]] = []
     for s, e in zip(starts, ends, strict=True):  # per user: their own stays only
-        sug = suggest_places(frame.iloc[s:e], radius_m=radius_m,
+        sug = suggest_places(frame.iloc[s:e], stay_radius_m=stay_radius_m,
                              min_duration_s=min_duration_s, top=k)
         rows.extend((uid[s], f"stay {j + 1}", la, lo, r) for j, (la, lo, r) in enumerate(
             zip(sug["lat"], sug["lon"], sug["suggested_radius_m"], strict=True)))

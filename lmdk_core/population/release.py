@@ -36,6 +36,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..noise import RandomSource, key_bytes
 from ..validation import check_int
@@ -133,7 +134,7 @@ class PopulationRelease:
 
 
 def resolve_method(method: str, scheme: str, tau: Any, *, n_bins: int,
-                   mix: PreferenceMix | None = None, public_eps: Any = None,
+                   mix: PreferenceMix | None = None, public_epsilon: Any = None,
                    epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
                    cell_count: float = 10.0) -> tuple[str, float, str]:
     """(scheme, τ, mode) actually run for ``method``, from public inputs only."""
@@ -142,8 +143,8 @@ def resolve_method(method: str, scheme: str, tau: Any, *, n_bins: int,
     if scheme not in _SCHEMES:
         raise ParameterError(f"unknown scheme {scheme!r}; use one of {', '.join(_SCHEMES)}")
     pub = None
-    if public_eps is not None:
-        pub = np.asarray(public_eps, dtype=np.float64)
+    if public_epsilon is not None:
+        pub = np.asarray(public_epsilon, dtype=np.float64)
     elif mix is not None:
         pub = mix.public_quantiles()
     floor = epsilon_floor if epsilon_floor is not None else (
@@ -153,7 +154,7 @@ def resolve_method(method: str, scheme: str, tau: Any, *, n_bins: int,
         if pub is None:
             raise ParameterError(
                 f"{what} needs public information: give the public preference mix, "
-                "public_eps, or a numeric tau/epsilon_floor (private ε_u are never used)"
+                "public_epsilon, or a numeric tau/epsilon_floor (private ε_u are never used)"
             )
         return pub
 
@@ -213,10 +214,11 @@ def _preferences_series(preferences: Any) -> pd.Series:
     return s
 
 
+@renamed(public_eps="public_epsilon")
 def release_population(
     data: Any, preferences: Any, *, grid: Grid, places: pd.DataFrame | None = None,
     scheme: str = "skip", method: str = "personalised", tau: Any = "mean",
-    mix: PreferenceMix | None = None, public_eps: Any = None,
+    mix: PreferenceMix | None = None, public_epsilon: Any = None,
     epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
     cell_count: float = 10.0, bounding_rule: str = "first", engine: str = "memory",
     rng: Any = None, progress: Progress | None = None, dask_partitions: int | None = None,
@@ -237,7 +239,7 @@ def release_population(
 
     ``preferences``: each user's ε_u (DataFrame uid, epsilon). ``places``: each user's landmark
     places (uid, lat, lon, radius_m). ``tau``: a number or a rule of :mod:`.tau` (rules read
-    only ``mix``/``public_eps``). ``rng=None`` uses fresh OS entropy; a seed is for simulations.
+    only ``mix``/``public_epsilon``). ``rng=None`` uses fresh OS entropy; a seed is for simulations.
     """
     if engine not in ENGINES:
         raise ParameterError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -249,7 +251,7 @@ def release_population(
     if engine == "memory" and scheduler is not None:
         raise ParameterError("a Dask scheduler needs engine='dask'")
     run_scheme, t, mode = resolve_method(
-        method, scheme, tau, n_bins=grid.n_bins, mix=mix, public_eps=public_eps,
+        method, scheme, tau, n_bins=grid.n_bins, mix=mix, public_epsilon=public_epsilon,
         epsilon_floor=epsilon_floor, assumed_landmark_bins=assumed_landmark_bins,
         cell_count=cell_count)
     eps_of = _preferences_series(preferences)
@@ -277,10 +279,11 @@ def release_population(
                    rule=bounding_rule, engine=engine, progress=progress)
 
 
+@renamed(public_eps="public_epsilon")
 def release_losses(
     data: pd.DataFrame, preferences: Any, *, grid: Grid, places: pd.DataFrame | None = None,
     scheme: str = "skip", method: str = "personalised", tau: Any = "mean",
-    mix: PreferenceMix | None = None, public_eps: Any = None,
+    mix: PreferenceMix | None = None, public_epsilon: Any = None,
     epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
     cell_count: float = 10.0, bounding_rule: str = "first",
 ) -> pd.DataFrame:
@@ -296,17 +299,18 @@ def release_losses(
     if not isinstance(data, pd.DataFrame):
         raise ParameterError("release_losses needs a DataFrame")
     run_scheme, t, mode = resolve_method(
-        method, scheme, tau, n_bins=grid.n_bins, mix=mix, public_eps=public_eps,
+        method, scheme, tau, n_bins=grid.n_bins, mix=mix, public_epsilon=public_epsilon,
         epsilon_floor=epsilon_floor, assumed_landmark_bins=assumed_landmark_bins,
         cell_count=cell_count)
     return user_losses(data, grid=grid, epsilon_of=_preferences_series(preferences),
                        places=places, scheme=run_scheme, tau=t, mode=mode, rule=bounding_rule)
 
 
+@renamed(public_eps="public_epsilon")
 def release_methods(
     data: pd.DataFrame, preferences: Any, *, grid: Grid, methods: tuple[str, ...] = METHODS,
     places: pd.DataFrame | None = None, scheme: str = "skip", tau: Any = "mean",
-    mix: PreferenceMix | None = None, public_eps: Any = None,
+    mix: PreferenceMix | None = None, public_epsilon: Any = None,
     epsilon_floor: float | None = None, assumed_landmark_bins: float = 0.0,
     cell_count: float = 10.0, bounding_rule: str = "first", rng: Any = None,
 ) -> dict[str, PopulationRelease]:
@@ -319,7 +323,7 @@ def release_methods(
     if not isinstance(data, pd.DataFrame):
         raise ParameterError("release_methods needs a DataFrame")
     resolved = [resolve_method(m, scheme, tau, n_bins=grid.n_bins, mix=mix,
-                               public_eps=public_eps, epsilon_floor=epsilon_floor,
+                               public_epsilon=public_epsilon, epsilon_floor=epsilon_floor,
                                assumed_landmark_bins=assumed_landmark_bins,
                                cell_count=cell_count) for m in methods]
     key = master_key(rng)
@@ -339,7 +343,7 @@ def _finish(totals: Totals, grid: Grid, tau: float, key: bytes, *, method: str, 
             rule: str, engine: str, progress: Progress | None) -> PopulationRelease:
     if progress is not None:
         progress("noise", 0, 1)
-    counts = publish_counts(totals.kept, tau, noise_source(key),
+    counts = publish_counts(totals.kept, tau, rng=noise_source(key),
                             sensitivity=MOVE_SENSITIVITY).reshape(grid.shape)
     if progress is not None:
         progress("noise", 1, 1)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..validation import as_finite_array, check_int, check_nonnegative, check_positive
 from .noise import snap_tau
@@ -32,16 +33,17 @@ __all__ = ["TAU_RULES", "choose_tau", "estimated_cell_mse", "public_bin_budgets"
 TAU_RULES = ("mean", "median", "quantile:q", "min_error")
 
 
-def public_bin_budgets(public_eps: Any, scheme: str, n_bins: int, *,
+@renamed(public_eps="public_epsilon")
+def public_bin_budgets(public_epsilon: Any, scheme: str, n_bins: int, *,
                        assumed_landmark_bins: float = 0.0) -> np.ndarray:
     """Per-bin budgets ε_{u,t} at a regular bin implied by public ε values under ``scheme``.
 
     skip/event: ε (regular bins spend the whole budget); user: ε / n_bins; uniform:
     ε / (assumed_landmark_bins + 1).
     """
-    eps = as_finite_array(public_eps, "public_eps")
+    eps = as_finite_array(public_epsilon, "public_epsilon")
     if eps.size == 0 or np.any(eps <= 0):
-        raise ParameterError("public_eps must be a non-empty array of values > 0")
+        raise ParameterError("public_epsilon must be a non-empty array of values > 0")
     n = check_int(n_bins, "n_bins")
     a = check_nonnegative(assumed_landmark_bins, "assumed_landmark_bins")
     if scheme in ("skip", "event"):
@@ -53,7 +55,8 @@ def public_bin_budgets(public_eps: Any, scheme: str, n_bins: int, *,
     raise ParameterError(f"unknown scheme {scheme!r}; use one of event, user, uniform, skip")
 
 
-def keep_probability(eps: np.ndarray, tau: float) -> np.ndarray:
+@renamed(eps="epsilon")
+def keep_probability(epsilon: np.ndarray, tau: float) -> np.ndarray:
     """The Sample mechanism's keep probability, calibrated for a record that may *move*:
     π = e^{τ/2}(e^ε − 1) / ((e^{τ/2} − 1)(e^{τ/2} + e^ε)) where ε < τ, else 1 (float; the
     release rounds it down).
@@ -62,7 +65,7 @@ def keep_probability(eps: np.ndarray, tau: float) -> np.ndarray:
     record kept with probability π from one cell to another changes the output law by at most
     (1 + π(a − 1))/(1 − π(1 − 1/a)), a = e^{τ/2}; this π makes that exactly e^ε (and 1 at
     ε = τ). Adding or removing the record costs less (docs/personalised-dp.md §3)."""
-    e = np.minimum(np.asarray(eps, dtype=np.float64), tau)
+    e = np.minimum(np.asarray(epsilon, dtype=np.float64), tau)
     half = tau / 2.0
     p = np.expm1(e) / np.expm1(half) / (1.0 + np.exp(e - half))
     return np.where(e >= tau, 1.0, np.minimum(p, 1.0))
