@@ -354,7 +354,7 @@ def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     names = {label: d["file_name"] for label, d in downloads.items()}
     release = session(at).draws()[-1].release
     assert not release.seeded
-    csv = pd.read_csv(io.StringIO(files["Public release (CSV)"]))
+    csv = pd.read_csv(io.StringIO(files["Public release (CSV)"]), float_precision="round_trip")
     assert list(csv.columns) == ["time", "lat", "lon"] and len(csv) == len(release)
     np.testing.assert_array_equal(csv["lat"].to_numpy(), release.lat)
     gj = json.loads(files["Public release (GeoJSON)"])

@@ -63,7 +63,7 @@ def test_download_holds_the_smoothed_points(monkeypatch, fake_map):
     assert not np.allclose(csv["lat"].to_numpy(), drawn.release.lat, equal_nan=True)
     assert "smoothed" in downloads[SMOOTHED_CSV]["file_name"]
     raw = pd.read_csv(io.StringIO(call_without_session(
-        downloads["Public release (CSV)"]["data"], timeout_s=60)))
+        downloads["Public release (CSV)"]["data"], timeout_s=60)), float_precision="round_trip")
     np.testing.assert_array_equal(raw["lat"].to_numpy(), drawn.release.lat)
     cost = spent(at)
     next(b for b in at.get("download_button") if b.label == SMOOTHED_CSV).click()
