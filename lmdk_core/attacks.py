@@ -37,6 +37,7 @@ import pandas as pd
 
 from .errors import ParameterError
 from .geo import degrees_to_metres, haversine_m, metres_to_degrees
+from .noise.source import simulation_rng, spawn_seeds
 from .validation import check_int, check_positive
 
 __all__ = [
@@ -530,18 +531,18 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
     raw_m = _nearest_m(raw_g, plat, plon)
     raw_pr = np.array([_precision_recall(visit_inference(raw, p.as_tuple()),
                                          truth[j][raw.rows]) for j, p in enumerate(pls)])
-    seeds = np.random.SeedSequence(int(rng)).spawn(draws + 1)
+    seeds = spawn_seeds(int(rng), draws + 1)
     rel_m = np.empty((draws, len(pls)))
     pr = np.empty((draws, len(pls), 2))
     for i in range(draws):  # one simulated release per draw; each attack is vectorised
-        rel, _, _ = _draw(traj, mask, rs, allocation, rng=np.random.default_rng(seeds[i]))
+        rel, _, _ = _draw(traj, mask, rs, allocation, rng=simulation_rng(seeds[i]))
         pub = public_trace(rel)
         g = _guesses(pub, eps, r, utc_offset_h, STAY_GUESSES)
         rel_m[i] = _nearest_m(g, plat, plon)
         for j, p in enumerate(pls):  # a few places
             said = visit_inference(pub, p.as_tuple(), epsilon=eps, radius_m=r)
             pr[i, j] = _precision_recall(said, truth[j][pub.rows])
-    base = np.random.default_rng(seeds[draws])
+    base = simulation_rng(seeds[draws])
     k = 2 + STAY_GUESSES
     blat = base.uniform(raw.lat.min(), raw.lat.max(), size=(draws, k))
     blon = base.uniform(raw.lon.min(), raw.lon.max(), size=(draws, k))
@@ -616,7 +617,7 @@ def reidentification(true: Mapping[Any, PublicTrace], released: Mapping[Any,
         at = np.minimum(np.searchsorted(ref, key), ref.size - 1)
         return ref[at] == key
 
-    gen = np.random.default_rng(int(rng))
+    gen = simulation_rng(int(rng))
     starts = np.searchsorted(t_uid, np.arange(n + 1))
     loc_risk = np.zeros(n)
     single = np.zeros(n)
@@ -720,8 +721,8 @@ def population_reidentification(traj: pd.DataFrame, places: pd.DataFrame, epsilo
         return out
 
     true = traces(lat_all, lon_all)
-    seeds = np.random.SeedSequence(int(rng)).spawn(draws + 1)
-    match_seed = int(np.random.default_rng(seeds[draws]).integers(2**31))
+    seeds = spawn_seeds(int(rng), draws + 1)
+    match_seed = int(simulation_rng(seeds[draws]).integers(2**31))
     rows = []
 
     def summary(name: str, released: Mapping[Hashable, PublicTrace]) -> None:
@@ -740,7 +741,7 @@ def population_reidentification(traj: pd.DataFrame, places: pd.DataFrame, epsilo
     shown = np.arange(len(frame)) >= first_fresh[owner]
     for i in range(draws):  # one simulated release of everyone, each at their own budgets
         rel = release_with_budget(frame[["time", "lat", "lon"]], mask, budget=budget,
-                                  radius_m=radius_m, rng=np.random.default_rng(seeds[i]),
+                                  radius_m=radius_m, rng=simulation_rng(seeds[i]),
                                   noise="fast")
         lat = np.where(shown, np.asarray(rel.lat, dtype=float), np.nan)
         lon = np.where(shown, np.asarray(rel.lon, dtype=float), np.nan)

@@ -25,6 +25,7 @@ from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
 from .landmarks import trajectory_points
 from .metrics import mae_metres
+from .noise.source import simulation_rng, spawn_seeds
 from .release import SCHEMES, release_locations
 from .validation import check_epsilon, check_int, check_positive
 
@@ -46,13 +47,13 @@ COMPARISON_COLUMNS = (
 """Columns of :func:`compare_schemes` output, in order."""
 
 
-def _run_seeds(rng: Any, runs: int) -> list[np.random.SeedSequence]:
+def _run_seeds(rng: Any, runs: int) -> list[Any]:
     """One independent SeedSequence child per run from ``rng`` (None = OS entropy, int = seed)."""
     if rng is not None and (
         not isinstance(rng, (int, np.integer)) or isinstance(rng, bool) or rng < 0
     ):
         raise ParameterError(f"rng must be None or an integer seed >= 0, got {rng!r}")
-    return np.random.SeedSequence(None if rng is None else int(rng)).spawn(runs)
+    return spawn_seeds(None if rng is None else int(rng), runs)
 
 
 def compare_schemes(
@@ -112,7 +113,7 @@ def compare_schemes(
         gmax = np.empty(runs)
         for k, child in enumerate(children):
             rel = release_locations(points, mask, epsilon=epsilon, scheme=scheme,
-                                    radius_m=radius_m, rng=np.random.default_rng(child),
+                                    radius_m=radius_m, rng=simulation_rng(child),
                                     noise="fast", **params.get(scheme, {}))
             mae[k] = mae_metres(points, rel)
             fresh[k] = rel.fresh_share
@@ -223,9 +224,9 @@ def compare_with_dummies(
         real, hid, dum = np.empty(runs), np.empty(runs), np.empty(runs)
         private = True
         for k, child in enumerate(children):
-            real[k] = error(plain(mask, np.random.default_rng(child), scheme=scheme, **extra))
+            real[k] = error(plain(mask, simulation_rng(child), scheme=scheme, **extra))
             out = release_hidden(payload, mask, epsilon=epsilon, epsilon_select=epsilon_select,
-                                 scheme=scheme, rng=np.random.default_rng(child),
+                                 scheme=scheme, rng=simulation_rng(child),
                                  generator=generator, max_dummies=max_dummies, **space, **extra)
             hid[k] = error(out.release)
             dum[k] = out.hidden.n_dummies

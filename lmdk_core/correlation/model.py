@@ -30,7 +30,6 @@ precomputed envelopes, so losses and allocations are cheap to recompute.
 from __future__ import annotations
 
 import math
-import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +41,7 @@ from .._deprecation import renamed, renamed_attributes
 from ..errors import ParameterError
 from ..geo import degrees_to_metres, metres_to_degrees
 from ..noise.discrete import discrete_laplace_array
-from ..noise.source import as_source
+from ..noise.source import as_source, new_id
 from ..validation import check_epsilon, check_int, check_nonnegative, check_positive
 from .increment import EnvelopeLoss
 from .matrices import (
@@ -189,7 +188,7 @@ def _issue(
     token = _ISSUING.set(True)
     try:
         return CorrelationModel(P_b, P_f, steps, source, description or MODEL_SOURCES[source],
-                                eps_m, env_b, env_f, protects, secrets.token_hex(8))
+                                eps_m, env_b, env_f, protects, new_id(8))
     finally:
         _ISSUING.reset(token)
 

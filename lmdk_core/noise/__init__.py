@@ -7,6 +7,17 @@
 * :mod:`.apply` — vectorised releases of values, locations and bits.
 """
 
-from .source import NOISE_MODES, RandomSource, as_rng, as_source, check_noise, key_bytes
+from .source import (
+    NOISE_MODES,
+    RandomSource,
+    as_rng,
+    as_source,
+    check_noise,
+    key_bytes,
+    new_id,
+    simulation_rng,
+    spawn_seeds,
+)
 
-__all__ = ["NOISE_MODES", "RandomSource", "as_rng", "as_source", "check_noise", "key_bytes"]
+__all__ = ["NOISE_MODES", "RandomSource", "as_rng", "as_source", "check_noise", "key_bytes",
+           "new_id", "simulation_rng", "spawn_seeds"]

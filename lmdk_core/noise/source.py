@@ -28,6 +28,7 @@ import ctypes
 import hashlib
 import itertools
 import os
+import secrets
 import threading
 from typing import Any
 
@@ -35,7 +36,8 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["NOISE_MODES", "RandomSource", "as_rng", "as_source", "check_noise", "key_bytes"]
+__all__ = ["NOISE_MODES", "RandomSource", "as_rng", "as_source", "check_noise", "key_bytes",
+           "new_id", "simulation_rng", "spawn_seeds"]
 
 NOISE_MODES = ("safe", "fast")
 """``"safe"``: exact discrete samplers on data-independent grids (release grade, default).
@@ -138,6 +140,25 @@ def as_rng(seed_or_rng: Any = None) -> np.random.Generator:
         "seed must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator, "
         f"got {type(seed_or_rng).__name__}"
     )
+
+
+def simulation_rng(entropy: Any = None) -> np.random.Generator:
+    """A numpy Generator for a simulation or study (never a release): ``entropy`` is whatever
+    ``np.random.default_rng`` takes — an int, a sequence of ints (e.g. ``[seed, run, ε·1000]``),
+    a SeedSequence, a Generator (returned as is) or None (OS entropy)."""
+    return np.random.default_rng(entropy)
+
+
+def spawn_seeds(entropy: Any, n: int) -> list[np.random.SeedSequence]:
+    """``n`` independent SeedSequence children of ``SeedSequence(entropy)`` (None: OS entropy),
+    one per simulated run; build each run's Generator with :func:`simulation_rng`."""
+    return np.random.SeedSequence(entropy).spawn(n)
+
+
+def new_id(nbytes: int = 8) -> str:
+    """A fresh random label (``2·nbytes`` hex digits from the OS) naming a ledger entry, a
+    preview or a model — an identifier, never a draw of noise."""
+    return secrets.token_hex(nbytes)
 
 
 def key_bytes(rng: Any) -> bytes:

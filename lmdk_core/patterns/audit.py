@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
+from ..noise.source import simulation_rng
 from .match import Pattern, match
 from .ppm import uniform_allocation
 from .protect import DIRECTIONS, paired_types
@@ -219,7 +220,7 @@ def neighbour_audit(stream: EventStream, patterns: Sequence[Pattern], occurrence
     local = [int(t) - lo for t in occurrence]
     cells = [(t - lo, k) for t, k in span]
     alloc = uniform_allocation(patterns, epsilon=epsilon)
-    gen = np.random.default_rng(rng)
+    gen = simulation_rng(rng)
     k = one.n_ticks
     counts = []
     for world in (one, without_cells(one, cells)):

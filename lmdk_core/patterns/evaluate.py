@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LmdkError
+from ..noise.source import simulation_rng
 from . import baselines as bl
 from .extract import region_events
 from .match import Pattern, match_all
@@ -211,7 +212,7 @@ def compare(stream: EventStream, patterns: Sequence[Pattern], *, epsilons: Seque
             n_seeds = b_seeds if name in PER_USER else seeds
             t0 = time.perf_counter()
             for seed in range(n_seeds):
-                rng = np.random.default_rng([seed, *seed_base, round(eps * 1000)])
+                rng = simulation_rng([seed, *seed_base, round(eps * 1000)])
                 answers = match_all(runners[name](rng), public)
                 tp = fp = fn = 0
                 for t, a in zip(truth, answers, strict=True):
@@ -249,7 +250,7 @@ def event_shares(stream: EventStream, patterns: Sequence[Pattern], *, epsilons: 
             if name not in runners:
                 continue
             for seed in range(seeds):
-                rng = np.random.default_rng([seed, *seed_base, round(eps * 1000)])
+                rng = simulation_rng([seed, *seed_base, round(eps * 1000)])
                 parts.append(pd.DataFrame({"epsilon": eps, "mechanism": name, "seed": seed,
                                            "user": users, "share": share(runners[name](rng)),
                                            "true": true}))

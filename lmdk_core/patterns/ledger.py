@@ -41,13 +41,13 @@ Pure Python (numpy, pandas); the dashboard keeps one :class:`PatternSession` per
 from __future__ import annotations
 
 import math
-import secrets
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import ParameterError
+from ..noise.source import new_id
 from ..session import BudgetExceededError
 from ..validation import check_epsilon
 from .match import Pattern
@@ -316,7 +316,7 @@ class PatternSession:
         release = release_with_allocation(stream, patterns, allocation, epsilon=epsilon,
                                           neighbour=neighbour, regions=regions, rng=None,
                                           mechanism=mechanism)
-        token = secrets.token_hex(8)
+        token = new_id(8)
         entry = _entry(token, key, mechanism, release.epsilon, release.neighbour, patterns,
                        allocation, stream.types)
         book = self._book(person)

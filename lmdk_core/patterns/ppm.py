@@ -56,7 +56,7 @@ import pandas as pd
 
 from .._deprecation import renamed
 from ..errors import ParameterError
-from ..noise import as_source
+from ..noise import as_source, simulation_rng
 from ..validation import check_epsilon, check_int, check_probability
 from .match import Pattern, match_all
 from .protect import Protection, footprint, paired_types, protection
@@ -301,7 +301,7 @@ def _replay_quality(history: EventStream, patterns: Sequence[Pattern],
     type_eps = type_budgets(patterns, allocation, types=history.types, paired=paired)
     qs = []
     for s in seeds:
-        out, _, _ = _rr_release(history, type_eps, None, np.random.default_rng(s))
+        out, _, _ = _rr_release(history, type_eps, None, simulation_rng(s))
         qs.append(quality(truth, match_all(out, public), alpha=alpha).q)
     return float(np.mean(qs))
 

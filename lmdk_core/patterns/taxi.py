@@ -23,6 +23,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ..noise.source import simulation_rng
 from ..validation import check_int, check_positive, check_probability
 from .regions import PlaceRegions
 
@@ -41,7 +42,7 @@ _START = np.datetime64("2008-02-02T00:00:00", "s").astype(np.int64)
 def hotspots(n_hotspots: int = 20, *, seed: int = 2008) -> pd.DataFrame:
     """Hotspot centres (``name, lat, lon, radius_m``, 300 m) and Zipf ``weight``, fixed by seed."""
     n = check_int(n_hotspots, "n_hotspots", minimum=2)
-    rng = np.random.default_rng(seed)
+    rng = simulation_rng(seed)
     la0, la1, lo0, lo1 = BEIJING_BOX
     lat = la0 + 0.1 * (la1 - la0) + rng.random(n) * 0.8 * (la1 - la0)
     lon = lo0 + 0.1 * (lo1 - lo0) + rng.random(n) * 0.8 * (lo1 - lo0)
@@ -64,7 +65,7 @@ def _transition_matrix(hs: pd.DataFrame, seed: int) -> np.ndarray:
     succ = (np.arange(n) + 1) % n  # a chain H0 → H1 → H2 ... that patterns can follow
     p[np.arange(n), succ] += p.sum(axis=1)
     np.fill_diagonal(p, 0.0)
-    rng = np.random.default_rng(seed + 1)
+    rng = simulation_rng(seed + 1)
     p *= rng.uniform(0.8, 1.2, p.shape)
     return p / p.sum(axis=1, keepdims=True)
 

@@ -26,7 +26,6 @@ spent, left out, the largest spend) are PRIVATE, for the publisher only.
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from ..noise.source import new_id
 from ..session import BudgetExceededError
 from .ledger import Charge, Ledger
 from .release import PopulationRelease, release_losses, release_population
@@ -201,7 +201,7 @@ class PopulationSession:
         rel = release_population(data[inside], preferences, rng=None, **release)
         # charged before anyone sees it: every real draw counts from the moment it exists
         charge = led.charge_costs(cost)
-        drawn = PopulationDraw(secrets.token_hex(8), population, key, rel, charge)
+        drawn = PopulationDraw(new_id(8), population, key, rel, charge)
         self._drawn[key] = drawn
         return drawn
 
