@@ -543,9 +543,9 @@ def run(*, data: Path | None, quick: bool = False, synthetic_only: bool = False,
                              "landmarks": int(lset.mask.sum()),
                              "actual_share": float(lset.mask.mean()) if person.n else 0.0,
                              "movement_m": skip_displacement(lat, lon, lset.mask)})
-            for c_i, scheme in enumerate(schemes):
+            for scheme in schemes:
                 res = guarded(notes, f"{person.uid}, {label}, {scheme}", simulate, series,
-                              lset.mask, epsilons, scheme, draws, (p_i, s_i, c_i), posts_loc,
+                              lset.mask, epsilons, scheme, draws, (p_i, s_i), posts_loc,
                               draws if lset.kind == "longest" else smooth_draws)
                 for (eps, post), errs in res.items():
                     loc_rows.append({"group": person.group, "uid": person.uid, "set": label,
@@ -646,11 +646,11 @@ def values_study(epsilons: Sequence[float], shares: Sequence[float], schemes: Se
                     mask[pick.choice(x.size, size=k, replace=False)] = True
                 elif kind == "all":
                     mask[:] = True
-                for c_i, scheme in enumerate(schemes):
+                for scheme in schemes:
                     res = guarded(notes, f"values Δ {delta:g}, {kind} {s:g}, {scheme}",
                                   simulate, series, mask, epsilons, scheme, draws,
                                   (9000 + d_i, s_i, ["peak", "scattered", "none", "all"]
-                                   .index(kind), c_i), posts, draws)
+                                   .index(kind)), posts, draws)
                     for (eps, post), errs in res.items():
                         rows.append({"delta": delta, "kind": kind, "share": s, "eps": eps,
                                      "scheme": scheme, "post": post,
@@ -876,7 +876,10 @@ def render(res: Results) -> str:
     out.append(f"* Simulated draws per setting: {count(c['draws'])} (`smooth_release` rows: "
                f"the first {count(c['smooth_draws'])} of them on traces, all of them on the "
                f"energy series); seeds from the root seed "
-               f"{whole(c['seed'])}. These are **simulations of utility** (seeded, floating-point "
+               f"{whole(c['seed'])}, the same for every scheme of a setting (common random "
+               f"numbers: two schemes with the same budgets get the same noise, so their ratio "
+               f"is exact). "
+               f"These are **simulations of utility** (seeded, floating-point "
                "noise): none of them is a private release, and none may be published.")
     out.append(f"* Run time: {num(res.extra['seconds'])} s"
                + ("; **quick mode** (small settings: not the evaluation)" if m["quick"] else ""))
