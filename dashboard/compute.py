@@ -73,31 +73,6 @@ def params_key(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 
 @st.cache_resource(**SESSION)
-def transition(key: Any, _traj: pd.DataFrame, cell_m: float) -> Any:
-    """Markov model of the trajectory on a grid of ``cell_m`` metres."""
-    from lmdk_core import correlation
-
-    return correlation.transition_matrix(_traj, cell_m=cell_m)
-
-
-@st.cache_resource(**SESSION)
-def temporal(key: Any, eps: np.ndarray, mask: np.ndarray, p_b: np.ndarray, p_f: np.ndarray) -> Any:
-    """BPL/FPL/TPL of the budgets ``eps`` under the correlation (P^B, P^F), and the loss
-    composed over the landmarks (``.loss`` and ``.composed`` of a LandmarkTemporalLoss)."""
-    from lmdk_core import correlation
-
-    return correlation.landmark_temporal_loss(eps, mask, p_b, p_f)
-
-
-@st.cache_resource(**SESSION)
-def bounded(key: Any, alpha: float, p_b: np.ndarray, p_f: np.ndarray, n: int) -> np.ndarray:
-    """Budgets ε_t that keep TPL ≤ α (Cao et al.'s bounded allocation)."""
-    from lmdk_core import correlation
-
-    return np.asarray(correlation.allocate_bounded_tpl(alpha, p_b, p_f, T=n), dtype=float)
-
-
-@st.cache_resource(**SESSION)
 def summary(key: Any, _traj: pd.DataFrame) -> dict[str, Any]:
     """Points, duration and median interval of the selected trajectory (its path length sums
     a million haversines on a big upload: computed once per selection, not on every rerun)."""
