@@ -34,7 +34,7 @@ import numpy as np
 from ._optional import missing_extra
 from .errors import ParameterError
 from .geo import haversine_m
-from .map_view import OSM_TILES, leaflet_dir, tile_source
+from .map_view import OSM_TILES, leaflet_dir, thinned_points, tile_source
 from .palette import (
     CONTEXT_COLOUR,
     DUMMY_COLOUR,
@@ -45,7 +45,7 @@ from .palette import (
     TRUE_COLOUR,
 )
 from .places import as_places
-from .trajectory import even_positions, lat_lon
+from .trajectory import lat_lon
 
 try:
     import folium
@@ -184,11 +184,6 @@ class CircleMarkers(MacroElement):
         self.options = path_options(line=False, radius=radius, **style)
 
 
-def _display_index(n: int, max_points: int) -> np.ndarray:
-    """Evenly spaced indices into ``n`` points, at most ``max_points``, first and last kept."""
-    return even_positions(n, max(max_points, 2))
-
-
 def _tile_layer(m: folium.Map, tiles: str | None) -> None:
     url, attribution = tile_source(tiles)
     if url:
@@ -207,22 +202,20 @@ def _passive(layer: _Layer) -> _Layer:
     return layer
 
 
-def _points(parent: Any, lat: np.ndarray, lon: np.ndarray, idx: np.ndarray,
+def _points(parent: Any, lat: np.ndarray, lon: np.ndarray, max_points: int,
             **style: Any) -> None:
-    """Add the (finite) points ``idx`` to ``parent`` as one passive :class:`CircleMarkers`
-    (coordinates rounded to 6 decimals, ~0.1 m: display only)."""
-    if len(idx):
-        _passive(CircleMarkers(
-            zip(np.round(lat[idx], 6), np.round(lon[idx], 6), strict=True), **style
-        )).add_to(parent)
+    """Add the finite points, thinned to ``max_points`` by :func:`map_view.thinned_points`
+    (rounded to ~0.1 m: display only), to ``parent`` as one passive :class:`CircleMarkers`."""
+    coords = thinned_points(lat, lon, max_points)
+    if coords:
+        _passive(CircleMarkers(coords, **style)).add_to(parent)
 
 
-def _polyline(lat: np.ndarray, lon: np.ndarray, **style: Any) -> folium.PolyLine | None:
-    ok = np.isfinite(lat) & np.isfinite(lon)
-    if ok.sum() < 2:
-        return None
-    coords = np.column_stack([lat[ok], lon[ok]]).round(6).tolist()
-    return folium.PolyLine(coords, **style)
+def _polyline(lat: np.ndarray, lon: np.ndarray, max_points: int,
+              **style: Any) -> folium.PolyLine | None:
+    """The finite points thinned to ``max_points`` vertices as one PolyLine (None below 2)."""
+    coords = thinned_points(lat, lon, max_points)
+    return folium.PolyLine(coords, **style) if len(coords) >= 2 else None
 
 
 def context_layer(context: Mapping[str, Any]) -> folium.GeoJson:
@@ -341,12 +334,10 @@ def base_map(
     if context is not None:
         context_layer(context).add_to(m)
         context_labels(context).add_to(m)
-    keep = _display_index(len(lat), max_line_points)
-    line = _polyline(lat[keep], lon[keep], color=TRUE_COLOUR, weight=2, opacity=0.7)
+    line = _polyline(lat, lon, max_line_points, color=TRUE_COLOUR, weight=2, opacity=0.7)
     if line is not None:
         _passive(line).add_to(m)
-    idx = _display_index(len(lat), max_points)
-    _points(m, lat, lon, idx[ok[idx]], radius=2, color=TRUE_COLOUR, weight=1, fill=True,
+    _points(m, lat, lon, max_points, radius=2, color=TRUE_COLOUR, weight=1, fill=True,
             fill_opacity=0.8)
     if bounds is not None:
         m.fit_bounds(bounds, padding=(10, 10))
@@ -439,9 +430,8 @@ def landmark_layer(
     fg = folium.FeatureGroup(name=name)
     lat, lon = lat_lon(traj, "traj")
     where = np.flatnonzero(np.asarray(landmarks, bool))
-    idx = where[_display_index(len(where), max_points)]
-    idx = idx[np.isfinite(lat[idx]) & np.isfinite(lon[idx])]
-    _points(fg, lat, lon, idx, radius=4, color=colour, weight=1, fill=True, fill_opacity=0.9)
+    _points(fg, lat[where], lon[where], max_points, radius=4, color=colour, weight=1, fill=True,
+            fill_opacity=0.9)
     return fg
 
 
@@ -454,8 +444,7 @@ def release_layer(
     """
     fg = folium.FeatureGroup(name=name)
     lat, lon = lat_lon(release, "release")
-    ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
-    _points(fg, lat, lon, ok[_display_index(len(ok), max_points)], radius=3,
+    _points(fg, lat, lon, max_points, radius=3,
             color=RELEASE_COLOUR, weight=1.5, fill=False)
     return fg
 
