@@ -173,7 +173,7 @@ def render(
                    "the whole series, so under correlation every release between them can carry "
                    "information about them.")
     charts.show(
-        figures.loss_figure(release.eps, guarantee, s.epsilon, temporal=loss,
+        figures.loss_figure(release.eps, guarantee, epsilon=s.epsilon, temporal=loss,
                             landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
                             max_points=CHART_POINTS, pair_label=pair_label,
                             title="Privacy loss over time: guarantee and upper bounds"
@@ -386,7 +386,8 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
         c[2].metric("Model cost ε_model", fmt_number(alloc.epsilon_model),
                     help="Budget spent to estimate the model (0 for a public preset).")
         charts.show(
-            figures.loss_figure(eps_b, accounting.landmark_guarantee(eps_b, mask), s.epsilon,
+            figures.loss_figure(eps_b, accounting.landmark_guarantee(eps_b, mask),
+                                epsilon=s.epsilon,
                                 temporal=lm_b.loss, landmark_loss=lm_b if mask.any() else None,
                                 time=traj["time"], max_points=CHART_POINTS,
                                 pair_label=f"places {fmt_distance(separation)} apart",

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ._deprecation import renamed
 from .errors import ParameterError
 from .times import utc_times
 from .validation import as_budget_array, check_epsilon, check_nonnegative, check_positive
@@ -56,7 +57,8 @@ LATTICE_SLACK = 1.0 / (_A_MIN + 2.0)
 """c in :func:`distance_factor`: the lattice's rounding, relative to its shift bound D."""
 
 
-def distance_factor(distance_m: float, radius_m: float) -> float:
+@renamed(positional=("radius_m",))
+def distance_factor(distance_m: float, *, radius_m: float) -> float:
     """Upper bound on loss(d)/ε_t of lmdk's location mechanism (global lattice, radius r).
 
     Two true points ``distance_m`` = d metres apart (great circle) released at budget ε_t with
@@ -202,7 +204,7 @@ class ReleaseLedger:
     def _factor(self, entry: LedgerEntry, distance_m: float | None) -> float:
         if distance_m is None or entry.radius_m is None:
             return 1.0
-        return distance_factor(distance_m, entry.radius_m)
+        return distance_factor(distance_m, radius_m=entry.radius_m)
 
     def loss_per_time(self, *, distance_m: float | None = None
                       ) -> tuple[np.ndarray, np.ndarray]:
@@ -263,7 +265,8 @@ class ReleaseLedger:
         return self.add(release, key=key, landmarks=landmarks, costs=costs).total_loss(
             distance_m=distance_m)
 
-    def would_exceed(self, release: Any, epsilon: float, *, key: str | None = None,
+    @renamed(positional=("epsilon",))
+    def would_exceed(self, release: Any, *, epsilon: float, key: str | None = None,
                      landmarks: Any = None, distance_m: float | None = None,
                      tol: float = 1e-9) -> bool:
         """True if recording ``release`` would push the total loss past ``epsilon``."""

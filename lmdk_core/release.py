@@ -36,7 +36,6 @@ budgets the exact mechanisms actually achieve (grid rounding included).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -45,6 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._deprecation import renamed
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
 from .landmarks import trajectory_points
@@ -81,9 +81,6 @@ labelled."""
 
 PUBLIC_COLUMNS = {"values": ("time", "value"), "locations": ("time", "lat", "lon")}
 """The only columns a public export may hold (``time`` when the release has times)."""
-
-_UNSET: Any = object()
-
 
 def _frozen(arr: np.ndarray | None) -> np.ndarray | None:
     if arr is None:
@@ -196,14 +193,8 @@ class Release:
         return frame
 
 
-def _random_source(rng: Any, seed: Any) -> tuple[RandomSource, bool]:
+def _random_source(rng: Any) -> tuple[RandomSource, bool]:
     """The random source to draw from and whether it is reproducible (seeded)."""
-    if seed is not _UNSET:
-        if rng is not None:
-            raise ParameterError("give rng or its deprecated alias seed, not both")
-        warnings.warn("seed= is deprecated: pass rng= (None = fresh OS randomness)",
-                      DeprecationWarning, stacklevel=3)
-        rng = seed
     try:
         return as_source(rng), rng is not None
     except ParameterError as err:
@@ -217,12 +208,12 @@ def _times(data: Any) -> np.ndarray | None:
 
 
 def _release(space: Space, landmarks: Any, epsilon: float, scheme: str, params: dict[str, Any],
-             rng: Any, seed: Any, extra: dict[str, Any], time: np.ndarray | None,
+             rng: Any, extra: dict[str, Any], time: np.ndarray | None,
              noise: str = "safe") -> Release:
     mask = as_landmark_mask(landmarks, space.n)
-    source, seeded = _random_source(rng, seed)
+    source, seeded = _random_source(rng)
     seeded = seeded or noise == "fast"  # float noise is for simulations only, seeded or not
-    out = run_scheme(scheme, space, mask, epsilon, source, params, noise)
+    out = run_scheme(scheme, space, mask, epsilon=epsilon, rng=source, params=params, noise=noise)
     cols: dict[str, Any] = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"),
                                     out.columns, strict=True))
     return Release(
@@ -231,28 +222,30 @@ def _release(space: Space, landmarks: Any, epsilon: float, scheme: str, params: 
     )
 
 
+@renamed(seed="rng")
 def release_values(
     values: Any, landmarks: Any = None, *, epsilon: float, scheme: str,
-    sensitivity: float = 1.0, rng: Any = None, seed: Any = _UNSET, noise: str = "safe",
+    sensitivity: float = 1.0, rng: Any = None, noise: str = "safe",
     **params: Any,
 ) -> Release:
     """Release a numeric series with Laplace noise (Δ = ``sensitivity``) under ``scheme``.
 
     ``landmarks``: bool mask or integer indices (None: no landmarks); ``epsilon``: total budget
     ε > 0; ``rng``: None = fresh OS randomness (real releases), an int seed or a Generator = a
-    reproducible simulation, not private (``seed`` is a deprecated alias); ``params``: the
+    reproducible simulation, not private (``seed=`` is deprecated); ``params``: the
     scheme's parameters (defaults in SCHEME_PARAMS). Raises ParameterError on invalid input.
     """
     resolved, eps = resolve_params(check_scheme(scheme), params), check_epsilon(epsilon)
     delta = check_positive(sensitivity, "sensitivity")
     x = as_finite_array(values, "values")
-    return _release(Space("values", (x,), delta), landmarks, eps, scheme, resolved, rng, seed,
+    return _release(Space("values", (x,), delta), landmarks, eps, scheme, resolved, rng,
                     {"sensitivity": delta}, None, check_noise(noise))
 
 
+@renamed(seed="rng")
 def release_locations(
     traj: Any, landmarks: Any = None, *, epsilon: float, scheme: str,
-    radius_m: float = 200.0, rng: Any = None, seed: Any = _UNSET, noise: str = "safe",
+    radius_m: float = 200.0, rng: Any = None, noise: str = "safe",
     **params: Any,
 ) -> Release:
     """Release a trajectory with planar Laplace noise (protection radius ``radius_m`` metres).
@@ -267,13 +260,14 @@ def release_locations(
     if time is not None and time.size:  # public times: Reserve's motion model reads them
         seconds = (time - time[0]) / np.timedelta64(1, "s")
     return _release(Space("locations", (lat, lon), r, seconds), landmarks, eps, scheme, resolved,
-                    rng, seed, {"radius_m": r}, time, check_noise(noise))
+                    rng, {"radius_m": r}, time, check_noise(noise))
 
 
+@renamed(seed="rng", eps="budget")
 def release_with_budget(
     data: Any, landmarks: Any = None, *, budget: Any = None, epsilon: float | None = None,
     radius_m: float | None = None, sensitivity: float | None = None, rng: Any = None,
-    seed: Any = _UNSET, eps: Any = None, noise: str = "safe",
+    noise: str = "safe",
 ) -> Release:
     """Release ``data`` with a given per-timestamp budget ε_t ≥ 0 (scheme ``"budget"``).
 
@@ -284,16 +278,12 @@ def release_with_budget(
     ``sensitivity``). ``epsilon``: the user's total budget, recorded as ``Release.epsilon``
     (it is what the release is judged against; the budget itself may exceed it). Without it,
     ``Release.epsilon`` is the landmark guarantee the budget achieves, max_t G_t over
-    ``landmarks`` (none: max_t ε_t). ``eps`` is a deprecated alias of ``budget``.
+    ``landmarks`` (none: max_t ε_t). ``eps=`` (for ``budget=``) and ``seed=`` are deprecated.
     ``budget`` may be an allocation object with ``eps`` and ``epsilon_model`` (a
     :class:`lmdk_core.correlation.BoundedAllocation`): the release then carries the model's cost
     in ``params`` (``epsilon_model``, ``model_key``, ``model_protects``), which a
     :class:`lmdk_core.ReleaseLedger` adds to the total.
     """
-    if eps is not None:
-        if budget is not None:
-            raise ParameterError("give budget or its deprecated alias eps, not both")
-        budget = eps
     if budget is None:
         raise ParameterError("release_with_budget needs budget= (ε_t per timestamp)")
     model_cost: dict[str, Any] = {}
@@ -321,7 +311,7 @@ def release_with_budget(
     mask = as_landmark_mask(landmarks, space.n)
     target = None if epsilon is None else check_epsilon(epsilon)
     noise = check_noise(noise)
-    source, seeded = _random_source(rng, seed)
+    source, seeded = _random_source(rng)
     seeded = seeded or noise == "fast"  # float noise is for simulations only, seeded or not
     out = with_achieved(run_budget(space, b, source, noise), mask, noise)
     achieved = float(landmark_guarantee(b, mask).max()) if space.n else 0.0

@@ -521,7 +521,8 @@ def _plan_after(ledger: ReleaseLedger, traj: Any, mask: np.ndarray, settings: Re
         hit = earlier[pos] == tt if earlier.size else np.zeros(mask.size, dtype=bool)
         extra = int((hit & ~mask).sum())
     share = eps * (1 + extra)
-    factor = 1.0 if reference_m is None else distance_factor(reference_m, settings.radius_m)
+    factor = (1.0 if reference_m is None
+              else distance_factor(reference_m, radius_m=settings.radius_m))
     return base.total_loss(distance_m=reference_m) + share * factor
 
 

@@ -245,7 +245,7 @@ def test_location_factor_is_the_ledger_factor_and_subadditive(x1, x2, log_r, cel
     r = 10.0**log_r
     d1, d2 = x1 * r / 20.0, x2 * r / 20.0
     f1, f2 = float(location_factor(d1, r)), float(location_factor(d2, r))
-    assert f1 == distance_factor(d1 * (1 + 1e-12) + 1e-6, r)
+    assert f1 == distance_factor(d1 * (1 + 1e-12) + 1e-6, radius_m=r)
     assert d1 / r <= f1 <= d1 / r + 3 * LATTICE_SLACK + 1e-5 / r
     assert float(location_factor(d1 + d2, r)) <= f1 + f2 + 1e-15
     lo, hi = sorted((d1, d2))

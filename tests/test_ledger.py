@@ -113,10 +113,11 @@ def test_two_downloads_of_independent_releases_add_up():
     assert ledger.total_loss() == pytest.approx(1.0)
     # the same draw again (e.g. its GeoJSON after its CSV) reveals nothing new: counted once
     assert ledger.add(a, key="a") is ledger and ledger.total_if_added(a, key="a") == 1.0
-    assert not ledger.would_exceed(a, 1.0, key="a")
+    assert not ledger.would_exceed(a, epsilon=1.0, key="a")
     # a second, independent draw adds up: uniform ε/3 everywhere + skip ε off the landmarks
     assert ledger.total_if_added(b, key="b") == pytest.approx(1.0 + 1.0)
-    assert ledger.would_exceed(b, 1.0, key="b") and not ledger.would_exceed(b, 2.0, key="b")
+    assert ledger.would_exceed(b, epsilon=1.0, key="b")
+    assert not ledger.would_exceed(b, epsilon=2.0, key="b")
     # a release of a disjoint time range still pays for its landmarks at every t
     later = fake_release(POOL + np.timedelta64(1, "h"), np.full(12, 0.25), mask)
     assert ledger.total_if_added(later) == pytest.approx(1.0 + 2 * 0.25)
@@ -139,7 +140,7 @@ def test_empty_ledger_and_mixed_kinds():
     with pytest.raises(ParameterError, match="length"):
         ReleaseLedger().add(fake_release(POOL[:2], [1.0], [False, False]))
     with pytest.raises(ParameterError, match="epsilon"):
-        ledger.would_exceed(with_time, 0.0)
+        ledger.would_exceed(with_time, epsilon=0.0)
 
 
 @given(st.lists(st.integers(-50, 50), max_size=60))
@@ -230,9 +231,9 @@ def test_distance_factor_bounds_the_exact_lattice_shift(lat, lon, direction, dia
     assume(pair is not None)
     lat2, lon2, d = pair
     loss = _shift(lat, lon, lat2, lon2, radius, eps)
-    bound = eps * distance_factor(d + DIST_ERR_M, radius)
+    bound = eps * distance_factor(d + DIST_ERR_M, radius_m=radius)
     assert loss <= bound * (1 + 1e-12), (loss, bound, d / radius)
-    assert distance_factor(d, radius) == formula_factor(d, radius)
+    assert distance_factor(d, radius_m=radius) == formula_factor(d, radius)
 
 
 def _diagonal_pairs(n: int, seed: int, metres):
@@ -260,7 +261,7 @@ def test_distance_factor_is_nearly_tight_and_a_smaller_factor_fails():
     pairs = _diagonal_pairs(300, 3, lambda rng, r, g: rng.uniform(1.0, 50.0) * r)
     for lat, lon, lat2, lon2, d, radius, eps in pairs:
         loss = _shift(lat, lon, lat2, lon2, radius, eps)
-        ratios.append(loss / (eps * distance_factor(d + DIST_ERR_M, radius)))
+        ratios.append(loss / (eps * distance_factor(d + DIST_ERR_M, radius_m=radius)))
         too_small += loss > eps * 0.9 * d / radius
     assert max(ratios) <= 1.0 + 1e-12 and min(ratios) >= 0.95
     assert too_small == len(pairs)  # every diagonal pair breaks the wrong factor 0.9·d/r
@@ -271,7 +272,7 @@ def test_distance_factor_is_nearly_tight_and_a_smaller_factor_fails():
     pairs = _diagonal_pairs(300, 4, lambda rng, r, g: 0.6 * math.sqrt(3.0) * g)
     for lat, lon, lat2, lon2, d, radius, eps in pairs:
         loss = _shift(lat, lon, lat2, lon2, radius, eps)
-        assert loss <= eps * distance_factor(d + DIST_ERR_M, radius) * (1 + 1e-12)
+        assert loss <= eps * distance_factor(d + DIST_ERR_M, radius_m=radius) * (1 + 1e-12)
         straddles += loss > eps * d / radius
     assert straddles >= 150
 
@@ -279,13 +280,14 @@ def test_distance_factor_is_nearly_tight_and_a_smaller_factor_fails():
 def test_distance_factor_shape():
     c = LATTICE_SLACK
     assert c == pytest.approx(1 / (math.sqrt(3) * 1024 + 2))
-    assert distance_factor(200.0, 200.0) == 1.0  # the mechanism's own guarantee at d = r
-    assert distance_factor(0.0, 200.0) == pytest.approx(3 * c + 6e-6 / (math.sqrt(3) * 200))
-    assert distance_factor(2000.0, 200.0) == 10.0  # x ≥ 1.5: exactly d/r
-    assert distance_factor(250.0, 200.0) == pytest.approx(1.25 + 0.5 * c)
+    assert distance_factor(200.0, radius_m=200.0) == 1.0  # the mechanism's guarantee at d = r
+    at_0 = 3 * c + 6e-6 / (math.sqrt(3) * 200)
+    assert distance_factor(0.0, radius_m=200.0) == pytest.approx(at_0)
+    assert distance_factor(2000.0, radius_m=200.0) == 10.0  # x ≥ 1.5: exactly d/r
+    assert distance_factor(250.0, radius_m=200.0) == pytest.approx(1.25 + 0.5 * c)
     # non-decreasing in d (so a bound at d covers every pair closer than d)
     ds = np.sort(np.concatenate([np.linspace(0, 3000, 3001), [199.999, 200.001, 300.0001]]))
-    vals = [distance_factor(d, 200.0) for d in ds]
+    vals = [distance_factor(d, radius_m=200.0) for d in ds]
     assert all(b >= a for a, b in itertools.pairwise(vals))
 
 
@@ -402,7 +404,7 @@ def test_releases_with_different_radii_compose_at_a_distance():
     ledger = ReleaseLedger().add(near, key="near").add(far, key="far")
     assert ledger.total_loss() == pytest.approx(2.0)  # each at its own radius: "adds up to 2"
     at_200 = ledger.total_loss(distance_m=200.0)
-    assert at_200 == pytest.approx(1.0 + distance_factor(200.0, 2000.0))
+    assert at_200 == pytest.approx(1.0 + distance_factor(200.0, radius_m=2000.0))
     assert 1.10 <= at_200 <= 1.11
     assert ledger.total_loss(distance_m=2000.0) == pytest.approx(11.0)  # 10 + 1, not 2
     fakes = [fake_release(r.time, r.budget, r.landmarks, radius_m=r.params["radius_m"])

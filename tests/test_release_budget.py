@@ -74,7 +74,8 @@ def test_users_epsilon_is_recorded_and_eps_is_a_deprecated_alias():
     rel = release_with_budget(x, [0], budget=[0.6] * 4, epsilon=0.5, sensitivity=1)
     assert rel.epsilon == 0.5 and rel.budget_source == "custom"
     assert rel.params["achieved_guarantee"] == pytest.approx(1.2)
-    old = release_with_budget(x, eps=[0.1, 0, 0.2, 0], sensitivity=1, rng=1)
+    with pytest.warns(DeprecationWarning, match="pass budget="):
+        old = release_with_budget(x, eps=[0.1, 0, 0.2, 0], sensitivity=1, rng=1)
     np.testing.assert_array_equal(old.budget, [0.1, 0, 0.2, 0])
     with pytest.raises(ParameterError, match="not both"):
         release_with_budget(x, budget=[0.1] * 4, eps=[0.1] * 4, sensitivity=1)

@@ -69,7 +69,8 @@ def test_landmark_guarantee_holds_exactly_on_budgets_and_achieved(case):
     x, mask, epsilon, share, speed, noise, seed = case
     params = resolve_params("reserve", {"landmark_share": share, "speed": speed})
     for space in _spaces(x):
-        out = run_scheme("reserve", space, mask, epsilon, as_source(seed), params, noise)
+        out = run_scheme("reserve", space, mask, epsilon=epsilon, rng=as_source(seed),
+                         params=params, noise=noise)
         assert np.all(out.eps >= 0) and np.all(out.achieved <= out.eps)
         for budget in (out.eps, out.achieved):
             assert landmark_guarantee(budget, mask).max() <= epsilon * (1 + 1e-12)

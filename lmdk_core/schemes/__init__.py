@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..accounting import landmark_guarantee
 from ..errors import ParameterError
 from ..noise.source import as_source, check_noise
@@ -112,11 +113,13 @@ def resolve_params(scheme: str, params: Mapping[str, Any]) -> dict[str, Any]:
     return {name: _CHECKS[name](value, name) for name, value in merged.items()}
 
 
+@renamed(positional=("epsilon", "rng", "params", "noise"))
 def run_scheme(
-    scheme: str, space: Space, landmarks: np.ndarray, epsilon: float, rng: Any,
-    params: Mapping[str, Any], noise: str = "safe",
+    scheme: str, space: Space, landmarks: np.ndarray, *, epsilon: float,
+    params: Mapping[str, Any], rng: Any = None, noise: str = "safe",
 ) -> SchemeOutput:
-    """Run a validated scheme (``params`` from :func:`resolve_params`) on ``space``.
+    """Run a validated scheme (``params`` from :func:`resolve_params`) on ``space`` with total
+    budget ``epsilon``.
 
     ``rng``: None (fresh OS entropy), a seed/Generator (simulations only) or a RandomSource;
     ``noise``: "safe" (exact, default) or "fast" (float, simulations only). The derived
