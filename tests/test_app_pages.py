@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from page_charts import bundles, figure, figures
 from streamlit.testing.v1 import AppTest
-from lmdk_core.release import SCHEMES
 from test_app import APP, TIMEOUT, _kept, add_place_by_click, fake_map, home, run, sample  # noqa: F401
+
+from lmdk_core.release import SCHEMES
 
 
 @pytest.fixture

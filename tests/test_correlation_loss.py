@@ -190,7 +190,7 @@ def test_errors():
 # ---- matrices ---------------------------------------------------------------------------------
 def test_synthetic_presets():
     P = synthetic_transition_matrix(30, "moderate")
-    # ConTPL's genTM(0.01, 30): pseudo-count 2s = 0.02 on every entry (tests/test_correlation_presets.py)
+    # ConTPL genTM(0.01, 30): pseudo-count 2s = 0.02 on every entry (test_correlation_presets.py)
     assert np.allclose(P.sum(1), 1) and P[0, 0] == pytest.approx(1.02 / 1.6)
     assert np.array_equal(synthetic_transition_matrix(4, "strong"), np.eye(4))
     assert np.allclose(synthetic_transition_matrix(30, "weak"),
