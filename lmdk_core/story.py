@@ -186,7 +186,8 @@ def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 
     import folium
 
     from . import maps
-    from .trajectory import even_positions, lat_lon
+    from .map_view import thinned_points
+    from .trajectory import lat_lon
 
     lat, lon = lat_lon(release, "release")
     ok = np.isfinite(lat) & np.isfinite(lon)
@@ -207,10 +208,7 @@ def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 
             raise ParameterError(f"tiles must be 'none', 'osm' or an XYZ tile URL, got {tiles!r}")
     # one GeoJSON layer (drawn by Leaflet in the browser) instead of a folium element per point:
     # ~100x cheaper to build, so the report can hold every released point up to max_points
-    idx = np.flatnonzero(ok)
-    if idx.size > max_points:
-        idx = idx[even_positions(idx.size, max_points)]
-    coords = np.column_stack((lon[idx], lat[idx])).round(6).tolist()
+    coords = [[b, a] for a, b in thinned_points(lat, lon, max_points)]  # GeoJSON: lon, lat
     folium.GeoJson(
         {"type": "FeatureCollection", "features": [
             {"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": c}}
