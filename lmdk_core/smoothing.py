@@ -399,8 +399,8 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
                                      _v0(c_code, c_q, rr, step), _ROBUST_K if robust else 0.0,
                                      True, gap, _RESET * rr)
                 out += wi * sm
-        _, best, r = fits[int(np.argmax(lls))]
-        return out, best[1], r, best
+        _, chosen, r = fits[int(np.argmax(lls))]
+        return out, chosen[1], r, chosen
     if kind == "fit":
         kind, code = "rw", 0
         best: tuple[float, float, float] = (-np.inf, 1.0, 1.0)
@@ -409,12 +409,12 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
                 _, sl, sn, no = passes(1.0, float(lam), code, False, 0.0)
                 r_hat = max(sn / no if no else 1.0, r_range[0] if r_range else 0.0, 1e-300)
                 ll = -0.5 * (sl + no * math.log(r_hat) + sn / r_hat) if no else 0.0
-                cand = (ll, float(lam), r_hat)
+                trial = (ll, float(lam), r_hat)
             else:
                 _, sl, sn, no = passes(r, float(lam) * r, code, False, 0.0)
-                cand = (-0.5 * (sl + no * math.log(r) + sn / r), float(lam), r)
-            if cand[0] > best[0]:
-                best = cand
+                trial = (-0.5 * (sl + no * math.log(r) + sn / r), float(lam), r)
+            if trial[0] > best[0]:
+                best = trial
         r = best[2]
         q = best[1] * r
     else:

@@ -209,7 +209,7 @@ class _Plan:
 
 def schedule(
     space: Space, landmarks: np.ndarray, epsilon: float, share: float, speed: float
-) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """(ε_t, model error ê_t, public figures) of Reserve at landmark share ``share``."""
     plan = _Plan(space, landmarks)
     eps_reg, delta, tail, k = plan.run(epsilon, share, speed)
