@@ -32,7 +32,6 @@ places, settings); the session never looks inside it.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -44,6 +43,7 @@ from ._deprecation import renamed
 from .dummies import HiddenLandmarks, hide_landmarks, split_budget
 from .errors import LmdkError, ParameterError
 from .ledger import Cost, ReleaseLedger
+from .noise.source import new_id, simulation_rng
 from .release import SCHEMES, Release, _times, release_locations, release_with_budget
 from .smoothing import smooth_release
 from .validation import check_epsilon, check_positive
@@ -282,9 +282,9 @@ class Session:
         if key is not None and key in self._previews:
             self._previews[key] = self._previews.pop(key)  # most recently used last
             return self._previews[key]
-        seed = secrets.randbits(63)
-        rel, mask, hidden = _draw(traj, landmarks, settings, allocation, rng=seed)
-        out = Preview(rel, mask, hidden, settings, f"preview-{secrets.token_hex(8)}")
+        rel, mask, hidden = _draw(traj, landmarks, settings, allocation,
+                                  rng=simulation_rng())  # OS-seeded simulation, not a release
+        out = Preview(rel, mask, hidden, settings, f"preview-{new_id(8)}")
         if key is not None:
             self._previews[key] = out
             while len(self._previews) > KEPT_PREVIEWS:
@@ -352,7 +352,7 @@ class Session:
                 "drew, or raise the total budget deliberately."
             )
         rel, mask, hidden = _draw(traj, landmarks, settings, allocation, rng=None)
-        token = secrets.token_hex(8)
+        token = new_id(8)
         costs = _costs(token, settings, allocation, mask)
         drawn = Drawn(token, person, key, rel, mask, hidden, settings,
                       _allocation_slug(settings, allocation), costs)
@@ -400,7 +400,7 @@ class Session:
         eps_m = check_epsilon(params.get("epsilon_model"), "epsilon_model")
         book = self._book(person)
         ref = self._reference(person, params.get("radius_m"))
-        cost = Cost(f"model:pending:{secrets.token_hex(4)}", eps_m, "DP correlation model ε_model",
+        cost = Cost(f"model:pending:{new_id(4)}", eps_m, "DP correlation model ε_model",
                     int(params["protected_events"]) if "protected_events" in params else None)
         after = _with_cost(book.ledger, cost).total_loss(distance_m=ref)
         if after > book.total_budget + 1e-9:
@@ -456,7 +456,7 @@ def _draw(traj: Any, landmarks: Any, settings: ReleaseSettings, allocation: Any,
           rng: Any) -> tuple[Release, np.ndarray, HiddenLandmarks | None]:
     """(release, real landmark mask, dummy choice) — real when ``rng`` is None, else seeded."""
     mask = _mask(traj, landmarks)
-    gen = None if rng is None else np.random.default_rng(rng)
+    gen = None if rng is None else simulation_rng(rng)
     hidden = None
     protect = mask
     if _hides(settings, mask):

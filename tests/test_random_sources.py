@@ -26,10 +26,7 @@ OWNER = "noise/source.py"
 ALLOWED: dict[str, tuple[int, str]] = {
     "patterns/taxi.py": (14, "synthetic taxi traces (demo/benchmark data, never a release): the "
                              "numba kernel can only call the legacy np.random API, seeded per "
-                             "taxi from simulation_rng's seed"),
-    # under a concurrent rename when this test was written; to move to noise.source next:
-    "session.py": (6, "secrets.token_hex ids -> new_id; a preview's OS seed -> simulation_rng"),
-    "population/generator.py": (2, "synthetic population data: SeedSequence -> simulation_rng"),
+                             "taxi from the caller's seed"),
 }
 
 

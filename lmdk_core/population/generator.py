@@ -22,6 +22,7 @@ import pandas as pd
 from .._deprecation import renamed
 from ..errors import ParameterError
 from ..geo import offset_points
+from ..noise.source import simulation_rng
 from ..validation import check_int
 from .grid import BEIJING_BBOX
 
@@ -105,7 +106,7 @@ def _generate(n_users: int, *, points_per_user: int, days: int, start: Any,
     la0, la1, lo0, lo1 = (float(v) for v in bbox)
     if not (la0 < la1 and lo0 < lo1):
         raise ParameterError(f"bbox must be (lat_min, lat_max, lon_min, lon_max), got {bbox}")
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x10DC]))
+    rng = simulation_rng([int(seed), 0x10DC])
     uids = _uids(n)
     # places: n × 3 anchors in the inner 80 % of the box
     mla, mlo = 0.1 * (la1 - la0), 0.1 * (lo1 - lo0)
