@@ -14,12 +14,15 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import json
 import pkgutil
+import re
 import sys
 import types
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -241,6 +244,68 @@ def test_deprecated_spellings_reach_the_new_ones():
         assert list(lm.landmark_guarantee(eps=[0.1, 0.2, 0.3], landmarks=[0, 2])) == list(g)
 
 
+def test_population_ledger_and_scheme_old_spellings_reach_the_new_ones():
+    """The renames of the population, dummies, ledger and scheme runner: each old spelling
+    warns and gives exactly what the new one gives (seeded draws, so outputs are comparable)."""
+    import numpy as np
+    import pandas as pd
+
+    from lmdk_core import dummies
+    from lmdk_core import population as P
+    from lmdk_core.schemes import resolve_params, run_scheme
+    from lmdk_core.schemes._space import Space
+
+    def same(old: Callable, new: Callable, match: str) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            want = new()
+        with pytest.warns(DeprecationWarning, match=match):
+            got = old()
+        if isinstance(want, tuple):
+            for a, b in zip(got, want, strict=True):
+                pd.testing.assert_frame_equal(a, b)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+    e = np.array([0.1, 0.5, 2.0])
+    same(lambda: P.keep_probability(eps=e, tau=1.0), lambda: P.keep_probability(e, 1.0), "eps=")
+    same(lambda: P.public_bin_budgets(public_eps=[1.0, 2.0], scheme="user", n_bins=4),
+         lambda: P.public_bin_budgets(public_epsilon=[1.0, 2.0], scheme="user", n_bins=4),
+         "public_epsilon=")
+    same(lambda: P.discrete_laplace(50, 0.5, 3), lambda: P.discrete_laplace(50, 0.5, rng=3), "rng=")
+    c = np.arange(6, dtype=np.int64)
+    same(lambda: P.publish_counts(c, 0.5, 3), lambda: P.publish_counts(c, 0.5, rng=3), "rng=")
+    same(lambda: dummies.split_budget(1.0, 0.2),
+         lambda: dummies.split_budget(1.0, epsilon_select=0.2), "epsilon_select=")
+    same(lambda: lm.distance_factor(250.0, 200.0),
+         lambda: lm.distance_factor(250.0, radius_m=200.0), "radius_m=")
+    same(lambda: P.generate_population(3, points_per_user=20, days=1, seed=2),
+         lambda: P.generate_population(3, points_per_user=20, days=1, rng=2), "pass rng=")
+    traj, _ = P.generate_population(2, points_per_user=200, days=1, rng=1)
+    same(lambda: P.suggest_user_places(traj, radius_m=150.0),
+         lambda: P.suggest_user_places(traj, stay_radius_m=150.0), "pass stay_radius_m=")
+    budgets = pd.DataFrame({"uid": ["a", "b"], "epsilon": [1.0, 0.2]})
+    led_old, led_new = P.Ledger(budgets), P.Ledger(budgets)
+    same(lambda: led_old.charge([1.0, 1.0], 0.5).included,
+         lambda: led_new.charge([1.0, 1.0], epsilon=0.5).included, "epsilon=")
+    space = Space("values", (np.linspace(0.0, 1.0, 8),), 1.0)
+    mask, params = np.zeros(8, bool), resolve_params("uniform", {})
+    mask[2] = True
+    same(lambda: run_scheme("uniform", space, mask, 1.0, 5, params).columns[0],
+         lambda: run_scheme("uniform", space, mask, epsilon=1.0, rng=5, params=params).columns[0],
+         "epsilon=, rng=, params=")
+    x = np.linspace(0.0, 1.0, 8)
+    rel = lm.release_values(x, mask, epsilon=1.0, scheme="uniform", rng=5)
+    ledger = lm.ReleaseLedger().add(rel, key="a")
+    with pytest.warns(DeprecationWarning, match="epsilon="):
+        assert ledger.would_exceed(rel, 0.5, key="b") is ledger.would_exceed(
+            rel, epsilon=0.5, key="b") is True
+    same(lambda: lm.release_with_budget(x, eps=[0.5] * 8, sensitivity=1.0,
+                                        seed=5).values,
+         lambda: lm.release_with_budget(x, budget=[0.5] * 8, sensitivity=1.0, rng=5).values,
+         "deprecated")
+
+
 OLD_SPELLING_CALLERS: dict[tuple[str, str], str] = {
     # (file, callable): callers of a deprecated spelling in files being edited concurrently.
 }
@@ -311,42 +376,98 @@ def _deliberate_calls(tree: ast.AST) -> set[int]:
     return out
 
 
-def test_no_caller_uses_a_deprecated_spelling():
-    """The package, the app, the benches and the tests call each renamed function and method by
-    its new spelling (only this file and a test checking the deprecation inside
-    ``pytest.warns``/``pytest.raises`` may use the old ones)."""
-    from pathlib import Path
+def _python_sources(path: Path) -> list[str]:
+    """The Python code of a file: the file itself, a notebook's code cells (IPython magics
+    dropped), or a Markdown page's ```python blocks."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        cells = [c for c in json.loads(text)["cells"] if c["cell_type"] == "code"]
+        code = ["".join(c["source"]) for c in cells]
+        return ["\n".join(ln for ln in c.splitlines() if not ln.startswith(("%", "!")))
+                for c in code]
+    if path.suffix == ".md":
+        return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+    return [text]
 
+
+def old_spelling_calls(source: str, spelled: dict[str, tuple[int, dict]],
+                       methods: dict[str, tuple[int, dict]]) -> set[str]:
+    """Names of the renamed functions and methods that ``source`` calls with an old spelling
+    (calls inside ``pytest.warns``/``pytest.raises`` blocks are deliberate and skipped)."""
+    tree = ast.parse(source)
+    deliberate = _deliberate_calls(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or id(node) in deliberate:
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else None
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                and f.value.id not in ("np", "gen", "rng", "self", "source", "generator"):
+            name = f.attr
+        if name in spelled and _old_spelling(node, *spelled[name]):
+            found.add(name)
+        if isinstance(f, ast.Attribute) and f.attr in methods \
+                and _old_spelling(node, *methods[f.attr]):
+            found.add(f.attr)
+    return found
+
+
+def test_no_caller_uses_a_deprecated_spelling():
+    """The package, the app, the benches, the tests, the notebooks and the Python examples of
+    README and docs call each renamed function and method by its new spelling (only this file
+    and a test checking the deprecation inside ``pytest.warns``/``pytest.raises`` may use the
+    old ones)."""
     root = Path(lm.__file__).parent.parent
     spelled = _deprecated_signatures()
     methods = _deprecated_methods()
     assert {"laplace", "Laplace", "temporal_loss", "detect_stays"} <= set(spelled)
     assert {"charge", "sample", "release"} <= set(methods)
     found = set()
-    for path in sorted({*root.glob("lmdk_core/**/*.py"), *root.glob("dashboard/**/*.py"),
-                        *root.glob("bench/*.py"), *root.glob("tests/*.py")}):
+    paths = sorted({*root.glob("lmdk_core/**/*.py"), *root.glob("dashboard/**/*.py"),
+                    *root.glob("bench/*.py"), *root.glob("tests/*.py"),
+                    *root.glob("notebooks/*.ipynb"), *root.glob("docs/*.md"), root / "README.md"})
+    assert any(p.suffix == ".ipynb" for p in paths) and root / "README.md" in paths
+    for path in paths:
         rel = path.relative_to(root).as_posix()
         if rel == "tests/test_api.py":
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        deliberate = _deliberate_calls(tree)
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call) or id(node) in deliberate:
+        for source in _python_sources(path):
+            try:
+                calls = old_spelling_calls(source, spelled, methods)
+            except SyntaxError:  # an example fragment (``...``), not a program
                 continue
-            f = node.func
-            name = f.id if isinstance(f, ast.Name) else None
-            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
-                    and f.value.id not in ("np", "gen", "rng", "self", "source", "generator"):
-                name = f.attr
-            if name in spelled and _old_spelling(node, *spelled[name]):
-                found.add((rel, name))
-            if isinstance(f, ast.Attribute) and f.attr in methods \
-                    and _old_spelling(node, *methods[f.attr]):
-                found.add((rel, f.attr))
+            found |= {(rel, name) for name in calls}
     new = sorted(found - set(OLD_SPELLING_CALLERS))
     assert not new, f"callers of deprecated spellings (use the new ones): {new}"
     fixed = sorted(set(OLD_SPELLING_CALLERS) - found)
     assert not fixed, f"no longer calling an old spelling (remove from the list): {fixed}"
+
+
+def test_the_caller_check_catches_old_spellings():
+    """A deliberately old-spelled snippet: every kind of old call is found, the new spellings
+    and the deliberate calls inside pytest.warns are not."""
+    spelled, methods = _deprecated_signatures(), _deprecated_methods()
+    old = """
+import pytest
+lm.laplace(x, 1.0)
+P.generate_population(5, seed=1)
+ledger.charge(records, 0.5)
+obj.regions.sample(codes, gen)
+"""
+    assert old_spelling_calls(old, spelled, methods) == {
+        "laplace", "generate_population", "charge", "sample"}
+    new = """
+import pytest
+lm.laplace(x, epsilon=1.0)
+P.generate_population(5, rng=1)
+ledger.charge(records, epsilon=0.5)
+obj.regions.sample(codes, rng=gen)
+discrete_laplace(buf, st, fn, t, s)  # the internal sampler of the same name, other arity
+with pytest.warns(DeprecationWarning):
+    lm.laplace(x, eps=1.0)
+"""
+    assert old_spelling_calls(new, spelled, methods) == set()
 
 
 @pytest.mark.parametrize("func", [lm.allocate, lm.release_values, lm.release_locations,
