@@ -411,12 +411,12 @@ def _cmd_evaluate(args: argparse.Namespace, progress: Progress) -> None:
 
     table = error_table(n_users=args.users, points_per_user=args.points_per_user,
                         mixes=args.mixes.split(","), scheme=args.scheme, cell_m=args.cell_m,
-                        repeats=args.repeats, seed=args.seed or 0, progress=progress)
+                        repeats=args.repeats, rng=args.seed or 0, progress=progress)
     sys.stdout.write(format_table(table) + "\n\n")
     from lmdk_core.population.evaluate import ledger_dropout
 
     drop = ledger_dropout(n_users=min(args.users, 300), points_per_user=args.points_per_user,
-                          seed=args.seed or 0)
+                          rng=args.seed or 0)
     sys.stdout.write("Ledger drop-out over daily queries (excluded_true and counted_total are "
                      "private, shown for evaluation only)\n" + drop.to_string(index=False) + "\n")
 

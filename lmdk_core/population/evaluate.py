@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from .core import bounded_records
 from .generator import generate_population
@@ -35,13 +36,16 @@ def _population(n_users: int, points_per_user: int, days: int, seed: int, cell_m
     return traj, places[places["name"].isin(list(landmark_kinds))], grid
 
 
+@renamed(seed="rng")
 def error_table(*, n_users: int = 1000, points_per_user: int = 200, days: int = 7,
                 mixes: Sequence[str] = tuple(MIXES), scheme: str = "skip",
                 methods: Sequence[str] = METHODS, tau: Any = "mean", cell_m: float = 1000.0,
-                landmark_kinds: Sequence[str] = ("other",), repeats: int = 3, seed: int = 0,
+                landmark_kinds: Sequence[str] = ("other",), repeats: int = 3, rng: int = 0,
                 progress: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:
     """One row per (mix, method): τ, MAE over all cells, MAE over occupied cells (true count
-    > 0), share of bounded records kept (private, evaluation only), averaged over ``repeats``."""
+    > 0), share of bounded records kept (private, evaluation only), averaged over ``repeats``;
+    ``rng``: the integer seed of the whole simulation."""
+    seed = int(rng)
     unknown = [m for m in mixes if m not in MIXES]
     if unknown:
         raise ParameterError(f"unknown mix {unknown[0]!r}; use one of {', '.join(MIXES)}")
@@ -84,14 +88,17 @@ def format_table(table: pd.DataFrame) -> str:
     return head + wide.to_string(float_format=lambda v: f"{v:9.2f}")
 
 
+@renamed(seed="rng")
 def ledger_dropout(*, n_users: int = 300, points_per_user: int = 200, days: int = 7,
                    mix: str = "icde15", epsilon: float = 0.02, cell_m: float = 5000.0,
-                   seed: int = 0) -> pd.DataFrame:
+                   rng: int = 0) -> pd.DataFrame:
     """Repeated queries (one per day: that day's records counted per cell, ε per record, so a
     user present in k bins of the day costs k·ε)
     through a fresh ledger. Per query: users excluded (true — private, evaluation only — and the
     noisy display), the true total of all records, the true total of the records actually
-    counted, the released total, and the liberal share among the counted users."""
+    counted, the released total, and the liberal share among the counted users. ``rng``: the
+    integer seed of the whole simulation."""
+    seed = int(rng)
     traj, _, grid = _population(n_users, points_per_user, days, seed, cell_m, ())
     prefs = draw_preferences(traj["uid"].cat.categories, MIXES[mix], rng=seed + 1)
     rec = bounded_records(traj, grid=grid)
