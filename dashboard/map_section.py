@@ -262,7 +262,9 @@ def _keyboard_entry(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None
                       help="Degrees, e.g. 39.98, 116.31 or 39.98° N, 116.31° E. The place gets "
                       "the radius above; a position inside a place selects it.")
         c2.form_submit_button("Add", key="coords_add", on_click=state.add_typed_place,
-                              args=(COORDS_KEY, COORDS_ERROR_KEY))
+                              args=(COORDS_KEY, COORDS_ERROR_KEY),
+                              help="Mark a place at the typed position (Enter in the field "
+                              "does the same).")
     error = state.get(COORDS_ERROR_KEY)
     if error:
         st.error(plain_text(f"Could not add a place: {error}."), icon="⚠️")
@@ -279,7 +281,8 @@ def _keyboard_entry(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None
                  key=LISTED_KEY, placeholder="choose a long stay",
                  help="Long stays are where landmarks usually are (home, work, clinic).")
     c2.button("Add", key="listed_add", on_click=state.add_listed_place,
-              args=(LISTED_KEY, options))
+              args=(LISTED_KEY, options),
+              help="Mark the chosen long stay as a place, with its suggested radius.")
 
 
 def _suggestions(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
