@@ -8,22 +8,17 @@ import itertools
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from traces import random_walk
 
 from lmdk_core import ParameterError
 from lmdk_core import session as session_module
 from lmdk_core.session import BudgetExceededError, Drawn, Preview, ReleaseSettings, Session
 
 N = 40
-_rng = np.random.default_rng(0)
-TRACE = pd.DataFrame({
-    "time": pd.date_range("2024-05-01 08:00", periods=N, freq="min"),
-    "lat": 39.99 + np.cumsum(_rng.normal(0, 2e-4, N)),
-    "lon": 116.34 + np.cumsum(_rng.normal(0, 2e-4, N)),
-})
+TRACE = random_walk(N, freq="min", seed=0)
 SCHEMES = ("event", "user", "uniform", "skip", "adaptive", "bd", "ba")
 EXACT = ("event", "user", "uniform", "skip")
 """Budgets known before the noise: without dummies the plan is the recorded total exactly."""

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from traces import random_walk
 
 import lmdk_core as lc
 from lmdk_core import ParameterError, smooth_release
@@ -22,12 +23,7 @@ from lmdk_core.export import release_to_csv
 from lmdk_core.geo import haversine_m
 
 N = 300
-_rng = np.random.default_rng(7)
-TRACE = pd.DataFrame({
-    "time": pd.date_range("2024-05-01 08:00", periods=N, freq="30s"),
-    "lat": 39.99 + np.cumsum(_rng.normal(0, 2e-4, N)),
-    "lon": 116.34 + np.cumsum(_rng.normal(0, 2e-4, N)),
-})
+TRACE = random_walk(N, freq="30s", seed=7)
 HOME = np.zeros(N, dtype=bool)
 HOME[[0, 1, 2, 50, 51, 52, 53, 120, 121, 200]] = True  # leading landmarks: Skip starts with NaN
 
