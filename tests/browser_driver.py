@@ -161,6 +161,24 @@ def goto_app(page, url: str, timeout_ms: int = 60_000) -> None:
     started on a slow machine, with nothing on the page yet.)"""
     track_runs(page)
     page.goto(url, timeout=timeout_ms)
+    wait_loaded(page, timeout_ms)
+
+
+def goto_apps(pages, url: str, timeout_ms: int = 60_000) -> None:
+    """:func:`goto_app` for several pages (each of its own browser context) at once: every
+    navigation is started before any first run is waited for, so the server runs their first
+    scripts side by side instead of one after the other."""
+    for page in pages:
+        track_runs(page)
+        page.goto(url, timeout=timeout_ms, wait_until="commit")
+    for page in pages:
+        page.wait_for_load_state("load", timeout=timeout_ms)
+        wait_loaded(page, timeout_ms)
+
+
+def wait_loaded(page, timeout_ms: int = 60_000) -> None:
+    """Wait until a page navigated to the dashboard (with :func:`track_runs` called before the
+    navigation) has finished its first run and drawn every chart and the map."""
     # the app's element and at least one chart are there: the first run has drawn
     page.wait_for_function(
         "() => document.querySelector(\"[data-testid='stApp']\")"
@@ -190,8 +208,32 @@ def click_map(page, lat: float, lon: float) -> None:
     """Click the map at (lat, lon). The whole map is scrolled into view first: Playwright's own
     scroll-before-click moved a partly hidden map under the computed position."""
     page.locator(MAP).scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    wait_still(page, MAP)
     page.locator(MAP).click(position=map_point(page, lat, lon))
+
+
+STILL_JS = """([sel, frames, most]) => new Promise((done) => {
+  let last = null, same = 0, seen = 0;
+  const step = () => {
+    const el = document.querySelector(sel);
+    const r = el && JSON.stringify(el.getBoundingClientRect());
+    same = r !== null && r === last ? same + 1 : 0;
+    last = r;
+    seen += 1;
+    if (same >= frames || seen >= most) done(same >= frames); else requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+})"""
+"""Resolves once the element's box has stayed the same for ``frames`` animation frames (true),
+or after ``most`` frames (false)."""
+
+
+def wait_still(page, selector: str, frames: int = 3, most: int = 120) -> bool:
+    """Wait until ``selector``'s box has stopped moving (a scroll or a layout after a resize has
+    finished): the same for ``frames`` consecutive animation frames, at most ``most`` frames
+    (~2 s at 60 Hz; then the caller goes on as it would have after a fixed sleep). Returns
+    whether it came to rest."""
+    return bool(page.evaluate(STILL_JS, [selector, frames, most]))
 
 
 def chart_signature(page, index: int = 0) -> str:

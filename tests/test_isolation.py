@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from browser_driver import CHROMIUM, MAP, goto_app, runs, wait_idle
+from browser_driver import CHROMIUM, MAP, goto_app, goto_apps, runs, wait_idle
 
 pytestmark = [
     pytest.mark.browser,
@@ -40,7 +40,7 @@ def test_two_browsers_never_see_each_others_places_or_uploads(server, browser, t
         a, b = a_ctx.new_page(), b_ctx.new_page()
         for p in (a, b):
             p.set_viewport_size({"width": 1280, "height": 720})
-            goto_app(p, server)
+        goto_apps((a, b), server)  # both first runs at once
         _add_place(a, "39.9750, 116.3200")
         a.wait_for_function(f"() => document.querySelector('{MAP}').dataset.places === '1'")
         # A uploads a file of its own
@@ -57,8 +57,7 @@ def test_two_browsers_never_see_each_others_places_or_uploads(server, browser, t
         # B: its own rerun and a reload see none of it
         _add_place(b, "not a position")  # a rerun of B's script after A's changes
         assert b.locator(MAP).evaluate(N_PLACES) == "0"
-        b.reload()
-        goto_app(b, server)
+        goto_app(b, server)  # a new load of B's page (a reload, waited for until drawn)
         text = b.locator("body").inner_text()
         assert b.locator(MAP).evaluate(N_PLACES) == "0"
         assert "bundled sample" in text
