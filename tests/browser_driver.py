@@ -212,11 +212,10 @@ def click_map(page, lat: float, lon: float) -> None:
     page.locator(MAP).click(position=map_point(page, lat, lon))
 
 
-STILL_JS = """([sel, frames, most]) => new Promise((done) => {
+STILL_JS = """(el, [frames, most]) => new Promise((done) => {
   let last = null, same = 0, seen = 0;
   const step = () => {
-    const el = document.querySelector(sel);
-    const r = el && JSON.stringify(el.getBoundingClientRect());
+    const r = el.isConnected ? JSON.stringify(el.getBoundingClientRect()) : null;
     same = r !== null && r === last ? same + 1 : 0;
     last = r;
     seen += 1;
@@ -228,12 +227,22 @@ STILL_JS = """([sel, frames, most]) => new Promise((done) => {
 or after ``most`` frames (false)."""
 
 
-def wait_still(page, selector: str, frames: int = 3, most: int = 120) -> bool:
-    """Wait until ``selector``'s box has stopped moving (a scroll or a layout after a resize has
-    finished): the same for ``frames`` consecutive animation frames, at most ``most`` frames
-    (~2 s at 60 Hz; then the caller goes on as it would have after a fixed sleep). Returns
-    whether it came to rest."""
-    return bool(page.evaluate(STILL_JS, [selector, frames, most]))
+def wait_still(page, target, frames: int = 3, most: int = 120) -> bool:
+    """Wait until ``target``'s box (a selector or a Playwright locator; its first element) has
+    stopped moving (a scroll or a layout after a resize has finished): the same for ``frames``
+    consecutive animation frames, at most ``most`` frames (~2 s at 60 Hz; then the caller goes
+    on as it would have after a fixed sleep). Returns whether it came to rest."""
+    loc = page.locator(target) if isinstance(target, str) else target
+    return bool(loc.first.evaluate(STILL_JS, [frames, most]))
+
+
+def resize(page, width: int, height: int, target) -> None:
+    """Set the viewport to ``width`` × ``height`` and wait until the window has that size and
+    ``target`` (see :func:`wait_still`) has been laid out again and stopped moving."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function("([w, h]) => window.innerWidth === w && window.innerHeight === h",
+                           arg=[width, height], timeout=10_000)
+    wait_still(page, target)
 
 
 def chart_signature(page, index: int = 0) -> str:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from browser_driver import VIEWPORTS, click_map, goto_app, home_of_first_user, wait_idle
+from browser_driver import (
+    VIEWPORTS,
+    click_map,
+    goto_app,
+    home_of_first_user,
+    resize,
+    wait_idle,
+)
 
 import lmdk_core as lm
 from lmdk_core import attacks as at
@@ -34,8 +41,7 @@ def story(tmp_path_factory):
 def _shows_at_every_size(page, text) -> None:
     """``text`` is visible and within the window's width at each of the three sizes."""
     for w, h in VIEWPORTS:
-        page.set_viewport_size({"width": w, "height": h})
-        page.wait_for_timeout(300)  # the layout follows the new width
+        resize(page, w, h, text)  # the layout follows the new width
         text.scroll_into_view_if_needed()
         assert text.is_visible() and text.evaluate(FITS), (w, h)
 

@@ -14,6 +14,7 @@ from browser_driver import (
     click_map,
     goto_app,
     home_of_first_user,
+    resize,
     runs,
     wait_idle,
 )
@@ -42,8 +43,7 @@ def test_guide_layout_and_use_epsilon(server, browser):
         guide = page.locator("[data-testid='stExpander']").filter(has_text="Before you release")
         table = guide.locator("[data-testid='stDataFrame']")
         for width, height in VIEWPORTS:
-            page.set_viewport_size({"width": width, "height": height})
-            page.wait_for_timeout(300)
+            resize(page, width, height, table)
             table.scroll_into_view_if_needed()
             box, outer = table.bounding_box(), guide.bounding_box()
             assert box and outer, (width, height)
