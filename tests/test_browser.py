@@ -57,7 +57,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     page.mouse.down()
     page.mouse.move(drag["x"] + 0.6 * drag["width"], y + 2, steps=8)
     page.mouse.up()
-    page.wait_for_timeout(300)
+    chart.evaluate("d => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     zoomed = chart.evaluate("d => { d.__lmdkMark = 1; return d.layout.xaxis.range; }")
     assert zoomed is not None
 
@@ -82,8 +82,12 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     # The zoom survives a click (the base map is not rebuilt), and a click made while the page
     # is still rerunning for the previous one is not lost. (Each click is sent at once,
     # dashboard/map_element.py.)
+    zoom0 = frame.evaluate("el => el.lmdkMap.getZoom()")
     frame.locator(".leaflet-control-zoom-in").click()
-    page.wait_for_timeout(600)
+    # the zoom-in has happened and its animation is over
+    page.wait_for_function(
+        f"z => {{ const m = document.querySelector('{MAP}').lmdkMap;"
+        " return m.getZoom() !== z && !m._animatingZoom; }", arg=zoom0, timeout=10_000)
     container = frame
     zoom = container.evaluate("el => el.lmdkMap.getZoom()")
     box = container.bounding_box()
