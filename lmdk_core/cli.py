@@ -49,6 +49,10 @@ from ._version import __version__
 from .errors import LmdkError, ParameterError
 from .export import DEFAULT_CHUNK_ROWS
 
+SCHEME_HELP = "event, user, uniform, skip, adaptive, reserve, bd or ba (default skip)"
+"""Help of ``--scheme`` (typed: importing lmdk_core.schemes would load numba on every CLI start;
+tests/test_cli.py checks it names exactly lmdk_core.SCHEMES)."""
+
 __all__ = ["main"]
 
 
@@ -479,7 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--places", help="landmark places (GeoJSON, as exported by the app)")
     r.add_argument("--user", help="user id when the file holds several people")
     r.add_argument("--epsilon", type=float, required=True, help="total budget ε > 0")
-    r.add_argument("--scheme", default="skip", help="event, user, uniform, skip, adaptive, bd, ba")
+    r.add_argument("--scheme", default="skip", help=SCHEME_HELP)
     r.add_argument("--radius-m", type=float, default=200.0, help="protection radius (metres)")
     r.add_argument("--out", required=True, help="output directory (must not exist or be empty)")
     r.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
@@ -549,7 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the places to attack (GeoJSON, as exported by the app)")
     a.add_argument("--user", help="user id when the file holds several people")
     a.add_argument("--epsilon", type=float, required=True, help="total budget ε > 0")
-    a.add_argument("--scheme", default="skip", help="event, user, uniform, skip, adaptive, bd, ba")
+    a.add_argument("--scheme", default="skip", help=SCHEME_HELP)
     a.add_argument("--radius-m", type=float, default=200.0, help="protection radius (metres)")
     a.add_argument("--draws", type=int, default=20, help="simulated releases (default 20)")
     a.add_argument("--seed", type=int, default=0,

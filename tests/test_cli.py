@@ -226,3 +226,15 @@ def test_every_option_has_help_and_there_is_a_version(capsys):
     assert missing == []
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"lmdk {__version__}"
+
+
+def test_scheme_help_names_every_scheme():
+    """`--scheme`'s help lists exactly the schemes the release functions accept (it once
+    omitted reserve)."""
+    import re
+
+    import lmdk_core as lm
+    from lmdk_core.cli import SCHEME_HELP
+
+    named = [w for w in re.findall(r"[a-z]+", SCHEME_HELP.split("(")[0]) if w != "or"]
+    assert sorted(named) == sorted(lm.SCHEMES)
