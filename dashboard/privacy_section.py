@@ -445,6 +445,11 @@ def _dummy_comparison(traj: pd.DataFrame, key: Any, s: Settings, runs: int) -> N
         "and dummy) stayed protected at ε − ε_sel in every run (ε_sel: the part of ε spent on "
         "choosing the dummies)."
     )
+    if table["mae_dummies"].isna().any():
+        st.caption(
+            "— in the error columns: that scheme released nothing. The dummies made every moment "
+            "a landmark, and Skip publishes only at ordinary moments."
+        )
     state.put("dummy_comparison", table)  # the numbers behind the formatted table
     st.dataframe(display_table(table), hide_index=True, width="stretch",
                  key="dummy_comparison_table")

@@ -147,6 +147,13 @@ DUMMY_COMPARISON_COLUMNS = (
 """Columns of :func:`compare_with_dummies` output, in order."""
 
 
+def _mean_published(errors: np.ndarray) -> float:
+    """Mean of the per-run errors over the runs that published something; NaN (no warning) when
+    none did."""
+    ok = errors[np.isfinite(errors)]
+    return float(ok.mean()) if ok.size else float("nan")
+
+
 def compare_with_dummies(
     data: Any,
     landmarks: Any,
@@ -172,7 +179,8 @@ def compare_with_dummies(
     ``SeedSequence(rng)`` (None: OS entropy; an int: a reproducible table) — a simulation, not a
     private release.
 
-    Columns: ``mae_real`` / ``mae_dummies`` — mean over runs of the per-run MAE; ``mae_ratio`` —
+    Columns: ``mae_real`` / ``mae_dummies`` — mean over runs of the per-run MAE (NaN when the
+    release published nothing in any run: Skip when the dummies cover every moment); ``mae_ratio`` —
     their ratio; ``dummies_mean`` — mean |L' \\ L|; ``landmark_private_dummies`` — G_t over L' ≤
     ε − ε_sel + ``tol`` in every run; ``runs``.
     """
@@ -232,7 +240,7 @@ def compare_with_dummies(
             dum[k] = out.hidden.n_dummies
             g = landmark_guarantee(out.release.eps, out.hidden.mask)
             private &= bool(g.size == 0 or g.max() <= out.release.epsilon + tol)
-        mr, md = float(np.nanmean(real)), float(np.nanmean(hid))
+        mr, md = _mean_published(real), _mean_published(hid)
         rows.append({"scheme": scheme, "mae_real": mr, "mae_dummies": md,
                      "mae_ratio": md / mr if mr > 0 else float("nan"),
                      "dummies_mean": float(dum.mean()), "landmark_private_dummies": private,

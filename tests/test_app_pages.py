@@ -124,7 +124,13 @@ def test_comparison_with_dummy_landmarks_shows_each_scheme(app, fake_map, home):
     table = app.session_state["dummy_comparison"]  # the numbers; the page shows them formatted
     assert list(table["scheme"]) == list(SCHEMES)
     assert "Mean error, with dummy places" in app.dataframe[-1].value.columns
-    assert (table["dummies_mean"] > 0).all() and (table["mae_dummies"] > 0).all()
+    assert (table["dummies_mean"] > 0).all()
+    # every scheme has an error, except Skip when the dummies (drawn from OS entropy here) made
+    # every moment a landmark: it then publishes nothing, and the page says so
+    published = table["mae_dummies"] > 0
+    assert published[table["scheme"] != "skip"].all()
+    if not published.all():
+        assert any("released nothing" in c.value for c in app.caption)
 
 
 def _to_my_trace(at: AppTest) -> AppTest:

@@ -59,11 +59,26 @@ def test_compare_with_dummies_values_and_locations():
     assert df.equals(again)
     lat = 39.9 + np.cumsum(np.full(120, 1e-4))
     loc = compare_with_dummies((lat, np.full(120, 116.3)), L[:120], epsilon=2.0, epsilon_select=0.2,
-                               schemes=("skip", "adaptive"), runs=2, radius_m=50)
+                               schemes=("skip", "adaptive"), runs=2, radius_m=50, rng=4)
     assert loc["mae_dummies"].gt(0).all()
     with pytest.raises(ParameterError):
         compare_with_dummies(x, L, epsilon=1.0, epsilon_select=0.1, sensitivity=1.0,
                              schemes=("nope",))
+
+
+def test_skip_with_every_moment_a_landmark_reports_no_error_quietly():
+    """Skip publishes only at ordinary moments: when the landmarks (real or dummy) cover every
+    moment it releases nothing, and the table says so with NaN, not a warning or a number."""
+    import warnings
+
+    x, _ = _series(n=60)
+    every = np.ones(60, bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = compare_with_dummies(x, every, epsilon=1.0, epsilon_select=0.1, sensitivity=1.0,
+                                  schemes=("skip", "uniform"), runs=2, rng=0).set_index("scheme")
+    assert np.isnan(df.loc["skip", "mae_real"]) and np.isnan(df.loc["skip", "mae_dummies"])
+    assert df.loc["uniform", "mae_dummies"] > 0
 
 
 def test_readme_dummy_example_runs_as_printed():
