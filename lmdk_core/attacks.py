@@ -38,6 +38,7 @@ import pandas as pd
 from .errors import ParameterError
 from .geo import degrees_to_metres, haversine_m, metres_to_degrees
 from .noise.source import simulation_rng, spawn_seeds
+from .times import epoch_ns, ns_index, seconds
 from .validation import check_int, check_positive
 
 __all__ = [
@@ -89,9 +90,7 @@ class PublicTrace:
         return int(self.lat.size)
 
     def frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"time": pd.DatetimeIndex(self.time.view("datetime64[ns]"),
-                                                      tz="UTC"),
-                             "lat": self.lat, "lon": self.lon})
+        return pd.DataFrame({"time": ns_index(self.time), "lat": self.lat, "lon": self.lon})
 
 
 def public_trace(source: Any) -> PublicTrace:
@@ -110,7 +109,7 @@ def public_trace(source: Any) -> PublicTrace:
                                  "drawn with fresh OS randomness, a real release")
         if release.lat is None or release.time is None:
             raise ParameterError("attacks need a locations release with times")
-        t = np.asarray(release.time).astype("datetime64[ns]").view(np.int64)
+        t = epoch_ns(release.time)
         lat, lon = np.asarray(release.lat, float), np.asarray(release.lon, float)
     elif isinstance(source, pd.DataFrame):
         meta = source.attrs.get("lmdk", {})
@@ -121,8 +120,7 @@ def public_trace(source: Any) -> PublicTrace:
         if missing:
             raise ParameterError(f"a trace needs columns time, lat, lon (missing "
                                  f"{', '.join(sorted(missing))})")
-        times = pd.to_datetime(source["time"], utc=True)
-        t = times.to_numpy(dtype="datetime64[ns]").view(np.int64)
+        t = epoch_ns(source["time"])
         lat = source["lat"].to_numpy(dtype=float)
         lon = source["lon"].to_numpy(dtype=float)
     else:
@@ -186,7 +184,7 @@ def _utc_offset_h(trace: PublicTrace, utc_offset_h: float | None) -> float:
 
 def _weights(t: np.ndarray) -> np.ndarray:
     """Seconds each point stands for: the time to the next point, capped (last point: 0)."""
-    gap = np.diff(t, append=t[-1:]) / 1e9 if t.size else np.zeros(0)
+    gap = seconds(np.diff(t, append=t[-1:])) if t.size else np.zeros(0)
     return np.minimum(gap, MAX_DWELL_S)
 
 
@@ -277,7 +275,7 @@ def _repeat_runs(trace: PublicTrace, top: int, min_duration_s: float = 600.0
     new = np.r_[True, (trace.lat[1:] != trace.lat[:-1]) | (trace.lon[1:] != trace.lon[:-1])]
     first = np.flatnonzero(new)
     end_t = np.r_[trace.time[first[1:]], trace.time[-1]]  # until the next different point
-    dur = (end_t - trace.time[first]) / 1e9
+    dur = seconds(end_t - trace.time[first])
     long = np.flatnonzero(dur >= min_duration_s)
     pick = long[np.argsort(-dur[long], kind="stable")[:top]]
     return trace.lat[first[pick]], trace.lon[first[pick]], dur[pick]
@@ -709,7 +707,7 @@ def population_reidentification(traj: pd.DataFrame, places: pd.DataFrame, epsilo
         if u in by_uid:
             mask[a:b] = place_masks((lat_all[a:b], lon_all[a:b]), by_uid[u]).any(axis=0)
         budget[a:b] = allocate(b - a, mask[a:b], epsilon=float(eps[u]), scheme=scheme)
-    t = pd.to_datetime(frame["time"], utc=True).to_numpy(dtype="datetime64[ns]").view(np.int64)
+    t = epoch_ns(frame["time"])
 
     def traces(lat: np.ndarray, lon: np.ndarray) -> dict[Hashable, PublicTrace]:
         """Each person's public trace (sorted by time already; finite points only)."""

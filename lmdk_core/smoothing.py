@@ -36,6 +36,7 @@ import numpy as np
 from .errors import ParameterError
 from .geo import degrees_to_metres, offset_points
 from .release import Release
+from .times import epoch_ns, seconds
 
 __all__ = ["MOTION", "noise_variance", "smooth_release"]
 
@@ -250,13 +251,14 @@ _Q_GRID = np.logspace(-7.0, 4.0, 23)
 
 
 def _public_columns(release: Release) -> tuple[np.ndarray, np.ndarray | None]:
-    """The public output as an (n, k) float array and the times in ns (or None) — nothing else."""
+    """The public output as an (n, k) float array and the times as int64 ns (or None) — nothing
+    else."""
     if release.values is not None:
         y = np.asarray(release.values, dtype=np.float64).reshape(-1, 1)
     else:
         y = np.column_stack([np.asarray(release.lat, dtype=np.float64),
                              np.asarray(release.lon, dtype=np.float64)])
-    t = None if release.time is None else np.asarray(release.time).astype("datetime64[ns]")
+    t = None if release.time is None else epoch_ns(release.time)
     return y, t
 
 
@@ -524,7 +526,7 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
         z = y
     dt = np.ones(n)
     if t is not None and n > 1:
-        dt[1:] = np.maximum(np.diff(t.astype(np.int64)), 0) / 1e9  # unsorted times: no step
+        dt[1:] = seconds(np.maximum(np.diff(t), 0))  # unsorted times: no step
     r_range = None if r is not None else (_variance_floor(release, kind), np.inf)
     if obs.any():
         out, q, r, mot = _run(np.ascontiguousarray(z), obs, dt, r, mot, bool(robust), gap,

@@ -31,6 +31,7 @@ import pandas as pd
 from ._deprecation import renamed
 from .errors import ParameterError
 from .geo import haversine_m
+from .times import NS_PER_S, ns_index, seconds
 from .trajectory import check_frame, time_order
 from .validation import check_int, check_nonnegative, check_positive
 
@@ -41,18 +42,17 @@ PLACE_COLUMNS = ["lat", "lon", "total_duration_s", "visits", "suggested_radius_m
 
 def _prepare(
     traj: pd.DataFrame,
-) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray]:
-    """Sort by (uid, time); return (frame, UTC times in ns, lat, lon, user group starts)."""
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Sort by (uid, time); return (frame, int64 UTC ns times, lat, lon, user group starts)."""
     check_frame(traj, ("time", "lat", "lon"), name="traj")
     order, codes, t = time_order(traj)
     frame = traj.take(order).reset_index(drop=True)
-    when = pd.DatetimeIndex(t.view("datetime64[ns]"), tz="UTC")
     lat = frame["lat"].to_numpy(dtype=np.float64)
     lon = frame["lon"].to_numpy(dtype=np.float64)
     if not (np.isfinite(lat).all() and np.isfinite(lon).all()):
         raise ParameterError("traj lat/lon must be finite numbers (found NaN or inf)")
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(frame) else codes[:0]
-    return frame, when, lat, lon, starts
+    return frame, t, lat, lon, starts
 
 
 def _runs_one(
@@ -97,20 +97,20 @@ def _runs_one(
 
 def _all_runs(
     traj: pd.DataFrame, stay_radius_m: float, min_duration_s: float
-) -> tuple[pd.DataFrame, pd.DatetimeIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Validate, then (frame, times, lat, lon, first, last): runs as indices into sorted frame."""
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validate, then (frame, int64 ns times, lat, lon, first, last): runs as indices into the
+    sorted frame."""
     radius_m = check_positive(stay_radius_m, "stay_radius_m")
     min_duration_s = check_nonnegative(min_duration_s, "min_duration_s")
-    frame, when, lat, lon, starts = _prepare(traj)
-    t = when.asi8
-    min_ns = math.ceil(min_duration_s * 1e9)
+    frame, t, lat, lon, starts = _prepare(traj)
+    min_ns = math.ceil(min_duration_s * NS_PER_S)
     first, last = [], []
     bounds = np.r_[starts, len(frame)]
     for a, b in itertools.pairwise(bounds):
         for i, k in _runs_one(t[a:b], lat[a:b], lon[a:b], radius_m, min_ns):
             first.append(a + i)
             last.append(a + k)
-    return frame, when, lat, lon, np.asarray(first, dtype=np.intp), np.asarray(last, dtype=np.intp)
+    return frame, t, lat, lon, np.asarray(first, dtype=np.intp), np.asarray(last, dtype=np.intp)
 
 
 def _mean_lat_lon(
@@ -139,15 +139,15 @@ def detect_stays(
     (float seconds, end − start) and ``n_points``. Empty input gives an empty frame with these
     columns.
     """
-    frame, when, lat, lon, first, last = _all_runs(traj, stay_radius_m, min_duration_s)
+    frame, t, lat, lon, first, last = _all_runs(traj, stay_radius_m, min_duration_s)
     cent = [_mean_lat_lon(lat[i : k + 1], lon[i : k + 1]) for i, k in zip(first, last, strict=True)]
     out = pd.DataFrame(
         {
             "lat": np.array([c[0] for c in cent], dtype=np.float64),
             "lon": np.array([c[1] for c in cent], dtype=np.float64),
-            "start": when[first],
-            "end": when[last],
-            "duration_s": (when.asi8[last] - when.asi8[first]) / 1e9,
+            "start": ns_index(t[first]),
+            "end": ns_index(t[last]),
+            "duration_s": seconds(t[last] - t[first]),
             "n_points": (last - first + 1).astype(np.int64),
         }
     )
@@ -180,7 +180,7 @@ def suggest_places(
     """
     merge_m = check_nonnegative(merge_m, "merge_m")
     top = check_int(top, "top", minimum=1)
-    _, when, lat, lon, first, last = _all_runs(traj, stay_radius_m, min_duration_s)
+    _, t, lat, lon, first, last = _all_runs(traj, stay_radius_m, min_duration_s)
     if first.size == 0:
         return pd.DataFrame({c: pd.Series(dtype=np.float64) for c in PLACE_COLUMNS}).astype(
             {"visits": np.int64}
@@ -189,7 +189,7 @@ def suggest_places(
     s_lon = np.empty(first.size)
     for s, (i, k) in enumerate(zip(first, last, strict=True)):
         s_lat[s], s_lon[s] = _mean_lat_lon(lat[i : k + 1], lon[i : k + 1])
-    dur = (when.asi8[last] - when.asi8[first]) / 1e9
+    dur = seconds(t[last] - t[first])
 
     order = np.argsort(-dur, kind="stable")
     leaders: list[int] = []

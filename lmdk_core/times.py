@@ -28,7 +28,9 @@ mix units silently (a 1,800-second span read as 1.8 s); everything is read throu
 * :func:`epoch_ns` / :func:`utc_ns` / :func:`utc_times` — the same, raising
   :class:`ParameterError` instead, as int64, a UTC index or a naive-UTC ``datetime64[ns]`` array;
 * :func:`utc_timestamp` — one scalar date/time as a UTC nanosecond Timestamp;
-* :func:`ns_index` — int64 nanoseconds back to a ``datetime64[ns, UTC]`` index.
+* :func:`ns_index` — int64 nanoseconds back to a ``datetime64[ns, UTC]`` index;
+* :data:`NS_PER_S` / :func:`seconds` — durations between such nanoseconds in seconds (the one
+  place the package scales nanoseconds to seconds).
 """
 
 from __future__ import annotations
@@ -41,12 +43,14 @@ import pandas as pd
 from .errors import ParameterError
 
 __all__ = [
-    "NAT", "PANDAS_2", "RANGE_TEXT", "epoch_ns", "event_ns", "ns_index", "parse_iso_utc",
-    "ticks_ns", "utc_ns", "utc_times", "utc_timestamp",
+    "NAT", "NS_PER_S", "PANDAS_2", "RANGE_TEXT", "epoch_ns", "event_ns", "ns_index",
+    "parse_iso_utc", "seconds", "ticks_ns", "utc_ns", "utc_times", "utc_timestamp",
 ]
 
 NAT = np.iinfo(np.int64).min
 """The int64 pattern of NaT."""
+NS_PER_S = 1_000_000_000
+"""Nanoseconds per second: the unit of :func:`epoch_ns` against durations given in seconds."""
 PANDAS_2 = int(pd.__version__.split(".")[0]) < 3
 """pandas 2.2 (supported, see pyproject.toml): ns-only datetimes, and ISO 8601 parsing that
 mis-reads naive text after text with an offset (see :func:`parse_iso_utc`)."""
@@ -186,3 +190,8 @@ def event_ns(values: Any, name: str = "time") -> np.ndarray:
     if arr.dtype.kind == "f" and len(arr) == 0:
         return np.zeros(0, np.int64)
     return epoch_ns(arr, name)
+
+
+def seconds(ns: Any) -> np.ndarray:
+    """Durations in int64 nanoseconds (differences of :func:`epoch_ns` values) as float seconds."""
+    return np.asarray(ns, dtype=np.int64) / NS_PER_S

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .errors import ParameterError
 from .geo import haversine_m
-from .times import epoch_ns, utc_timestamp
+from .times import NS_PER_S, epoch_ns, ns_index, seconds, utc_timestamp
 from .validation import as_numeric_array, check_int, check_positive
 
 REQUIRED = ("uid", "time", "lat", "lon")
@@ -160,7 +160,7 @@ def resample(df: pd.DataFrame, interval_s: float) -> pd.DataFrame:
     step = check_positive(interval_s, "interval_s")
     if df.empty:
         return df.reset_index(drop=True)
-    step_ns = max(round(step * 1e9), 1)
+    step_ns = max(round(step * NS_PER_S), 1)
     order, c, t = time_order(df)
     bins = np.floor_divide(t, step_ns)
     first = np.ones(len(order), dtype=bool)
@@ -212,15 +212,16 @@ def summary(df: pd.DataFrame) -> dict[str, Any]:
             "median_interval_s": float("nan"), "length_m": 0.0, "bbox": None,
         }
     _, codes, t = time_order(df)
-    gaps = np.diff(t)[codes[1:] == codes[:-1]] / 1e9
+    gaps = seconds(np.diff(t)[codes[1:] == codes[:-1]])
     lat, lon = df["lat"].to_numpy(np.float64), df["lon"].to_numpy(np.float64)
     start, end = int(t.min()), int(t.max())
+    first, last = ns_index([start, end])
     return {
         "n_points": n,
         "n_users": int(pd.unique(df["uid"]).size),
-        "start": pd.Timestamp(start, tz="UTC"),
-        "end": pd.Timestamp(end, tz="UTC"),
-        "duration_s": (end - start) / 1e9,
+        "start": first,
+        "end": last,
+        "duration_s": float(seconds(end - start)),
         "median_interval_s": float(np.median(gaps)) if gaps.size else float("nan"),
         "length_m": path_length_m(df),
         "bbox": (float(lat.min()), float(lon.min()), float(lat.max()), float(lon.max())),

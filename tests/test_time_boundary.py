@@ -11,7 +11,9 @@ nanoseconds by ``release_interval`` and ``region_events``, and text was parsed b
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -196,3 +198,91 @@ def test_iso_text_parses_alike_on_pandas_2_and_3(monkeypatch, pandas_2):
         assert out.tolist() == [False] * 5 + [True]
     else:
         assert not out[:5].any()
+
+
+# --- the boundary is the only converter: an AST scan of the package ------------------------------
+PKG = Path(lk.__file__).resolve().parent
+CONVERTERS = {"to_datetime", "to_timedelta", "DatetimeIndex", "datetime64"}  # calls
+TIME_ATTRS = {"asi8", "tz_localize", "tz_convert", "as_unit"}
+ALLOWED = {  # module: why it may convert itself
+    # the readers parse raw files: epoch numbers in the unit the file declares and text, then hand
+    # the result to lmdk_core.times (ticks_ns / parse_iso_utc) for the checks every entry shares
+    "readers/canonical.py", "readers/takeout.py",
+    # writes times back out as text at the coarsest exact unit: the output side, not an input
+    "export.py",
+    # the synthetic taxi generator's own clock (seconds from a fixed public start); reads no caller
+    # times
+    "patterns/taxi.py",
+    # plots release.time (already the boundary's naive-UTC datetime64[ns]) as a DatetimeIndex
+    "story.py",
+}
+
+
+def _is_time_dtype(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.lstrip("<>=").startswith(("datetime64", "M8"))
+    return isinstance(node, ast.Attribute) and node.attr == "datetime64"
+
+
+def time_conversions(source: str) -> list[tuple[int, str]]:
+    """(line, what) of each own time conversion in ``source``: pandas/numpy datetime parsing or
+    casting, zone handling, raw nanosecond reads, Timestamps built from numbers, and ns↔s scaling
+    by a literal 1e9 / 10**9 (docstrings and comments are not code, so they never count)."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            keys = {k.arg: k.value for k in node.keywords}
+            if name in CONVERTERS:
+                hits.append((node.lineno, f"{name}()"))
+            elif name in ("astype", "view") and node.args and _is_time_dtype(node.args[0]):
+                hits.append((node.lineno, f".{name}(datetime64)"))
+            elif "dtype" in keys and _is_time_dtype(keys["dtype"]) and name != "zeros":
+                hits.append((node.lineno, f"{name}(dtype=datetime64)"))
+            elif name == "Timestamp" and {"tz", "unit"} & set(keys):
+                hits.append((node.lineno, "Timestamp(number, tz/unit)"))
+        elif isinstance(node, ast.Attribute) and node.attr in TIME_ATTRS:
+            hits.append((node.lineno, f".{node.attr}"))
+        elif (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+              and node.value == 1e9):
+            hits.append((node.lineno, "1e9"))
+        elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
+              and getattr(node.left, "value", None) == 10
+              and getattr(node.right, "value", None) == 9):
+            hits.append((node.lineno, "10**9"))
+    return sorted(hits)
+
+
+def test_no_module_converts_times_itself():
+    """Every time conversion goes through lmdk_core/times.py (a few justified modules aside)."""
+    found = {}
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG).as_posix()
+        if rel == "times.py" or rel in ALLOWED:
+            continue
+        hits = time_conversions(path.read_text(encoding="utf-8"))
+        if hits:
+            found[rel] = hits
+    assert not found, f"own time conversions outside lmdk_core/times.py: {found}"
+    assert all((PKG / rel).is_file() for rel in ALLOWED), "stale allowlist entry"
+    assert time_conversions((PKG / "times.py").read_text(encoding="utf-8")), "scan sees nothing"
+
+
+@pytest.mark.parametrize("line", [
+    'pd.to_datetime(df["time"], utc=True)',
+    'np.asarray(t).astype("datetime64[ns]")',
+    "t.view('M8[ns]')",
+    't.to_numpy(dtype="datetime64[ns]")',
+    "idx.asi8",
+    'ts.tz_localize("UTC")',
+    "pd.DatetimeIndex(t, tz='UTC')",
+    "pd.Timestamp(start, tz='UTC')",
+    "(end - start) / 1e9",
+    "secs * 1_000_000_000",
+    "t // 10**9",
+])
+def test_the_scan_catches_each_kind_of_conversion(line):
+    """The deliberately broken variants of the modules fixed so far: each line is found."""
+    assert time_conversions(f"def f(df, t, idx, ts, start, end, secs):\n    return {line}\n")
+    assert not time_conversions(f'def f():\n    """{line}"""\n    # {line}\n')

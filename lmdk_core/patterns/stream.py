@@ -25,12 +25,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..times import event_ns, ns_index, utc_timestamp
+from ..times import NS_PER_S, event_ns, ns_index, utc_timestamp
 
-__all__ = ["NS_PER_S", "EventStream"]
-
-NS_PER_S = 1_000_000_000
-"""Nanoseconds per second (event times are int64 nanoseconds)."""
+__all__ = ["NS_PER_S", "EventStream"]  # NS_PER_S: lmdk_core.times's, re-exported
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:

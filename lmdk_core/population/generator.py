@@ -23,6 +23,7 @@ from .._deprecation import renamed
 from ..errors import ParameterError
 from ..geo import offset_points
 from ..noise.source import simulation_rng
+from ..times import NS_PER_S, ns_index, utc_timestamp
 from ..validation import check_int
 from .grid import BEIJING_BBOX
 
@@ -58,8 +59,7 @@ def generate_population(
     n, k = len(uids), check_int(points_per_user, "points_per_user")
     uid = pd.Categorical.from_codes(np.repeat(np.arange(n), k), categories=uids)
     traj = pd.DataFrame({"uid": uid,
-                         "time": pd.DatetimeIndex(np.concatenate([p[1] for p in parts]),
-                                                  tz="UTC"),
+                         "time": ns_index(np.concatenate([p[1] for p in parts])),
                          "lat": np.concatenate([p[2] for p in parts]),
                          "lon": np.concatenate([p[3] for p in parts])})
     return traj, places
@@ -101,8 +101,7 @@ def _generate(n_users: int, *, points_per_user: int, days: int, start: Any,
     n = check_int(n_users, "n_users")
     k = check_int(points_per_user, "points_per_user")
     d = check_int(days, "days")
-    t0 = pd.Timestamp(start)
-    t0 = t0.tz_localize("UTC") if t0.tzinfo is None else t0.tz_convert("UTC")
+    t0 = utc_timestamp(start, "start")
     la0, la1, lo0, lo1 = (float(v) for v in bbox)
     if not (la0 < la1 and lo0 < lo1):
         raise ParameterError(f"bbox must be (lat_min, lat_max, lon_min, lon_max), got {bbox}")
@@ -126,7 +125,7 @@ def _generate(n_users: int, *, points_per_user: int, days: int, start: Any,
             u1 = min(n, u0 + chunk)
             secs = np.sort(rng.integers(0, span_s, (u1 - u0, k)), axis=1)
             la, lo = _positions(secs, plat[u0:u1], plon[u0:u1], np.arange(u0, u1), rng)
-            yield u0, t0.value + secs.ravel() * 1_000_000_000, la.ravel(), lo.ravel()
+            yield u0, t0.value + secs.ravel() * NS_PER_S, la.ravel(), lo.ravel()
 
     return places, chunks()
 

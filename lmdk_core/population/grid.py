@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..geo import EARTH_RADIUS_M
+from ..times import NS_PER_S, utc_timestamp
 from ..validation import check_int, check_positive
 
 __all__ = ["BEIJING_BBOX", "Grid"]
@@ -29,16 +30,6 @@ _M_PER_DEG = math.pi * EARTH_RADIUS_M / 180.0
 
 BEIJING_BBOX = (39.70, 40.15, 116.10, 116.70)
 """(lat_min, lat_max, lon_min, lon_max) of the synthetic city and the default release box."""
-
-
-def _utc(value: Any, name: str) -> pd.Timestamp:
-    try:
-        ts = pd.Timestamp(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a date/time, got {value!r}") from None
-    if ts is pd.NaT:
-        raise ParameterError(f"{name} must be a date/time, got {value!r}")
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
 @dataclass(frozen=True)
@@ -66,7 +57,7 @@ class Grid:
             )
         object.__setattr__(self, "bbox", box)
         object.__setattr__(self, "cell_m", check_positive(self.cell_m, "cell_m"))
-        object.__setattr__(self, "start", _utc(self.start, "start"))
+        object.__setattr__(self, "start", utc_timestamp(self.start, "start"))
         object.__setattr__(self, "bin_s", check_int(self.bin_s, "bin_s"))
         object.__setattr__(self, "n_bins", check_int(self.n_bins, "n_bins"))
         if self.n_cells * self.n_bins > 200_000_000:
@@ -79,7 +70,7 @@ class Grid:
     def covering(cls, *, bbox: Any = BEIJING_BBOX, cell_m: float = 500.0, start: Any,
                  end: Any, bin_s: int = 3600) -> Grid:
         """Grid whose bins cover [start, end) (public times), ``bin_s`` seconds each."""
-        t0, t1 = _utc(start, "start"), _utc(end, "end")
+        t0, t1 = utc_timestamp(start, "start"), utc_timestamp(end, "end")
         if t1 <= t0:
             raise ParameterError(f"end ({t1}) must be after start ({t0})")
         b = check_int(bin_s, "bin_s")
@@ -125,7 +116,7 @@ class Grid:
                ) -> tuple[np.ndarray, np.ndarray]:
         """(bin id, cell id) int64 arrays per point; −1 in both where outside the grid."""
         b = np.floor_divide(np.asarray(time_ns, dtype=np.int64) - self.start.value,
-                            self.bin_s * 1_000_000_000)
+                            self.bin_s * NS_PER_S)
         r = np.floor((np.asarray(lat) - self.bbox[0]) / self.dlat)
         c = np.floor((np.asarray(lon) - self.bbox[2]) / self.dlon)
         ok = ((b >= 0) & (b < self.n_bins) & (r >= 0) & (r < self.n_rows) & (c >= 0)
