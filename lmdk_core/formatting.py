@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["plain_distance", "plain_duration", "plain_epsilon", "plain_number"]
+__all__ = ["plain_count", "plain_distance", "plain_duration", "plain_epsilon", "plain_number"]
 
 
 def plain_number(x: float) -> str:
@@ -50,3 +50,10 @@ def plain_duration(seconds: float) -> str:
         if abs(s) >= size:
             return f"{plain_number(s / size)} {unit}"
     return f"{plain_number(s)} s"
+
+
+def plain_count(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 event', '0 events', '1,219 ticks': the count with thousands separators and the noun in
+    the singular for exactly one, else ``plural`` (default: ``noun`` + 's')."""
+    n = int(n)
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
