@@ -375,7 +375,8 @@ def _downloads(
         )
         st.caption(
             "**Public files** (safe to share): only the time and the released location of each "
-            "timestamp — no landmark flag, no ε_t, no place names. Rows that repeat the last "
+            "timestamp that has one — no landmark flag, no ε_t, no place names; moments before "
+            "the first release (nothing released yet) have no row. Rows that repeat the last "
             "released point stay as they are: landmark privacy treats *when* you were at your "
             "places as public input, and a scheme's repeats (Skip repeats the last point at every "
             "landmark timestamp) show those times. Hiding them is the job of dummy landmarks."
@@ -384,18 +385,20 @@ def _downloads(
         pub[0].download_button(
             "Public release (CSV)",
             data=_deferred(export.release_to_csv, release),
-            file_name=export.export_file_name("public", alloc, "csv"),
+            file_name=export.export_file_name("public", alloc, "csv", epsilon=s.epsilon),
             mime="text/csv",
             on_click=state.record_download,
             args=(drawn,),
             key="dl_csv",
-            help="One row per timestamp: time (UTC) and released lat/lon, nothing else. "
-            "It was counted in the ledger when it was drawn.",
+            help="One row per timestamp with a released location (none before the first "
+            "release): time (UTC) and released lat/lon, nothing else. It was counted in the "
+            "ledger when it was drawn.",
         )
         pub[1].download_button(
             "Public release (GeoJSON)",
             data=_deferred(lambda r: json.dumps(export.release_to_geojson(r)), release),
-            file_name=export.export_file_name("public", alloc, "geojson"),
+            file_name=export.export_file_name("public", alloc, "geojson",
+                                             epsilon=s.epsilon),
             mime="application/geo+json",
             on_click=state.record_download,
             args=(drawn,),
@@ -404,7 +407,7 @@ def _downloads(
             "release as the CSV: it costs nothing more.",
         )
         if smoothed is not None:
-            _smoothed_downloads(smoothed, alloc)
+            _smoothed_downloads(smoothed, alloc, s.epsilon)
         _story(traj, s, release, mask, temporal, landmark_loss, places,
                (alloc, alloc_label, correlation, interval_s), (drawn,))
     else:
@@ -423,7 +426,7 @@ def _downloads(
             data=_deferred(analysis_json, traj, s, drawn.release, mask, temporal, landmark_loss,
                            places, state.get("data_name"), correlation, ledger_record(who),
                            alloc, alloc_label, interval_s, preview),
-            file_name=export.export_file_name("analysis", alloc, "json"),
+            file_name=export.export_file_name("analysis", alloc, "json", epsilon=s.epsilon),
             mime="application/json",
             on_click="ignore",
             key="dl_report",
@@ -451,7 +454,7 @@ SMOOTHED_HELP = (
 )
 
 
-def _smoothed_downloads(smoothed: Any, alloc: str | None) -> None:
+def _smoothed_downloads(smoothed: Any, alloc: str | None, epsilon: float) -> None:
     """Public files of the smoothed real release (free post-processing of the public file)."""
     release = smoothed.release
     slug = f"{alloc or release.scheme}_smoothed"
@@ -459,13 +462,13 @@ def _smoothed_downloads(smoothed: Any, alloc: str | None) -> None:
     row[0].download_button(
         "Public release, smoothed (CSV)",
         data=_deferred(export.release_to_csv, release),
-        file_name=export.export_file_name("public", slug, "csv"),
+        file_name=export.export_file_name("public", slug, "csv", epsilon=epsilon),
         mime="text/csv", on_click=state.record_download, args=(smoothed,),
         key="dl_csv_smoothed", help=SMOOTHED_HELP)
     row[1].download_button(
         "Public release, smoothed (GeoJSON)",
         data=_deferred(lambda r: json.dumps(export.release_to_geojson(r)), release),
-        file_name=export.export_file_name("public", slug, "geojson"),
+        file_name=export.export_file_name("public", slug, "geojson", epsilon=epsilon),
         mime="application/geo+json", on_click=state.record_download, args=(smoothed,),
         key="dl_geojson_smoothed", help=SMOOTHED_HELP)
 
@@ -498,7 +501,7 @@ def _story(traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temp
         data=_deferred(story_file, release, s, alloc, label, correlation, interval_s, private,
                        traj, mask, places, temporal, landmark_loss, attack),
         file_name=export.export_file_name("private_story" if private else "story", alloc,
-                                          "html"),
+                                          "html", epsilon=s.epsilon),
         mime="text/html",
         on_click=state.record_download,
         args=args,

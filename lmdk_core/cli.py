@@ -1,8 +1,10 @@
 """The ``lmdk`` command line for publishers.
 
 * ``lmdk release TRACE --places P.geojson --epsilon 1 --scheme skip --out DIR`` — one person's
-  trace → ``DIR/released.csv`` and ``DIR/released.geojson`` (PUBLIC: time and released position
-  only) and ``DIR/PRIVATE-report.json`` (budgets, landmarks, guarantee: keep it private).
+  trace → ``DIR/lmdk_public_release_skip_eps1.csv`` and ``….geojson`` (PUBLIC: time and released
+  position, one row per timestamp that carries a release) and
+  ``DIR/lmdk_PRIVATE_analysis_skip_eps1_DO_NOT_SHARE.json`` (budgets, landmarks, guarantee: keep
+  it private); names from :func:`lmdk_core.export.export_file_name`.
 * ``lmdk population DATA --out DIR`` — a population release (``DATA``: a trajectory file or
   directory, a Parquet directory partitioned by user, or ``--generate N`` synthetic users) →
   ``DIR/counts.csv`` and ``DIR/release.json`` (PUBLIC) and ``DIR/PRIVATE-users.csv``. Each
@@ -17,11 +19,13 @@
 
 Exit codes: 0 success, 1 bad input or failed run (message ``lmdk: error: ...`` on stderr),
 2 bad command line, 130 interrupted (Ctrl-C). Warnings read ``lmdk: warning: ...``. Progress
-is shown on a terminal, or anywhere with ``--progress`` (never with ``--quiet``). The output
-directory is checked before any work; outputs are written into a temporary directory next to
-``--out`` and renamed into place only when complete, so a failure or Ctrl-C leaves no partial
-output. ``lmdk release`` reads, releases and writes in a stream: the input is parsed column-wise
-and the three files are encoded a chunk of rows at a time (lmdk_core.export).
+(reading, the work, writing) is shown on a terminal, or anywhere with ``--progress`` (never with
+``--quiet``). The output directory and the side files (``--places``, ``--preferences``) are
+checked before any data is read; an unknown ``--user`` is answered with the file's users, and
+places that cover none of the points are warned about. Outputs are written into a temporary
+directory next to ``--out`` and renamed into place only when complete, so a failure or Ctrl-C
+leaves no partial output. ``lmdk release`` reads, releases and writes in a stream: the input is
+parsed column-wise and the three files are encoded a chunk of rows at a time (lmdk_core.export).
 Without ``--seed`` every release draws fresh OS randomness; ``--seed`` is for simulations and
 is never written to any output.
 """
@@ -161,18 +165,43 @@ def _free_arrow_memory() -> None:
     pa.default_memory_pool().release_unused()
 
 
+def _check_file(path: str, option: str) -> pathlib.Path:
+    """``path`` given to ``option`` as an existing regular file (else a clear ParameterError)."""
+    p = pathlib.Path(path)
+    if not p.is_file():
+        raise ParameterError(f"{option} {path}: no such file" if not p.exists()
+                             else f"{option} {path}: not a file")
+    return p
+
+
 def _release_places(path: str | None) -> tuple[list, Any]:
     """(places, frame) of a ``--places`` GeoJSON file; a missing file is a clear error."""
     import lmdk_core as lm
 
     if not path:
         return [], None
-    p = pathlib.Path(path)
-    if not p.is_file():
-        raise ParameterError(f"--places {path}: no such file" if not p.exists()
-                             else f"--places {path}: not a file")
-    places = lm.places_from_geojson(p.read_bytes(), source=str(path))
+    places = lm.places_from_geojson(_check_file(path, "--places").read_bytes(), source=str(path))
     return places, (lm.places_to_frame(places) if places else None)
+
+
+def _pick_user(args: argparse.Namespace, ids: Sequence[Any]) -> Any:
+    """The ``--user`` of a trajectory file, or its only user; otherwise an error listing them."""
+    if args.user is None:
+        if len(ids) != 1:
+            raise ParameterError(f"{args.input} holds {len(ids)} users; pick one with --user "
+                                 f"(users: {_listing(ids)})")
+        return ids[0]
+    if args.user not in ids:
+        raise ParameterError(f"{args.input}: no user {args.user!r}; its users: {_listing(ids)}")
+    return args.user
+
+
+def _warn_uncovered(n_places: int, path: str, mask: Any, n_points: int, uid: Any) -> None:
+    """A plain warning when the places of ``path`` make no timestamp a landmark."""
+    if n_places and not np.any(mask):
+        warnings.warn(f"the {n_places} place(s) in {path} cover none of the {n_points:,} points "
+                      f"of user {uid!r}: no timestamp is a landmark, so the release protects "
+                      "none", stacklevel=1)
 
 
 def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
@@ -190,24 +219,12 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
     places, place_frame = _release_places(args.places)
     progress.note(f"reading {args.input}")
     traj = lm.read_trajectories(args.input, progress=progress)
-    ids = lm.users(traj)
-    if args.user is None:
-        if len(ids) != 1:
-            raise ParameterError(f"{args.input} holds {len(ids)} users; pick one with --user "
-                                 f"(users: {_listing(ids)})")
-        uid = ids[0]
-    else:
-        uid = args.user
-        if uid not in ids:
-            raise ParameterError(f"{args.input}: no user {uid!r}; its users: {_listing(ids)}")
+    uid = _pick_user(args, lm.users(traj))
     one = lm.select_user(traj, uid)[["time", "lat", "lon"]]  # what the release reads
     del traj
     _free_arrow_memory()
     mask = lm.landmark_mask(one, place_frame) if places else None
-    if mask is not None and not np.any(mask):
-        warnings.warn(f"the {len(places)} place(s) in {args.places} cover none of the "
-                      f"{len(one):,} points of user {uid!r}: no timestamp is a landmark, so "
-                      "the release protects none", stacklevel=1)
+    _warn_uncovered(len(places), args.places, mask, len(one), uid)
     progress("release", 0, 1)
     rel = lm.release_locations(one, mask, epsilon=args.epsilon, scheme=args.scheme,
                                radius_m=args.radius_m, rng=_seed(args))
@@ -216,9 +233,11 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
     metrics = {"mae_m": lm.mae_metres(one, rel)}
     del one
 
+    names = _release_file_names(rel, args.epsilon)
+
     def write(d: pathlib.Path) -> None:
         # public files hold only time and the released location (lmdk_core.export)
-        with open(d / "released.csv", "wb") as csv, open(d / "released.geojson", "wb") as geo:
+        with open(d / names["csv"], "wb") as csv, open(d / names["geojson"], "wb") as geo:
             export.write_release_files(rel, csv=csv, geojson=geo, chunk_rows=args.chunk_rows,
                                        progress=progress)
         report = export.privacy_report(
@@ -226,13 +245,23 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
             settings={"input": str(args.input), "user": uid, "scheme": args.scheme,
                       "radius_m": args.radius_m},
             metrics=metrics, as_arrays=True)
-        with open(d / "PRIVATE-report.json", "wb") as fh:
+        with open(d / names["report"], "wb") as fh:
             export.write_report_json(report, fh, chunk_rows=args.chunk_rows)
         progress("report", 1, 1)
 
     _atomic_output(out, write)
-    progress.note(f"wrote {args.out}/released.csv, released.geojson (public) and "
-                  "PRIVATE-report.json (private)")
+    progress.note(f"wrote {out / names['csv']}, {names['geojson']} (public) and "
+                  f"{names['report']} (private)")
+
+
+def _release_file_names(rel: Any, epsilon: float) -> dict[str, str]:
+    """The three files of ``lmdk release``, named by allocation and ε (as the app names them)."""
+    from lmdk_core import export
+
+    alloc = export.allocation_name(rel)
+    return {"csv": export.export_file_name("public", alloc, "csv", epsilon=epsilon),
+            "geojson": export.export_file_name("public", alloc, "geojson", epsilon=epsilon),
+            "report": export.export_file_name("analysis", alloc, "json", epsilon=epsilon)}
 
 
 # ----------------------------------------------------------------------------- population
@@ -283,7 +312,7 @@ def _load_population(args: argparse.Namespace, progress: Progress
         return args.input, None
     path = pathlib.Path(args.input)
     progress.note(f"reading {path}")
-    return lm.read_trajectories(path), None
+    return lm.read_trajectories(path, progress=progress), None
 
 
 def _is_parquet_source(text: str) -> bool:
@@ -311,9 +340,7 @@ def _read_places(path: str) -> pd.DataFrame:
     from lmdk_core.population.core import places_by_user
 
     try:
-        df = pd.read_csv(path, dtype={"uid": str})
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: file not found") from None
+        df = pd.read_csv(_check_file(path, "--places"), dtype={"uid": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ParameterError(f"{path}: not a readable CSV ({str(exc).splitlines()[0]})") \
             from None
@@ -342,10 +369,15 @@ def _population(args: argparse.Namespace, progress: Progress, engine: str,
                 scheduler: Any) -> None:
     from lmdk_core import population as P
 
+    out = pathlib.Path(args.out)
+    _check_output(out)  # the output and the side files first, before any data is read
+    imported = _read_places(args.places) if args.places else None
+    prefs = (P.read_preferences(_check_file(args.preferences, "--preferences"))
+             if args.preferences else None)
     data, gen_places = _load_population(args, progress)
     if gen_places is not None and args.landmark_kinds:  # synthetic places: pick the kinds
         gen_places = gen_places[gen_places["name"].isin(args.landmark_kinds.split(","))]
-    places = _read_places(args.places) if args.places else gen_places  # imported: all used
+    places = imported if imported is not None else gen_places  # imported: all used
     if args.suggest_places:
         if isinstance(data, str):
             raise ParameterError("--suggest-places needs the trajectories in memory "
@@ -353,9 +385,7 @@ def _population(args: argparse.Namespace, progress: Progress, engine: str,
         progress.note("suggesting each user's places from their own stays")
         places = P.suggest_user_places(data, top=args.suggest_places)
     mix = P.MIXES[args.mix]
-    if args.preferences:
-        prefs = P.read_preferences(args.preferences)
-    else:
+    if prefs is None:
         from lmdk_core.population.dask_engine import distinct_users
 
         uids = distinct_users(data, scheduler=scheduler, max_rows=args.partition_rows)
@@ -380,23 +410,32 @@ def _population(args: argparse.Namespace, progress: Progress, engine: str,
         tau=_tau(args.tau), mix=public_mix, epsilon_floor=args.epsilon_floor,
         engine=engine, rng=args.seed, progress=progress, scheduler=scheduler,
         partition_rows=args.partition_rows)
+    users = rel.private.users
+    if places is not None and len(places) and not (users["landmark_bins"] > 0).any():
+        warnings.warn(f"the {len(places):,} place(s) cover none of the points of the "
+                      f"{len(users):,} users: no time bin is a landmark, so the release "
+                      "protects none", stacklevel=1)
 
     def write(d: pathlib.Path) -> None:
         b, r, c = np.indices(grid.shape).reshape(3, -1)
         lat_c, lon_c = grid.cell_centres()
         starts = lm_iso(grid.bin_starts())
+        progress("write", 0, 3)
         pd.DataFrame({"bin_start": starts[b], "row": r, "col": c, "lat": lat_c[r],
                       "lon": lon_c[c], "count": rel.counts.ravel()}).to_csv(
             d / "counts.csv", index=False, lineterminator="\n")
+        progress("write", 1, 3)
         meta = rel.public_metadata() | {"simulation": args.seed is not None,
                                         "released_bin_totals":
                                             rel.released_bin_totals().tolist()}
         (d / "release.json").write_text(json.dumps(meta, indent=1))
-        users = rel.private.users.copy()
-        users.insert(0, "PRIVATE", "do not publish")
-        users.to_csv(d / "PRIVATE-users.csv", index=False, lineterminator="\n")
+        progress("write", 2, 3)
+        private = users.copy()
+        private.insert(0, "PRIVATE", "do not publish")
+        private.to_csv(d / "PRIVATE-users.csv", index=False, lineterminator="\n")
+        progress("write", 3, 3)
 
-    _atomic_output(pathlib.Path(args.out), write)
+    _atomic_output(out, write)
     progress.note(f"wrote {args.out}/counts.csv, release.json (public) and PRIVATE-users.csv "
                   "(private)")
 
@@ -435,22 +474,22 @@ def _cmd_attack(args: argparse.Namespace, progress: Progress) -> None:
     from lmdk_core import attacks
 
     rs = lm.ReleaseSettings(epsilon=args.epsilon, scheme=args.scheme, radius_m=args.radius_m)
+    places, place_frame = _release_places(args.places)  # before the data is read
     progress.note(f"reading {args.input}")
-    traj = lm.read_trajectories(args.input)
-    ids = lm.users(traj)
-    uid = args.user if args.user is not None else ids[0]
-    if args.user is None and len(ids) != 1:
-        raise ParameterError(f"{args.input} holds {len(ids)} users; pick one with --user "
-                             f"(first: {ids[0]!r})")
-    if uid not in ids:
-        raise ParameterError(f"{args.input}: no user {uid!r}")
-    places = lm.places_from_geojson(pathlib.Path(args.places).read_bytes(),
-                                    source=str(args.places))
+    traj = lm.read_trajectories(args.input, progress=progress)
+    uid = _pick_user(args, lm.users(traj))
+    one = lm.select_user(traj, uid)
+    del traj
+    _warn_uncovered(len(places), args.places,
+                    lm.landmark_mask(one, place_frame) if places else None, len(one), uid)
     progress("attack", 0, 1)
-    rep = attacks.attack_report(lm.select_user(traj, uid), places, settings=rs,
+    rep = attacks.attack_report(one, places, settings=rs,
                                 rng=args.seed, draws=args.draws, utc_offset_h=args.utc_offset_h)
     progress("attack", 1, 1)
-    table = rep.table()
+    with warnings.catch_warnings():  # a place never visited has no precision: NaN, not a warning
+        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+        table = rep.table()
+        sentences = attacks.place_sentences(rep) + attacks.guarantee_sentences(rep)
     metres = [c for c in table.columns if c.endswith("_m")]
     table[metres] = table[metres].round(0)
     shares = [c for c in table.columns if "precision" in c or "recall" in c]
@@ -459,7 +498,7 @@ def _cmd_attack(args: argparse.Namespace, progress: Progress) -> None:
                      f"release): ε = {args.epsilon:g}, r = {args.radius_m:g} m, scheme "
                      f"{args.scheme}\n")
     sys.stdout.write(table.to_string(index=False) + "\n\n")
-    for text in attacks.place_sentences(rep) + attacks.guarantee_sentences(rep):
+    for text in sentences:
         sys.stdout.write(text.replace("**", "") + "\n")
 
 

@@ -6,12 +6,14 @@ names, no settings. Republished rows stay as they are: landmark privacy takes th
 timestamps as public input, so a scheme's repeats (Skip) can show when the landmarks were;
 hiding them is the job of dummy landmarks.
 
-* :func:`release_to_csv` — one row per timestamp, the columns of ``Release.to_frame()``
-  (public): ``time`` (when known), ``lat``/``lon`` or ``value``; floats at full precision (they
-  read back to the same doubles), NaN (nothing released yet) as an empty field.
+* :func:`release_to_csv` — one row per timestamp that carries a release (:func:`public_frame`):
+  ``time`` (when known), ``lat``/``lon`` or ``value``; floats at full precision (they read back
+  to the same doubles). Timestamps with nothing released yet (NaN: Skip before its first
+  publication) are left out — which rows those are is read off the released output alone.
 * :func:`release_to_geojson` — a FeatureCollection of one Point per released timestamp with the
-  single property ``time`` (ISO 8601 UTC or null); timestamps with nothing released yet are
-  skipped.
+  single property ``time`` (ISO 8601 UTC or null); the same rows.
+* :func:`export_file_name` — file names that carry the allocation and the budget ε
+  (``lmdk_public_release_skip_eps0.5.csv``), never a seed or a place.
 * :func:`privacy_report` / :func:`report_to_json` — the private analysis file: its first key
   ``PRIVATE`` says it holds the user's places and true-data analysis and must not be shared;
   then the exact release configuration (no seed), the places, ε_t, G_t, published flags,
@@ -58,8 +60,10 @@ __all__ = [
     "iso_utc",
     "jsonable",
     "privacy_report",
+    "public_frame",
     "release_to_csv",
     "release_to_geojson",
+    "released_rows",
     "report_to_json",
     "write_release_csv",
     "write_release_files",
@@ -262,7 +266,9 @@ def _simulation_label(release: Any) -> str | None:
 
 def release_to_csv(release: Any) -> str:
     """The PUBLIC release as CSV text (header row, no index): ``time`` (ISO 8601 UTC, when
-    known) and ``lat``/``lon`` or ``value``. A seeded release starts with a ``#`` comment line
+    known) and ``lat``/``lon`` or ``value``, one row per timestamp that carries a release
+    (:func:`released_rows`: no row before the first publication). A seeded release starts with
+    a ``#`` comment line
     saying it is a simulation, not private (read it back with ``pd.read_csv(..., comment="#")``).
     The text of :func:`write_release_csv`.
     """
@@ -286,22 +292,48 @@ def _public_columns(release: Any) -> dict[str, np.ndarray]:
     return cols
 
 
+def _carries_release(cols: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Rows of the public columns ``cols`` with a released value (no NaN in lat/lon/value)."""
+    values = [v for k, v in cols.items() if k != "time"]
+    keep = ~np.isnan(values[0])
+    for v in values[1:]:
+        keep &= ~np.isnan(v)
+    return keep
+
+
+def released_rows(release: Any) -> np.ndarray:
+    """Boolean mask of the timestamps the public files hold: those with a released location
+    (or value). A timestamp with nothing released yet (NaN — Skip before its first
+    publication) has no row. The mask is a function of the released output alone (free
+    post-processing; docs/exports.md)."""
+    return _carries_release(_public_columns(release))
+
+
+def public_frame(release: Any) -> pd.DataFrame:
+    """The PUBLIC release as a DataFrame: the rows and columns of :func:`release_to_csv`
+    (``time`` as UTC timestamps when known, ``lat``/``lon`` or ``value``; index 0..n-1)."""
+    frame = release.to_frame(public=True)
+    return frame.loc[released_rows(release)].reset_index(drop=True)
+
+
 def write_release_csv(release: Any, fh: IO[bytes], *, chunk_rows: int = DEFAULT_CHUNK_ROWS,
                       progress: _Progress | None = None) -> None:
     """Write the PUBLIC release CSV (the text of :func:`release_to_csv`) to the binary file
     ``fh``, ``chunk_rows`` rows at a time: the same bytes for every ``chunk_rows``. Floats as
     Python writes them (full precision), NaN as an empty field, times at one ISO precision for
-    the whole file. ``progress(stage, done, total)`` is called after each chunk."""
+    the whole file; rows with nothing released are left out, chunk by chunk.
+    ``progress(stage, done, total)`` is called after each chunk."""
     write_release_files(release, csv=fh, chunk_rows=chunk_rows, progress=progress)
 
 
-def _csv_floats(text: Any, v: np.ndarray, empty: str) -> Any:
-    """CSV fields of floats as pandas writes them: NaN empty, ±inf as ``inf``/``-inf``."""
+def _csv_floats(text: Any, v: np.ndarray) -> Any:
+    """CSV fields of floats as pandas writes them: ±inf as ``inf``/``-inf`` (NaN rows are
+    dropped before; an empty field is left for any that is not)."""
     pa, pc = _pa()
     inf = np.isinf(v)
     if inf.any():
         text = pc.if_else(pa.array(inf), pa.array(np.where(v > 0, "inf", "-inf")), text)
-    return pc.fill_null(text, empty)
+    return pc.fill_null(text, "")
 
 
 def write_release_files(release: Any, *, csv: IO[bytes] | None = None,
@@ -309,7 +341,8 @@ def write_release_files(release: Any, *, csv: IO[bytes] | None = None,
                         progress: _Progress | None = None) -> None:
     """Write the PUBLIC CSV (:func:`write_release_csv`) and/or GeoJSON
     (:func:`write_release_geojson`) in one pass over the rows, encoding each chunk's times and
-    coordinates once for both files."""
+    coordinates once for both files. Both hold only the rows that carry a release
+    (:func:`released_rows`), dropped a chunk at a time."""
     pa, pc = _pa()
     cols = _public_columns(release)
     n = len(next(iter(cols.values())))
@@ -325,18 +358,21 @@ def write_release_files(release: Any, *, csv: IO[bytes] | None = None,
         if label is not None:
             csv.write(f"# lmdk {label}\n".encode())
         csv.write((",".join(cols) + "\n").encode())
-    unit = _iso_unit(cols["time"]) if "time" in cols else "s"
-    empty = '""' if len(cols) == 1 else ""  # pandas quotes a lone empty field (not a blank line)
+    released = _carries_release(cols)
+    unit = _iso_unit(cols["time"][released]) if "time" in cols else "s"
     first_feature = True
     for lo, hi in _chunks(n, chunk_rows):
         text_of = {k: (_iso_text(v[lo:hi], unit) if k == "time" else _float_text(v[lo:hi]))
                    for k, v in cols.items()}
         if csv is not None:
-            fields = [t if k == "time" else _csv_floats(t, cols[k][lo:hi], empty)
-                      for k, t in text_of.items()]
+            rows = released[lo:hi]
+            take = None if rows.all() else pa.array(np.flatnonzero(rows))
+            fields = [t if take is None else t.take(take) for t in (
+                t if k == "time" else _csv_floats(t, cols[k][lo:hi]) for k, t in text_of.items())]
             lines = pc.binary_join_element_wise(*fields, ",") if len(fields) > 1 else fields[0]
-            csv.write(_joined(lines, "\n"))
-            csv.write(b"\n")
+            if len(lines):
+                csv.write(_joined(lines, "\n"))
+                csv.write(b"\n")
         if geojson is not None:
             ok = ok_all[lo:hi]
             keep = None if ok.all() else pa.array(np.flatnonzero(ok))
@@ -533,13 +569,23 @@ _FILE_KINDS = {
 }
 
 
-def export_file_name(kind: str, allocation: str, ext: str) -> str:
-    """File name of an export named after the allocation actually released.
+def _epsilon_text(epsilon: float) -> str:
+    """ε as a file name writes it: at most 6 significant digits, no ``+`` (``1``, ``0.5``,
+    ``0.333333``, ``1e-05``, ``1e07``)."""
+    eps = check_epsilon(epsilon)
+    return format(eps, ".6g").replace("e+", "e")
+
+
+def export_file_name(kind: str, allocation: str, ext: str, *, epsilon: float) -> str:
+    """File name of an export named after the allocation actually released and its budget ε.
 
     ``kind``: ``"public"`` (release CSV/GeoJSON), ``"analysis"`` (the private report),
     ``"story"`` (the public HTML story) or ``"private_story"`` (the opt-in private one); private
     kinds carry ``PRIVATE`` and ``DO_NOT_SHARE`` in the name. ``allocation`` is reduced to
-    ``[a-z0-9_]`` (e.g. ``"tpl_bounded"``), ``ext`` is the suffix without the dot.
+    ``[a-z0-9_]`` (e.g. ``"tpl_bounded"``), ``epsilon`` (the user's total budget ε > 0) is
+    written with at most 6 significant digits (``_eps1``, ``_eps0.5``), ``ext`` is the suffix
+    without the dot: ``lmdk_public_release_skip_eps0.5.csv``. Nothing else goes into a name (no
+    seed, no place).
     """
     if kind not in _FILE_KINDS:
         raise ParameterError(f"unknown export kind {kind!r}; use one of {sorted(_FILE_KINDS)}")
@@ -547,7 +593,7 @@ def export_file_name(kind: str, allocation: str, ext: str) -> str:
     if not re.fullmatch(r"[a-z0-9]+", str(ext)):
         raise ParameterError(f"file extension must be letters/digits without a dot, got {ext!r}")
     stem, tail = _FILE_KINDS[kind]
-    return f"{stem.format(slug=slug)}{tail}.{ext}"
+    return f"{stem.format(slug=slug)}_eps{_epsilon_text(epsilon)}{tail}.{ext}"
 
 
 def privacy_report(

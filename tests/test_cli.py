@@ -43,13 +43,20 @@ def test_release_writes_public_and_private_outputs(trace, tmp_path, capsys):
     code = main(["release", str(path), "--places", str(places), "--epsilon", "1",
                  "--scheme", "skip", "--out", str(out), "--seed", "3"])
     assert code == 0, capsys.readouterr().err
-    text = (out / "released.csv").read_text()
+    # named as the app names them: allocation and ε (issue 27), never a seed
+    csv_name, geo_name, report_name = (
+        "lmdk_public_release_skip_eps1.csv", "lmdk_public_release_skip_eps1.geojson",
+        "lmdk_PRIVATE_analysis_skip_eps1_DO_NOT_SHARE.json")
+    assert sorted(p.name for p in out.iterdir()) == sorted([csv_name, geo_name, report_name])
+    text = (out / csv_name).read_text()
     assert text.startswith("# lmdk simulation")  # --seed: labelled a simulation, not private
-    pub = pd.read_csv(out / "released.csv", comment="#")
+    pub = pd.read_csv(out / csv_name, comment="#")
     assert list(pub.columns) == ["time", "lat", "lon"]  # released fields only
-    geo = json.loads((out / "released.geojson").read_text())
+    assert len(pub) and not pub.isna().any().any()  # only rows that carry a release
+    geo = json.loads((out / geo_name).read_text())
     assert all(set(f["properties"]) == {"time"} for f in geo["features"])
-    private = (out / "PRIVATE-report.json").read_text()
+    assert [f["properties"]["time"] for f in geo["features"]] == pub["time"].tolist()
+    private = (out / report_name).read_text()
     rep = json.loads(private)
     assert next(iter(rep)) == "PRIVATE" and rep["lmdk"]["simulation"] is True
     assert "seed" not in rep["configuration"]["params"] and '"seed"' not in private

@@ -84,8 +84,10 @@ def _release(n=23, *, with_time=True, nan_rows=(0, 1, 9), seeded=True):
 
 
 def _reference_csv(rel) -> str:
-    """The export as pandas writes it (what `release_to_csv` wrote before it streamed)."""
+    """The export as pandas writes it (what `release_to_csv` wrote before it streamed), without
+    the rows that carry no release (pandas' own dropna: issue 27)."""
     frame = rel.to_frame(public=True)
+    frame = frame.dropna(subset=[c for c in frame.columns if c != "time"])
     if "time" in frame:
         frame["time"] = E.iso_utc(frame["time"])
     text = frame.to_csv(index=False, lineterminator="\n")
@@ -104,9 +106,11 @@ def _reference_geojson(rel) -> str:
         "features": feats})
 
 
-@pytest.mark.parametrize("with_time", [True, False])
-def test_chunk_boundaries_give_the_same_bytes(with_time):
-    rel = _release(with_time=with_time)
+@pytest.mark.parametrize("with_time, nan_rows", [(True, (0, 1, 9)), (False, (0, 1, 9)),
+                                                  (True, (0, 4))])
+def test_chunk_boundaries_give_the_same_bytes(with_time, nan_rows):
+    """(0, 4): the one ms time has no release, so the file is at s precision."""
+    rel = _release(with_time=with_time, nan_rows=nan_rows)
     outs = set()
     for chunk in (1, 2, 7, 22, 23, 24, 10_000):  # 23 rows: chunks that end mid-file and exactly
         csv, geo = io.BytesIO(), io.BytesIO()
@@ -120,16 +124,25 @@ def test_chunk_boundaries_give_the_same_bytes(with_time):
     assert json.dumps(E.release_to_geojson(rel)) == geo.decode()
 
 
-def test_chunked_values_csv_quotes_a_lone_empty_field():
-    values = np.array([1.0, np.nan, np.inf, -0.0, 2.5e-7])
-    rel = lm.Release(scheme="event", epsilon=1.0, budget=np.full(5, 0.2),
-                     published=np.ones(5, bool), landmarks=np.zeros(5, bool), params={},
+def test_chunked_values_csv_drops_rows_without_a_value():
+    values = np.array([np.nan, 1.0, np.nan, np.inf, -0.0, 2.5e-7, np.nan])
+    rel = lm.Release(scheme="event", epsilon=1.0, budget=np.full(7, 0.2),
+                     published=np.ones(7, bool), landmarks=np.zeros(7, bool), params={},
                      values=values)
-    for chunk in (1, 2, 5):
+    for chunk in (1, 2, 3, 7):  # chunks with nothing to write, too
         buf = io.BytesIO()
         E.write_release_csv(rel, buf, chunk_rows=chunk)
-        assert buf.getvalue().decode() == _reference_csv(rel) == 'value\n1.0\n""\ninf\n-0.0\n' \
-            '2.5e-07\n'
+        assert buf.getvalue().decode() == _reference_csv(rel) == \
+            "value\n1.0\ninf\n-0.0\n2.5e-07\n"
+
+
+def test_a_release_with_nothing_released_writes_headers_only():
+    rel = _release(n=6, nan_rows=range(6))  # lat[5] = 40 but lon NaN: no release either
+    for chunk in (1, 2, 6):
+        csv, geo = io.BytesIO(), io.BytesIO()
+        E.write_release_files(rel, csv=csv, geojson=geo, chunk_rows=chunk)
+        assert csv.getvalue().decode() == f"# lmdk {rel.label}\ntime,lat,lon\n"
+        assert json.loads(geo.getvalue())["features"] == []
 
 
 def test_report_in_chunks_is_the_list_report():
@@ -291,8 +304,9 @@ def test_progress_only_on_a_terminal_or_when_asked(trace, tmp_path, capsys, monk
     assert "\r" in capsys.readouterr().err  # a redrawn bar
     assert _run(path, "--out", tmp_path / "d", "--seed", "1", "--quiet") == 0
     assert capsys.readouterr().err == ""
-    assert (tmp_path / "a" / "released.csv").read_bytes() == \
-        (tmp_path / "b" / "released.csv").read_bytes()  # same seed, same file
+    name = E.export_file_name("public", "skip", "csv", epsilon=1)
+    assert (tmp_path / "a" / name).read_bytes() == \
+        (tmp_path / "b" / name).read_bytes()  # same seed, same file
 
 
 def test_ctrl_c_mid_write_leaves_no_partial_output(tmp_path):
@@ -320,3 +334,66 @@ def test_ctrl_c_mid_write_leaves_no_partial_output(tmp_path):
     assert "lmdk: interrupted" in rest
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["big.csv"]  # no .out.partial-* left
+
+
+# ----------------------------------------------------------------------------- attack, population
+# issue 27 (CLI): the same care in every subcommand that reads a trace or writes files
+
+
+def test_attack_checks_places_first_and_lists_users(trace, tmp_path, capsys):
+    path, far = trace
+    missing = tmp_path / "nope.geojson"
+    # neither file exists: the small side file is named first, before the trace is read
+    assert main(["attack", str(tmp_path / "none.csv"), "--places", str(missing),
+                 "--epsilon", "1"]) == 1
+    assert capsys.readouterr().err.strip() == f"lmdk: error: --places {missing}: no such file"
+    assert main(["attack", str(path), "--places", str(far), "--epsilon", "1",
+                 "--user", "bob"]) == 1
+    assert "no user 'bob'; its users: 'alice'" in capsys.readouterr().err
+
+
+def test_attack_warns_plainly_when_places_cover_no_point(trace, capsys, small_blocks):
+    path, far = trace
+    assert main(["attack", str(path), "--places", str(far), "--epsilon", "1", "--draws",
+                 "1", "--progress"]) == 0
+    out, err = capsys.readouterr()
+    size = path.stat().st_size
+    assert f"reading: {size}/{size} (100%)" in err  # progress while reading, too
+    warned = [line for line in err.splitlines() if line.startswith("lmdk: warning:")]
+    assert warned[0].startswith("lmdk: warning: the 1 place(s) in ")
+    assert "cover none of the" in warned[0]
+    assert err.count("lmdk: warning:") == 1  # numpy's "All-NaN slice" is not passed on
+    assert ".py:" not in err and "Warning:" not in err and "All-NaN" not in err
+    assert "Far" in out
+
+
+def _population(tmp_path, *extra):
+    return main(["population", "--generate", "6", "--points-per-user", "20", "--days", "1",
+                 "--cell-m", "3000", "--tau", "1", "--seed", "1", *map(str, extra)])
+
+
+def test_population_checks_output_and_side_files_before_the_work(tmp_path, capsys):
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "x").write_text("mine")
+    assert _population(tmp_path, "--out", full, "--progress") == 1
+    err = capsys.readouterr().err
+    assert "output exists and is not an empty directory" in err
+    assert "generating" not in err and "partitions" not in err  # nothing was done first
+    for option in ("--places", "--preferences"):
+        missing = tmp_path / f"{option[2:]}.csv"
+        assert _population(tmp_path, option, missing, "--out", tmp_path / "o", "--progress") == 1
+        err = capsys.readouterr().err
+        assert err.strip().splitlines()[-1] == f"lmdk: error: {option} {missing}: no such file"
+        assert "generating" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_population_warns_when_places_cover_no_point_and_shows_writing(tmp_path, capsys):
+    far = tmp_path / "far.csv"
+    far.write_text("uid,lat,lon,radius_m\nu00000,-33.9,18.4,100\n")
+    assert _population(tmp_path, "--places", far, "--out", tmp_path / "o", "--progress") == 0
+    err = capsys.readouterr().err
+    assert "lmdk: warning: the 1 place(s) cover none of the points of the 6 users" in err
+    assert "write: 3/3 (100%)" in err
+    assert ".py:" not in err

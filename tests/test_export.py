@@ -10,13 +10,18 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from exact_csv import read_csv_exact
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lmdk_core import Place, landmark_guarantee, release_locations, release_values
 from lmdk_core.errors import ParameterError
 from lmdk_core.export import (
+    export_file_name,
     iso_utc,
     jsonable,
     privacy_report,
+    public_frame,
     release_to_csv,
     release_to_geojson,
     report_to_json,
@@ -50,21 +55,23 @@ PRIVATE_COLUMNS = {"eps", "published", "landmark", "landmarks", "guarantee", "pl
 
 @pytest.mark.parametrize("scheme", ["skip", "adaptive", "uniform"])
 def test_location_csv_holds_only_time_and_released_coordinates(scheme):
-    """Issue 8 item 2: the public CSV has no landmark/ε_t/published column (main had all 3)."""
+    """Issue 8 item 2: the public CSV has no landmark/ε_t/published column (main had all 3).
+    Issue 27: it holds only the rows that carry a release (Skip released nothing at t = 0, 1)."""
     traj = make_traj()
     rel = release_locations(traj, LANDMARKS, epsilon=1.0, scheme=scheme)
     text = release_to_csv(rel)
-    back = pd.read_csv(io.StringIO(text), float_precision="round_trip")  # exact on pandas 2 too
+    back = read_csv_exact(io.StringIO(text))
     assert list(back.columns) == ["time", "lat", "lon"]
     assert not PRIVATE_COLUMNS & set(back.columns)
-    assert len(back) == T
-    for col in ("lat", "lon"):
-        # exact to the bit (NaN where nothing was released yet)
-        np.testing.assert_array_equal(back[col].to_numpy(), np.asarray(getattr(rel, col)))
-    assert (pd.to_datetime(back["time"], utc=True) == traj["time"]).all()
+    held = np.flatnonzero(~np.isnan(rel.lat))  # what was released, from the release itself
+    assert held.tolist() == (list(range(2, T)) if scheme == "skip" else list(range(T)))
+    assert len(back) == held.size and not back.isna().any().any()
+    for col in ("lat", "lon"):  # exact to the bit
+        np.testing.assert_array_equal(back[col].to_numpy(), np.asarray(getattr(rel, col))[held])
+    assert (pd.to_datetime(back["time"], utc=True) == traj["time"].iloc[held].to_numpy()).all()
     assert "#" not in text and "simulation" not in text  # a fresh release is not labelled
-    if scheme == "skip":
-        assert back["lat"].isna().sum() == 2
+    pd.testing.assert_frame_equal(
+        public_frame(rel), rel.to_frame(public=True).iloc[held].reset_index(drop=True))
 
 
 def test_values_csv_holds_only_the_released_values():
@@ -80,7 +87,7 @@ def test_seeded_release_files_say_simulation_not_private():
     text = release_to_csv(rel)
     assert text.startswith("# lmdk simulation, not private")
     back = pd.read_csv(io.StringIO(text), comment="#")
-    assert list(back.columns) == ["time", "lat", "lon"] and len(back) == T
+    assert list(back.columns) == ["time", "lat", "lon"] and len(back) == T  # uniform: all rows
     gj = release_to_geojson(rel)
     assert gj["lmdk"]["simulation"] is True and "not private" in gj["lmdk"]["label"]
     report = privacy_report(release=rel, epsilon=1.0)
@@ -115,6 +122,50 @@ def test_release_geojson_holds_only_time_and_points():
         assert set(f["properties"]) == {"time"}
         tm = f["properties"]["time"]
         assert pd.Timestamp(tm) == traj["time"][t] and tm.endswith("Z")
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(0, 2**32 - 1))
+def test_skip_drops_exactly_the_rows_before_its_first_publication(mask, seed):
+    """Which rows the public files leave out is fixed by the landmark mask alone (docs/exports.md):
+    Skip publishes first at the first non-landmark timestamp, so the rows before it — and only
+    those — carry nothing. Two different traces with the same mask lose the same rows."""
+    L = np.array(mask)
+    n = L.size
+    rng = np.random.default_rng(seed)
+    first = int(np.argmin(L)) if not L.all() else n  # first non-landmark timestamp
+    for _ in range(2):  # two traces, two draws: the same rows
+        traj = pd.DataFrame({"time": pd.date_range("2024-03-01", periods=n, freq="min", tz="UTC"),
+                             "lat": 39.9 + rng.normal(0, 0.01, n),
+                             "lon": 116.3 + rng.normal(0, 0.01, n)})
+        rel = release_locations(traj, L, epsilon=1.0, scheme="skip", rng=int(rng.integers(9)))
+        back = pd.read_csv(io.StringIO(release_to_csv(rel)), comment="#")
+        kept = pd.to_datetime(back["time"], utc=True)
+        assert kept.tolist() == traj["time"].iloc[first:].tolist()
+        assert len(release_to_geojson(rel)["features"]) == n - first
+
+
+def test_csv_and_geojson_hold_the_same_rows():
+    traj = make_traj()
+    rel = release_locations(traj, LANDMARKS, epsilon=1.0, scheme="skip")
+    back = read_csv_exact(io.StringIO(release_to_csv(rel)))
+    feats = release_to_geojson(rel)["features"]
+    assert back["time"].tolist() == [f["properties"]["time"] for f in feats]
+    assert [[x, y] for x, y in zip(back["lon"], back["lat"], strict=True)] == [
+        f["geometry"]["coordinates"] for f in feats]
+
+
+def test_read_csv_exact_round_trips_without_a_warning():
+    """The tests' CSV reader (tests/exact_csv.py): every double back to the bit, and no
+    float_precision deprecation warning on pandas 3."""
+    import warnings
+
+    x = np.random.default_rng(1).uniform(-180, 180, 5000)
+    x[:3] = [5e-324, 0.1 + 0.2, 1 / 3]
+    text = pd.DataFrame({"x": x}).to_csv(index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        back = read_csv_exact(io.StringIO(text))["x"].to_numpy()
+    assert back.view(np.int64).tolist() == x.view(np.int64).tolist()
 
 
 def test_release_geojson_without_time_and_values_release_rejected():
@@ -302,21 +353,42 @@ def test_report_refuses_a_bad_release_interval(bad):
         privacy_report(release=rel, epsilon=1.0, release_interval_s=bad)
 
 
-def test_export_file_names_carry_the_allocation_and_say_private():
-    from lmdk_core.export import export_file_name
-
-    assert export_file_name("public", "tpl_bounded", "csv") == (
-        "lmdk_public_release_tpl_bounded.csv")
-    assert export_file_name("analysis", "uniform", "json") == (
-        "lmdk_PRIVATE_analysis_uniform_DO_NOT_SHARE.json")
-    assert export_file_name("story", "Skip (landmarks/not released)", "html") == (
-        "lmdk_story_skip_landmarks_not_released.html")
-    assert export_file_name("private_story", "skip", "html") == (
-        "lmdk_PRIVATE_story_skip_DO_NOT_SHARE.html")
+def test_export_file_names_carry_the_allocation_the_budget_and_say_private():
+    """Issue 27: releases at different ε got the same file name."""
+    assert export_file_name("public", "tpl_bounded", "csv", epsilon=1.0) == (
+        "lmdk_public_release_tpl_bounded_eps1.csv")
+    assert export_file_name("public", "skip", "csv", epsilon=0.5) == (
+        "lmdk_public_release_skip_eps0.5.csv")
+    assert export_file_name("analysis", "uniform", "json", epsilon=2) == (
+        "lmdk_PRIVATE_analysis_uniform_eps2_DO_NOT_SHARE.json")
+    assert export_file_name("story", "Skip (landmarks/not released)", "html", epsilon=1e-5) == (
+        "lmdk_story_skip_landmarks_not_released_eps1e-05.html")
+    assert export_file_name("private_story", "skip", "html", epsilon=1 / 3) == (
+        "lmdk_PRIVATE_story_skip_eps0.333333_DO_NOT_SHARE.html")
     with pytest.raises(ParameterError, match="export kind"):
-        export_file_name("secret", "skip", "csv")
+        export_file_name("secret", "skip", "csv", epsilon=1)
     with pytest.raises(ParameterError, match="extension"):
-        export_file_name("public", "skip", ".csv")
+        export_file_name("public", "skip", ".csv", epsilon=1)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ParameterError, match="epsilon"):
+            export_file_name("public", "skip", "csv", epsilon=bad)
+    with pytest.raises(TypeError):
+        export_file_name("public", "skip", "csv", 1.0)  # keyword-only, like every ε
+
+
+@given(st.floats(1e-6, 1e6), st.floats(1e-6, 1e6))
+def test_file_names_of_different_budgets_differ_and_are_safe(a, b):
+    """A name is portable ([A-Za-z0-9_.-], one dot before the extension's), reads back to ε
+    within its 6 significant digits, and two budgets that differ there get two names."""
+    import re
+
+    na, nb = (export_file_name("public", "skip", "csv", epsilon=e) for e in (a, b))
+    for name, eps in ((na, a), (nb, b)):
+        assert re.fullmatch(r"lmdk_public_release_skip_eps[0-9.e-]+\.csv", name), name
+        shown = float(name.removeprefix("lmdk_public_release_skip_eps").removesuffix(".csv"))
+        assert abs(shown - eps) <= 5e-6 * eps
+    if f"{a:.6g}" != f"{b:.6g}":
+        assert na != nb
 
 
 def test_fast_noise_without_a_seed_is_a_simulation_in_every_file():
