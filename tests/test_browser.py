@@ -142,10 +142,10 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
 
 
 DOWNLOADS = {  # file names carry the allocation released (issue 13): a pattern per button
-    "Public release (CSV)": r"lmdk_public_release_[a-z0-9_]+\.csv",
-    "Public release (GeoJSON)": r"lmdk_public_release_[a-z0-9_]+\.geojson",
+    "Public release (CSV)": r"lmdk_public_release_[a-z0-9_]+_eps1\.csv",
+    "Public release (GeoJSON)": r"lmdk_public_release_[a-z0-9_]+_eps1\.geojson",
     "PRIVATE analysis (JSON) — do not share":
-        r"lmdk_PRIVATE_analysis_[a-z0-9_]+_DO_NOT_SHARE\.json",
+        r"lmdk_PRIVATE_analysis_[a-z0-9_]+_eps1_DO_NOT_SHARE\.json",
     "PRIVATE places (GeoJSON) — do not share": r"lmdk_PRIVATE_places_DO_NOT_SHARE\.geojson",
 }
 RECORDED = {"Public release (CSV)", "Public release (GeoJSON)"}

@@ -277,8 +277,8 @@ def test_public_story_never_holds_true_points_or_per_moment_series(n, seed, sche
 def test_export_file_names_are_safe_and_say_private_when_private(alloc, kind):
     from lmdk_core.export import export_file_name
 
-    name = export_file_name(kind, alloc, "html")
-    assert re.fullmatch(r"[A-Za-z0-9_]+\.html", name)
+    name = export_file_name(kind, alloc, "html", epsilon=1.0)
+    assert re.fullmatch(r"[A-Za-z0-9_]+_eps1(_DO_NOT_SHARE)?\.html", name)
     assert ("PRIVATE" in name and name.endswith("_DO_NOT_SHARE.html")) == (
         kind in ("analysis", "private_story"))
 

@@ -114,7 +114,7 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     run(at)
     sidebar_scheme = at.selectbox(key="scheme").value
     assert seen["Public release (CSV)"]["file_name"] == (
-        f"lmdk_public_release_{sidebar_scheme}.csv")
+        f"lmdk_public_release_{sidebar_scheme}_eps1.csv")
     at.session_state["bounded_open"] = True  # the user opens the section (a keyed expander)
     run(at)
     assert _bounded_expander(at).proto.expanded is True
@@ -131,11 +131,12 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     assert _bounded_expander(at).proto.expanded is True
     assert any("TPL-bounded allocation (α = 0.5)" in m.value for m in at.markdown)
     names = {label: d["file_name"] for label, d in seen.items()}
-    assert names["Public release (CSV)"] == "lmdk_public_release_tpl_bounded.csv"
-    assert names["Public release (GeoJSON)"] == "lmdk_public_release_tpl_bounded.geojson"
+    assert names["Public release (CSV)"] == "lmdk_public_release_tpl_bounded_eps1.csv"
+    assert names["Public release (GeoJSON)"] == "lmdk_public_release_tpl_bounded_eps1.geojson"
     assert names["PRIVATE analysis (JSON) — do not share"] == (
-        "lmdk_PRIVATE_analysis_tpl_bounded_DO_NOT_SHARE.json")
-    assert names["Download a report for stakeholders (HTML)"] == "lmdk_story_tpl_bounded.html"
+        "lmdk_PRIVATE_analysis_tpl_bounded_eps1_DO_NOT_SHARE.json")
+    assert names["Download a report for stakeholders (HTML)"] == (
+        "lmdk_story_tpl_bounded_eps1.html")
     assert not any(sidebar_scheme in n for n in names.values())
 
     analysis = seen["PRIVATE analysis (JSON) — do not share"]["data"]
@@ -173,7 +174,7 @@ def test_bounded_release_names_every_export_and_the_report_records_provenance(pa
     seen.clear()
     run(at)
     assert seen["Public release (CSV)"]["file_name"] == (
-        f"lmdk_public_release_{sidebar_scheme}.csv")
+        f"lmdk_public_release_{sidebar_scheme}_eps1.csv")
 
 
 @pytest.mark.slow

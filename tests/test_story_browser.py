@@ -118,7 +118,7 @@ def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser)
     n = runs(page)
     with page.expect_download(timeout=60_000) as info:
         button.click()
-    assert info.value.suggested_filename == "lmdk_public_release_tpl_bounded.csv"
+    assert info.value.suggested_filename == "lmdk_public_release_tpl_bounded_eps1.csv"
     wait_idle(page, since=n)  # the download is recorded: the export fragment reruns
     assert details.evaluate("d => d.open") is True
     page.close()
