@@ -59,6 +59,7 @@ def test_page_section_4b_shows_the_numbers(browser, server):
     goto_app(page, f"{server}/?tiles=none")
     click_map(page, *home_of_first_user())
     wait_idle(page, settle_ms=800)
+    page.get_by_text("4b · What an attacker learns").click()  # collapsed at first
     text = page.get_by_text("median over 20 simulated releases").first
     text.wait_for(timeout=60_000)
     _shows_at_every_size(page, text)
