@@ -20,7 +20,9 @@ from .privacy_section import bounded_allocation, release_key
 ATTACK_SEED = 0
 """Seed of the page's simulated releases: the same setting shows the same numbers."""
 OPEN_KEY = "attack_open"
-"""The section's expander state: collapsed, nothing is computed."""
+"""The section's expander state: collapsed (the default), nothing is computed — its
+simulated releases cost about as much as the rest of a click, so they run only once asked for
+and the charts above and below come first."""
 RECORD_KEY = "attack_record"
 """This section's last report and the release it is for (read by the stakeholder story)."""
 
@@ -35,8 +37,10 @@ def report(release_key: Any, places: compute.Places, _traj: pd.DataFrame, _rs: A
 
 
 def render(traj: pd.DataFrame, key: Any, rs: Any) -> attacks.AttackReport | None:
-    """Section 4b (an expander; the attacks run only while it is open). Returns the report."""
-    box = st.expander("4b · What an attacker learns from the public file", expanded=True,
+    """Section 4b (an expander, collapsed at first; the attacks run only while it is open, with
+    a spinner; kept per setting). Returns the report."""
+    box = st.expander(f"4b · What an attacker learns from the public file (open to run "
+                      f"{attacks.ATTACK_DRAWS} simulated attacks)", expanded=False,
                       key=OPEN_KEY, on_change="rerun")
     with box:
         if not box.open:
@@ -56,7 +60,9 @@ def render(traj: pd.DataFrame, key: Any, rs: Any) -> attacks.AttackReport | None
         allocation = bounded_allocation(key)
         try:
             rkey = release_key(key, rs, allocation)
-            rep = report(rkey, places, traj, rs, allocation)
+            with st.spinner(f"Attacking {attacks.ATTACK_DRAWS} simulated releases…",
+                            show_time=True):  # shown only while it runs (kept per setting)
+                rep = report(rkey, places, traj, rs, allocation)
         except LmdkError as err:
             st.error(f"The attacks could not run: {plain_text(err)}")
             return None

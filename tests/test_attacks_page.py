@@ -53,6 +53,16 @@ def _section_text(at: AppTest) -> str:
     return "\n".join(m.value for m in box.markdown)
 
 
+def test_collapsed_at_first_computes_nothing(page):
+    """Section 4b starts collapsed: with a place marked no attack runs until it is opened, so a
+    map click updates the charts without waiting for 20 simulated releases."""
+    at, calls = page
+    box = next(e for e in at.expander if "What an attacker learns" in e.label)
+    assert len(calls) == 1 and not box.markdown  # only the download recorder: no attack
+    at.session_state["attack_open"] = True
+    run(at)
+
+
 def test_panel_shows_the_numbers_of_simulated_releases(page):
     at, calls = page
     assert len(calls) > 1, "section 4b ran no attack"
