@@ -242,6 +242,84 @@ def _kalman_rts(y, obs, dt, r, q, kind, tau, v0, robust_k, smooth, gap, reset_va
     return out, sum_log_s, sum_nu2, n_obs
 
 
+@numba.njit(cache=True)
+def _loglik_grid(y, obs, dt, r_grid, q, kind, tau, v0s, gap):
+    """Gaussian log-likelihood of the observations of ``y`` (n, k) under the filter of
+    :func:`_kalman_rts` (no robust weights, no smoothing) for every observation variance in
+    ``r_grid`` (``v0s``: the prior velocity variance for each) in one pass over the rows.
+
+    The same arithmetic as ``_kalman_rts(..., robust_k=0, smooth=False)`` followed by
+    ``-0.5·(Σ log S + n_obs·log R + Σ ν²/S / R)``, so the numbers are identical; only the
+    per-R passes, the stored filter states and the transition of each row (computed once for all
+    R) are saved.
+    """
+    n, k = y.shape
+    m = r_grid.size
+    x0 = np.empty((m, k))
+    x1 = np.empty((m, k))
+    p00 = np.empty(m)
+    p01 = np.empty(m)
+    p11 = np.empty(m)
+    sum_log_s = np.zeros(m)
+    sum_nu2 = np.zeros(m)
+    n_obs = 0
+    start = -1
+    for i in range(n):
+        if start < 0:
+            if not obs[i]:
+                continue
+            start = i
+            for g in range(m):
+                for a in range(k):
+                    x0[g, a] = y[i, a]
+                    x1[g, a] = 0.0
+                p00[g] = r_grid[g]
+                p01[g] = 0.0
+                p11[g] = v0s[g] if kind else 0.0
+            continue
+        t01, t11, t00q, t01q, t11q = _transition(kind, dt[i], q, tau)
+        reset = dt[i] > gap
+        if obs[i]:
+            n_obs += k
+        for g in range(m):
+            r = r_grid[g]
+            f01, f11, q00, q01, q11 = t01, t11, t00q, t01q, t11q
+            if reset:
+                f01, f11, q00, q01, q11 = 0.0, 0.0, _RESET * r, 0.0, v0s[g] if kind else 0.0
+            a00 = p00[g] + 2.0 * f01 * p01[g] + f01 * f01 * p11[g] + q00
+            a01 = f11 * p01[g] + f01 * f11 * p11[g] + q01
+            a11 = f11 * f11 * p11[g] + q11
+            for a in range(k):
+                x0[g, a] = x0[g, a] + f01 * x1[g, a]
+                x1[g, a] = f11 * x1[g, a]
+            if obs[i]:
+                s = a00 + r
+                d2 = 0.0
+                for a in range(k):
+                    nu = y[i, a] - x0[g, a]
+                    d2 += nu * nu
+                sum_log_s[g] += k * math.log(s / r)
+                sum_nu2[g] += d2 / s * r
+                g0 = a00 / s
+                g1 = a01 / s
+                for a in range(k):
+                    nu = y[i, a] - x0[g, a]
+                    x0[g, a] += g0 * nu
+                    x1[g, a] += g1 * nu
+                p00[g] = a00 * r / s
+                p01[g] = a01 * r / s
+                p11[g] = a11 - a01 * a01 / s
+            else:
+                p00[g] = a00
+                p01[g] = a01
+                p11[g] = a11
+    out = np.empty(m)
+    for g in range(m):
+        r = r_grid[g]
+        out[g] = -0.5 * (sum_log_s[g] + n_obs * math.log(r) + sum_nu2[g] / r)
+    return out
+
+
 _LAW_BUDGET = {"event": lambda eps, n: eps, "skip": lambda eps, n: eps,
                "user": lambda eps, n: eps / max(n, 1)}
 """Schemes whose fresh releases all spend a budget known from public parameters (ε, length)."""
@@ -380,14 +458,11 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
         fits = []  # (log-likelihood, model, R) of each candidate at its best R
         for cand in CANDIDATES:
             c_code = _KINDS[cand[0]]
+            lls_r = _grid_loglik(fy, fobs, fdt, r_grid, cand[1], c_code, cand[2], step, gap)
             top = (-np.inf, 1.0)
-            for rr in r_grid:
-                _, sl, sn, no = _kalman_rts(fy, fobs, fdt, rr, cand[1], c_code, cand[2],
-                                            _v0(c_code, cand[1], rr, step), 0.0, False, gap,
-                                            _RESET * rr)
-                ll = -0.5 * (sl + no * math.log(rr) + sn / rr)
+            for ll, rr in zip(lls_r, r_grid, strict=True):
                 if ll > top[0]:
-                    top = (ll, rr)
+                    top = (float(ll), rr)
             fits.append((top[0], cand, top[1]))
         lls = np.array([f[0] for f in fits])
         w = np.exp(lls - lls.max())
@@ -425,14 +500,23 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
             rough = _rough_variance(fy, fobs)
             best_r: tuple[float, float] = (-np.inf, rough)
             lo_r, hi_r = r_range if r_range is not None else (0.0, np.inf)
-            for rr in sorted({float(min(max(f * rough, lo_r), hi_r)) for f in _R_GRID}):
-                _, sl, sn, no = passes(rr, q, code, False, 0.0)
-                ll = -0.5 * (sl + no * math.log(rr) + sn / rr)
+            grid = sorted({float(min(max(f * rough, lo_r), hi_r)) for f in _R_GRID})
+            for ll, rr in zip(_grid_loglik(fy, fobs, fdt, grid, q, code, tau, step, gap), grid,
+                              strict=True):
                 if ll > best_r[0]:
-                    best_r = (ll, rr)
+                    best_r = (float(ll), rr)
             r = best_r[1]
     out, *_ = passes(r, q, code, True, _ROBUST_K if robust else 0.0)
     return out, q, r, (kind, q, tau)
+
+
+def _grid_loglik(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r_grid: list[float], q: float,
+                 code: int, tau: float, step: float, gap: float) -> np.ndarray:
+    """Log-likelihood of the filter at each observation variance of ``r_grid`` (one batched
+    pass: :func:`_loglik_grid`)."""
+    r_arr = np.asarray(r_grid, dtype=np.float64)
+    v0s = np.array([_v0(code, q, float(rr), step) for rr in r_arr])
+    return _loglik_grid(y, obs, dt, r_arr, float(q), code, float(tau), v0s, float(gap))
 
 
 FIT_ROWS = 50_000
