@@ -223,9 +223,10 @@ def estimate_errors(
     The simulation uses the true trace and a fixed seed: it is a what-if for the data owner,
     never a release; nothing from it may reach an export. ``params``: per-scheme parameters as
     in :func:`lmdk_core.comparison.compare_schemes` (unused schemes are ignored). ``smooth``:
-    also simulate every scheme once more with ``rng`` and smooth it
+    also simulate the schemes with a closed form, and smooth each scheme's simulated release
     (:func:`lmdk_core.smooth_release` with its defaults; ``traj`` should then carry its ``time``
-    column): ``SchemeEstimate.smoothed``.
+    column): ``SchemeEstimate.smoothed``. The raw and the smoothed error come from the same
+    release, the one ``compare_schemes(..., runs=1, rng=rng)`` draws.
     """
     from .accounting import as_landmark_mask
     from .comparison import compare_schemes
@@ -237,32 +238,42 @@ def estimate_errors(
                            radius_m=radius_m)
     todo = [p.scheme for p in preds if p.kind != "closed form"] if simulate else []
     sim: dict[str, float] = {}
-    if todo and lat.size:
+    smoothed: dict[str, float] = {}
+    if smooth and lat.size:  # every scheme simulated once: its raw and its smoothed error
+        sim, smoothed = _trial_errors(traj, mask, [p.scheme for p in preds], epsilon, radius_m,
+                                      rng, params)
+        sim = {k: v for k, v in sim.items() if k in todo}
+    elif todo and lat.size:
         chosen = {k: dict(v) for k, v in (params or {}).items() if k in todo}
         table = compare_schemes((lat, lon), mask, epsilon=epsilon, schemes=todo, runs=1,
                                 rng=rng, radius_m=radius_m, params=chosen or None)
         sim = dict(zip(table["scheme"], table["mae_m_mean"].astype(float), strict=True))
-    smoothed = _smoothed_errors(traj, mask, [p.scheme for p in preds], epsilon, radius_m, rng,
-                                params) if smooth and lat.size else {}
     return [SchemeEstimate(p.scheme, p.mean_error, p.kind, sim.get(p.scheme, float("nan")),
                            p.landmark_private, smoothed.get(p.scheme, float("nan")))
             for p in preds]
 
 
-def _smoothed_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: float,
-                     radius_m: float, rng: int,
-                     params: Mapping[str, Mapping[str, Any]] | None) -> dict[str, float]:
-    """Mean error of one seeded simulated release per scheme after smooth_release (metres)."""
+def _trial_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: float,
+                  radius_m: float, rng: int,
+                  params: Mapping[str, Mapping[str, Any]] | None
+                  ) -> tuple[dict[str, float], dict[str, float]]:
+    """Mean error (metres) of one seeded simulated release per scheme, raw and after
+    smooth_release. The release is the one :func:`compare_schemes` draws for ``runs=1`` with
+    the same seed (its first child seed), so the raw errors equal its table's."""
     from .metrics import mae_metres
+    from .noise.source import simulation_rng, spawn_seeds
     from .release import release_locations
     from .smoothing import smooth_release
 
-    out = {}
+    child = spawn_seeds(int(rng), 1)[0]
+    raw, smoothed = {}, {}
     for scheme in schemes:
         rel = release_locations(traj, mask, epsilon=epsilon, scheme=scheme, radius_m=radius_m,
-                                rng=rng, noise="fast", **dict((params or {}).get(scheme, {})))
-        out[scheme] = mae_metres(traj, smooth_release(rel))
-    return out
+                                rng=simulation_rng(child), noise="fast",
+                                **dict((params or {}).get(scheme, {})))
+        raw[scheme] = mae_metres(traj, rel)
+        smoothed[scheme] = mae_metres(traj, smooth_release(rel))
+    return raw, smoothed
 
 
 PREFERENCE = ("skip", "reserve", "uniform", "adaptive", "bd", "ba", "user", "event")

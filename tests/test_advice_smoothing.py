@@ -40,3 +40,22 @@ def test_the_owner_ranking_follows_the_smoothed_error():
     assert advice.recommend(est, public_only=False).scheme == "uniform"
     plain = [advice.SchemeEstimate("skip", 400.0, "closed form", float("nan"), True)]
     assert plain[0].estimate == 400.0  # no smoothing asked: unchanged
+
+
+def test_smoothed_trial_smooths_the_release_whose_raw_error_is_shown():
+    """One seeded release per scheme gives both numbers: its raw error is compare_schemes'
+    (the unsmoothed estimate), and the smoothed error is that release smoothed."""
+    from lmdk_core.noise.source import simulation_rng, spawn_seeds
+    from lmdk_core.release import release_locations
+    from lmdk_core.smoothing import smooth_release
+
+    raw = {e.scheme: e for e in advice.estimate_errors(TRACE, HOME, epsilon=2.0, radius_m=200.0,
+                                                        rng=3)}
+    est = {e.scheme: e for e in advice.estimate_errors(TRACE, HOME, epsilon=2.0, radius_m=200.0,
+                                                        rng=3, smooth=True)}
+    for scheme in ("skip", "adaptive", "bd"):
+        assert est[scheme].simulated == raw[scheme].simulated
+    rel = release_locations(TRACE, HOME, epsilon=2.0, scheme="bd", radius_m=200.0,
+                            rng=simulation_rng(spawn_seeds(3, 1)[0]), noise="fast")
+    assert mae_metres(TRACE, rel) == est["bd"].simulated
+    assert mae_metres(TRACE, smooth_release(rel)) == est["bd"].smoothed
