@@ -134,6 +134,11 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
 
 
 def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
+    shown = compute.suggestions(key, traj).head(SUGGESTIONS_SHOWN)
+    # a click or a typed position on a suggested place takes that suggestion's name
+    state.set_suggested([{"name": suggestion_name(r, context), "lat": float(r.lat),
+                          "lon": float(r.lon), "place_radius_m": float(r.suggested_radius_m)}
+                         for r in shown.itertuples(index=False)])
     places = state.places()
     st.number_input(
         "Radius for new places (m)",
@@ -198,6 +203,22 @@ def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) 
             disabled=sel not in names,
             help="Delete the selected place (its timestamps stop being landmarks).",
         )
+        rename_key = f"rename_{st.session_state.editor_version}"
+        st.text_input(
+            "Name of the selected place",
+            value=sel if sel in names else "",
+            key=rename_key,
+            disabled=sel not in names,
+            on_change=state.rename_selected,
+            args=(rename_key,),
+            placeholder="select a place to rename it",
+            help="Type a new name and press Enter (or Tab away) to rename the selected place; "
+            "its position, radius and landmarks stay. Names are unique. The Name column of "
+            "the table renames too.",
+        )
+        refused = state.get(state.PLACES_ERROR_KEY)
+        if refused:
+            st.error(plain_text(refused), icon="⚠️")
         st.button(
             "Remove all places", on_click=state.clear_places, help="Start again with no places."
         )

@@ -96,37 +96,71 @@ def place_tuples() -> tuple[tuple[float, float, float, str], ...]:
     )
 
 
-def _unique_name(base: str) -> str:
-    names = {p["name"] for p in places()}
-    if base not in names:
-        return base
-    for i in itertools.count(2):
-        if f"{base} {i}" not in names:
-            return f"{base} {i}"
-    raise AssertionError("unreachable")
+SUGGESTED_KEY = "suggested_places"
+"""The suggested places shown on the page this run (dicts: name, lat, lon, place_radius_m),
+kept by the map section so a click or a typed position on one is named after it."""
+PLACES_ERROR_KEY = "places_error"
+"""Why the last rename or table edit of the places was refused (shown in the places panel, so
+nothing above the map moves); None once an edit succeeds."""
+
+
+def set_suggested(suggested: list[dict[str, Any]]) -> None:
+    """Remember the suggested places the page shows (see :data:`SUGGESTED_KEY`)."""
+    st.session_state[SUGGESTED_KEY] = list(suggested)
+
+
+def name_for(lat: float, lon: float, place_radius_m: float) -> str:
+    """The name a place added at (``lat``, ``lon``) gets: that of the shown suggested place it
+    matches (the new circle holds the suggestion's centre, or the position lies in the
+    suggestion's circle; the nearest wins), else a neutral ``Place k``. Unique either way."""
+    taken = [p["name"] for p in places()]
+    suggested = [dict(s, place_radius_m=max(float(s["place_radius_m"]), place_radius_m))
+                 for s in st.session_state.get(SUGGESTED_KEY) or []]
+    match = maps.place_at(suggested, lat, lon)
+    return pl.unique_place_name(match, taken) if match else pl.new_place_name(taken)
 
 
 def add_place(
     lat: float, lon: float, place_radius_m: float | None = None, name: str | None = None
 ) -> str:
-    """Append a place (a unique name is chosen if none given); returns its name and selects it."""
-    name = _unique_name(name or default_name())
+    """Append a place (named by :func:`name_for` if no name is given; a taken name gets a
+    number); returns its name and selects it."""
     radius = float(place_radius_m if place_radius_m is not None else st.session_state.new_radius)
     lat, lon = round(float(lat), 6), round(float(lon), 6)
+    taken = [p["name"] for p in places()]
+    name = pl.unique_place_name(name, taken) if name else name_for(lat, lon, radius)
     places().append({"name": name, "lat": lat, "lon": lon, "place_radius_m": radius})
     st.session_state.selected = name
     st.session_state.editor_version += 1
     st.session_state.last_error = None
+    st.session_state[PLACES_ERROR_KEY] = None
     return name
 
 
-def default_name() -> str:
-    """The first places are called Home and Clinic (what the tour uses), then Place N."""
-    taken = {p["name"] for p in places()}
-    for name in ("Home", "Clinic"):
-        if name not in taken:
-            return name
-    return f"Place {len(places()) + 1}"
+def rename_place(old: str, new: str) -> bool:
+    """Give place ``old`` the name ``new`` (stripped); position, radius and selection stay.
+    A refusal (empty or taken name) is kept under :data:`PLACES_ERROR_KEY`; True if renamed."""
+    new = str(new or "").strip()
+    if new == old or not any(p["name"] == old for p in places()):
+        return False
+    refused = pl.rename_refusal(old, new, [p["name"] for p in places()])
+    st.session_state[PLACES_ERROR_KEY] = refused
+    if refused:
+        return False
+    st.session_state.places = [dict(p, name=new) if p["name"] == old else p for p in places()]
+    if st.session_state.selected == old:
+        st.session_state.selected = new
+    st.session_state.editor_version += 1
+    return True
+
+
+def rename_selected(widget_key: str) -> None:
+    """on_change of the selected place's name field: rename the selected place to its text."""
+    selected = st.session_state.get("selected")
+    if selected is not None:
+        renamed = rename_place(selected, st.session_state.get(widget_key) or "")
+        if not renamed and st.session_state.get(PLACES_ERROR_KEY):
+            st.session_state.editor_version += 1  # refused: the field shows the name again
 
 
 def add_typed_place(text_key: str, error_key: str) -> None:
@@ -209,10 +243,12 @@ def apply_table(edited: pd.DataFrame) -> bool:
     """Apply the places table as edited by the user (rename, radius, deleted rows).
 
     Rows are matched to places by index (the editor keeps the original index). An empty or
-    duplicate name or a radius that is not a positive number is refused with a message.
-    Returns True if the places changed.
+    duplicate name (:func:`lmdk_core.places.rename_refusal`) or a radius that is not a positive
+    number is refused with a message under :data:`PLACES_ERROR_KEY`. Returns True if the places
+    changed.
     """
     old = places()
+    taken = [p["name"] for p in old]
     new = []
     refused = None
     for i, row in edited.iterrows():
@@ -220,15 +256,14 @@ def apply_table(edited: pd.DataFrame) -> bool:
             continue
         p = dict(old[int(i)])
         name = str(row.get("name") or "").strip()
-        if name and name != p["name"]:
-            if any(q["name"] == name for q in old):
-                refused = f"Place name {name!r} is already used; not renamed."
-            else:
-                if st.session_state.selected == p["name"]:
-                    st.session_state.selected = name
-                p["name"] = name
-        elif not name:
-            refused = "A place needs a name; not renamed."
+        why = pl.rename_refusal(p["name"], name, taken)
+        if why:
+            refused = why
+        elif name != p["name"]:
+            if st.session_state.selected == p["name"]:
+                st.session_state.selected = name
+            taken = [name if t == p["name"] else t for t in taken]
+            p["name"] = name
         try:
             radius = float(row.get("place_radius_m"))
         except (TypeError, ValueError):
@@ -238,10 +273,9 @@ def apply_table(edited: pd.DataFrame) -> bool:
         elif radius != p["place_radius_m"]:
             refused = "A place radius must be a positive number of metres."
         new.append(p)
-    if refused:
-        st.session_state.last_error = refused
     if new == old and not refused:
         return False
+    st.session_state[PLACES_ERROR_KEY] = refused
     if st.session_state.selected not in {p["name"] for p in new}:
         st.session_state.selected = None
     st.session_state.places = new

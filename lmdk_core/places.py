@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,11 +36,14 @@ __all__ = [
     "PlacesFormatError",
     "as_place",
     "as_places",
+    "new_place_name",
     "parse_lat_lon",
     "places_from_frame",
     "places_from_geojson",
     "places_to_frame",
     "places_to_geojson",
+    "rename_refusal",
+    "unique_place_name",
 ]
 
 DEFAULT_RADIUS_M = 100.0
@@ -51,6 +54,38 @@ PLACES_FORMAT_VERSION = 1
 
 _COLUMNS = ["name", "lat", "lon", "place_radius_m"]
 _RADIUS_KEYS = ("place_radius_m", "radius_m")  # the second: files written before 0.2
+
+
+def new_place_name(taken: Iterable[str]) -> str:
+    """A neutral name for a new place: ``"Place k"`` with k one more than the number of places
+    ``taken`` (the next free k if that name is used). Nothing is guessed about what the place
+    is (issue 27: the first click was always called "Home")."""
+    names = set(taken)
+    k = len(names) + 1
+    while f"Place {k}" in names:
+        k += 1
+    return f"Place {k}"
+
+
+def unique_place_name(base: str, taken: Iterable[str]) -> str:
+    """``base`` if no place in ``taken`` has that name, else ``"base 2"``, ``"base 3"``…"""
+    names = set(taken)
+    if base not in names:
+        return base
+    k = 2
+    while f"{base} {k}" in names:
+        k += 1
+    return f"{base} {k}"
+
+
+def rename_refusal(old: str, new: str, taken: Iterable[str]) -> str | None:
+    """Why place ``old`` cannot be called ``new`` (already stripped), or None if it can: a
+    place needs a name, and names are unique (``taken``: every place's name, ``old`` too)."""
+    if not new:
+        return "A place needs a name; not renamed."
+    if new != old and new in set(taken):
+        return f"Place name {new!r} is already used; not renamed."
+    return None
 
 
 _HEMISPHERE = {"N": 1.0, "S": -1.0, "E": 1.0, "W": -1.0}

@@ -30,6 +30,8 @@ from lmdk_core.sample import load_sample
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 TIMEOUT = 60
+HOME_STAY = "Stay near wudaokou home"
+"""The name a place clicked at alice's home gets: the suggested place (long stay) it lies on."""
 
 
 class FakeMap:
@@ -149,12 +151,12 @@ def test_map_click_adds_a_landmark_place_and_updates_everything(app, fake_map, s
     assert metric(app, "Fresh releases").value
     add_place_by_click(app, fake_map, *home)
     places = app.session_state["places"]
-    assert [p["name"] for p in places] == ["Home"]
+    assert [p["name"] for p in places] == [HOME_STAY]  # the suggested place it lies on
     assert places[0]["place_radius_m"] == 100.0
     assert (places[0]["lat"], places[0]["lon"]) == pytest.approx(home, abs=1e-6)
-    # drawn on the map as a 100 m circle named Home
+    # drawn on the map as a 100 m circle with that name
     circles = fake_map.circles()
-    assert len(circles) == 1 and circles[0]["radius_m"] == 100.0 and circles[0]["name"] == "Home"
+    assert len(circles) == 1 and circles[0]["radius_m"] == 100.0 and circles[0]["name"] == HOME_STAY
     # landmark count in the table = points within 100 m (brute force with the haversine formula)
     alice = sample[sample.uid == sample.uid.iloc[0]]
     expected = int((haversine_m(alice.lat.to_numpy(), alice.lon.to_numpy(), *home) <= 100.0).sum())
@@ -168,20 +170,20 @@ def test_map_click_adds_a_landmark_place_and_updates_everything(app, fake_map, s
 def test_second_click_and_click_on_a_circle_selects_it(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     add_place_by_click(app, fake_map, home[0] + 0.02, home[1] + 0.02)
-    assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
-    assert app.session_state["selected"] == "Clinic"
-    fake_map.click_object("Home", *home)
+    assert [p["name"] for p in app.session_state["places"]] == [HOME_STAY, "Place 2"]
+    assert app.session_state["selected"] == "Place 2"
+    fake_map.click_object(HOME_STAY, *home)
     run(app)
     run(app)
     # a click on a circle selects it and adds nothing
-    assert [p["name"] for p in app.session_state["places"]] == ["Home", "Clinic"]
-    assert app.session_state["selected"] == "Home"
-    assert fake_map.view["selected"] == "Home"  # drawn in the selection colour
+    assert [p["name"] for p in app.session_state["places"]] == [HOME_STAY, "Place 2"]
+    assert app.session_state["selected"] == HOME_STAY
+    assert fake_map.view["selected"] == HOME_STAY  # drawn in the selection colour
     # remove the selected place
     remove = next(b for b in app.button if b.label == "Remove selected")
     remove.click()
     run(app)
-    assert [p["name"] for p in app.session_state["places"]] == ["Clinic"]
+    assert [p["name"] for p in app.session_state["places"]] == ["Place 2"]
 
 
 def edits(edited: dict, deleted: list[int] | None = None) -> dict:
@@ -197,17 +199,17 @@ def test_rename_radius_and_delete_through_the_table(app, fake_map, home):
     run(app)
     places = app.session_state["places"]
     assert [(p["name"], p["place_radius_m"]) for p in places] == [("My home", 250.0),
-                                                                  ("Clinic", 100.0)]
+                                                                  ("Place 2", 100.0)]
     editor_key = f"places_editor_{app.session_state['editor_version']}"
     app.session_state[editor_key] = edits({"1": {"name": "My home"}})
     run(app)
     # a duplicate name is refused, with a message
-    assert [p["name"] for p in app.session_state["places"]] == ["My home", "Clinic"]
+    assert [p["name"] for p in app.session_state["places"]] == ["My home", "Place 2"]
     assert any("already used" in e.value for e in app.error)
     editor_key = f"places_editor_{app.session_state['editor_version']}"
     app.session_state[editor_key] = edits({}, deleted=[0])
     run(app)
-    assert [p["name"] for p in app.session_state["places"]] == ["Clinic"]
+    assert [p["name"] for p in app.session_state["places"]] == ["Place 2"]
 
 
 def test_suggested_place_is_added_with_its_radius(app):
@@ -217,7 +219,7 @@ def test_suggested_place_is_added_with_its_radius(app):
     run(app)
     places = app.session_state["places"]
     # named after where it is (issue 27: not "Home" for whatever is added first)
-    assert len(places) == 1 and places[0]["name"] == "Stay near wudaokou home"
+    assert len(places) == 1 and places[0]["name"] == HOME_STAY
     assert places[0]["place_radius_m"] >= 20
 
 
@@ -241,7 +243,7 @@ def test_bad_upload_shows_the_library_error_and_keeps_data_and_places(app, fake_
     errors = [e.value for e in app.error]
     assert any("broken.csv" in e for e in errors), errors
     assert app.session_state["data_name"] == name_before
-    assert [p["name"] for p in app.session_state["places"]] == ["Home"]
+    assert [p["name"] for p in app.session_state["places"]] == [HOME_STAY]
     assert {"Mean error", "Max G_t vs ε"} <= {m.label for m in app.metric}
 
 
@@ -365,13 +367,13 @@ def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     assert all(f["geometry"]["type"] == "Point" and set(f["properties"]) == {"time"}
                for f in gj["features"])
     for label in PUBLIC_LABELS:
-        assert "Home" not in files[label] and "eps" not in files[label]
+        assert "wudaokou" not in files[label] and "eps" not in files[label]  # no place name
         assert "PRIVATE" not in names[label] and "public" in names[label]
     analysis = json.loads(files[PRIVATE_LABELS[0]])
     assert next(iter(analysis)) == "PRIVATE" and "Do not share" in analysis["PRIVATE"]
     assert {"configuration", "places", "series", "summary", "correlation", "metrics"} <= set(
         analysis)
-    assert analysis["places"][0]["name"] == "Home"
+    assert analysis["places"][0]["name"] == HOME_STAY
     assert analysis["configuration"]["scheme"] == "skip"  # the default scheme
     assert analysis["summary"]["landmark_private"] is True
     assert "mae_m_simulated" in analysis["metrics"] and "mae_m" not in analysis["metrics"]

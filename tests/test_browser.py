@@ -72,7 +72,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     assert chart.evaluate("d => d.layout.xaxis.range") == zoomed
     after = metrics_text(page)
     selected = page.locator("[data-testid='stSelectbox']").filter(has_text="Selected place")
-    assert "Home" in selected_value(selected, "Home")
+    assert "wudaokou home" in selected_value(selected, "wudaokou home")  # the stay clicked
     # Σε_t = ε·(T − |L|) under Skip: it changes with any landmark (the mean error may not, to
     # the metre, when few timestamps are landmarks)
     assert after["Budget spent Σε_t"] != before["Budget spent Σε_t"]
@@ -96,10 +96,10 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     container.click(position={"x": cx - 60, "y": cy})
     page.wait_for_timeout(400)  # the first click's rerun is under way
     container.click(position={"x": cx + 60, "y": cy})
-    # default names: Home, Clinic, Place 3 (the grid's cells are in the DOM for accessibility)
+    # names: the home stay's, then Place 2, Place 3 (the grid's cells are in the DOM)
     page.locator("td", has_text="Place 3").first.wait_for(state="attached", timeout=30_000)
     wait_idle(page, since=n)
-    assert page.locator("td", has_text="Clinic").count() >= 1
+    assert page.locator("td", has_text="Place 2").count() >= 1
     assert container.evaluate("el => el.lmdkMap.getZoom()") == zoom
 
     # Nothing left 127.0.0.1: Leaflet is served by the app and there are no tiles.
@@ -123,7 +123,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     assert "Place 3" in shown, cells
     # the message did not re-mount the map: the zoom chosen above is still there
     assert container.evaluate("el => el.lmdkMap.getZoom()") == zoom
-    assert page.locator("td", has_text="Home").count() >= 1
+    assert page.locator("td", has_text="wudaokou home").count() >= 1
     assert "Mean error" in metrics_text(page)
 
     # Issue 13: the bad file left the uploader, so a good file loads next and the message goes.
@@ -137,7 +137,7 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     page.get_by_text("Loaded: good.csv", exact=False).wait_for(timeout=30_000)
     wait_idle(page, since=n)
     assert page.locator("[data-testid='stAlert']").filter(has_text="broken.csv").count() == 0
-    assert page.locator("td", has_text="Home").count() >= 1  # the places stay
+    assert page.locator("td", has_text="wudaokou home").count() >= 1  # the places stay
     page.close()
 
 
@@ -221,9 +221,9 @@ def test_every_download_button_gives_a_parseable_file(server, browser):
     analysis = json.loads(files["PRIVATE analysis (JSON) — do not share"])
     assert next(iter(analysis)) == "PRIVATE"
     assert {"configuration", "places", "series", "summary"} <= set(analysis)
-    assert [p["name"] for p in analysis["places"]] == ["Home"]
+    assert [p["name"] for p in analysis["places"]] == ["Stay near wudaokou home"]
     places = places_from_geojson(files["PRIVATE places (GeoJSON) — do not share"])
-    assert [p.name for p in places] == ["Home"]
+    assert [p.name for p in places] == ["Stay near wudaokou home"]
     # the two public files are the one real draw, counted once when it was drawn
     assert metrics_text(page)["Spent so far (all real releases)"].startswith("1 /")
     lat = [float(r[1]) for r in rows[1:] if r[1]]  # Skip has nothing before its first release

@@ -29,6 +29,9 @@ from lmdk_core.geo import haversine_m
 from lmdk_core.landmarks import landmark_mask
 from lmdk_core.sample import load_sample
 
+HOME, CLINIC = "Stay near wudaokou home", "Stay near pku third hospital"
+"""Names of places clicked on alice's home and clinic: the suggested places they lie on."""
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
@@ -106,7 +109,7 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         idle = _click_as_user(page, *home, expect_circles=1)
         assert page.evaluate("window.scrollY") == 0
         (place,) = _circles(page)
-        assert place["name"] == "Home"
+        assert place["name"] == HOME  # the suggested place (long stay) clicked on
         assert float(haversine_m(place["lat"], place["lon"], *home)) <= 30
         expected = int(landmark_mask(alice, [(place["lat"], place["lon"], place["radius"])]).sum())
         assert expected > 1000  # alice's home, not a street 280 m south of it
@@ -125,11 +128,11 @@ def test_offline_first_load_map_in_view_clicks_on_target(server, browser, alice,
         # clicked; tests/test_map_section.py checks a click on a larger circle's stroke)
         clinic = alice[alice.place == "clinic"][["lat", "lon"]].median()
         _click_as_user(page, float(clinic.lat), float(clinic.lon), expect_circles=2)
-        assert {c["name"]: c["colour"] for c in _circles(page)}["Clinic"] == maps.SELECTED_COLOUR
+        assert {c["name"]: c["colour"] for c in _circles(page)}[CLINIC] == maps.SELECTED_COLOUR
         idle = _click_as_user(page, place["lat"], place["lon"], expect_circles=2)
         circles = {c["name"]: c["colour"] for c in _circles(page)}
-        assert sorted(circles) == ["Clinic", "Home"]
-        assert circles["Home"] == maps.SELECTED_COLOUR != circles["Clinic"]
+        assert sorted(circles) == [CLINIC, HOME]
+        assert circles[HOME] == maps.SELECTED_COLOUR != circles[CLINIC]
         elapse(page, idle, 0.6)
         assert runs(page) == 4  # one run per click, the circle's included
         assert sorted({u for u in requests if not u.startswith(LOCAL)}) == []

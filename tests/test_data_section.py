@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from test_app import (  # noqa: F401  (fixtures)
     APP,
     BAD_CSV,
+    HOME_STAY,
     TIMEOUT,
     add_place_by_click,
     fake_map,
@@ -61,7 +62,7 @@ def test_bad_file_is_reported_once_then_a_good_file_loads_and_places_stay(
     assert at.session_state["data_name"] == "good.csv"
     assert at.sidebar.selectbox[0].value == "bob"
     assert "broken.csv" not in _errors(at)  # the old message is gone
-    assert [p["name"] for p in at.session_state["places"]] == ["Home"]
+    assert [p["name"] for p in at.session_state["places"]] == [HOME_STAY]
     assert at.number_input(key="epsilon").value == 2.0
     run(at)  # and it does not come back on later reruns
     assert "broken.csv" not in _errors(at)

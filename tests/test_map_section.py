@@ -11,7 +11,16 @@ import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, add_place_by_click, fake_map, home, run, sample  # noqa: F401
+from test_app import (  # noqa: F401  (fixtures)
+    APP,
+    HOME_STAY,
+    TIMEOUT,
+    add_place_by_click,
+    fake_map,
+    home,
+    run,
+    sample,
+)
 
 import dashboard.map_section as map_section
 from lmdk_core import map_view, maps, stays
@@ -79,28 +88,29 @@ def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
     add_place_by_click(app, fake_map, *home)
     far = offset_points(home[0], home[1], 2000.0, 0.0)
     add_place_by_click(app, fake_map, float(far[0]), float(far[1]))
-    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Clinic"
+    assert _names(app) == [HOME_STAY, "Place 2"] and app.session_state["selected"] == "Place 2"
     # a click on Home's circle where its stroke lies just outside the 100 m radius: the
     # circle's click names Home
     edge = offset_points(home[0], home[1], 102.0, 0.0)
-    fake_map.click_object("Home", float(edge[0]), float(edge[1]))
+    fake_map.click_object(HOME_STAY, float(edge[0]), float(edge[1]))
     run(app)
     run(app)
-    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
+    assert _names(app) == [HOME_STAY, "Place 2"] and app.session_state["selected"] == HOME_STAY
     # a later plain click outside every place adds one
-    app.session_state["selected"] = "Clinic"
+    app.session_state["selected"] = "Place 2"
     away = offset_points(home[0], home[1], 0.0, 900.0)
     add_place_by_click(app, fake_map, float(away[0]), float(away[1]))
-    assert _names(app) == ["Home", "Clinic", "Place 3"]
+    assert _names(app) == [HOME_STAY, "Place 2", "Place 3"]
     # a plain map click 60 m from Home's centre (radius 100 m) selects Home
-    app.session_state["selected"] = "Clinic"
+    app.session_state["selected"] = "Place 2"
     near = offset_points(home[0], home[1], 0.0, -60.0)
     add_place_by_click(app, fake_map, float(near[0]), float(near[1]))
-    assert _names(app) == ["Home", "Clinic", "Place 3"] and app.session_state["selected"] == "Home"
+    assert _names(app) == [HOME_STAY, "Place 2", "Place 3"]
+    assert app.session_state["selected"] == HOME_STAY
     # just outside the radius: a new place
     out = offset_points(home[0], home[1], 0.0, -130.0)
     add_place_by_click(app, fake_map, float(out[0]), float(out[1]))
-    assert _names(app) == ["Home", "Clinic", "Place 3", "Place 4"]
+    assert _names(app) == [HOME_STAY, "Place 2", "Place 3", "Place 4"]
 
 
 def test_click_on_a_circle_no_place_has_any_more_falls_back_to_the_position(
@@ -111,11 +121,11 @@ def test_click_on_a_circle_no_place_has_any_more_falls_back_to_the_position(
     fake_map.click_object("Old name", float(far[0]), float(far[1]))
     run(app)
     run(app)
-    assert _names(app) == ["Home", "Clinic"]
+    assert _names(app) == [HOME_STAY, "Place 2"]
     fake_map.click_object("Old name", *home)
     run(app)
     run(app)
-    assert _names(app) == ["Home", "Clinic"] and app.session_state["selected"] == "Home"
+    assert _names(app) == [HOME_STAY, "Place 2"] and app.session_state["selected"] == HOME_STAY
 
 
 MALFORMED = [

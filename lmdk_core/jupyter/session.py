@@ -43,7 +43,7 @@ from ..export import privacy_report
 from ..landmarks import landmark_mask
 from ..mechanisms import as_rng
 from ..metrics import error_metres, mae_metres
-from ..places import Place, as_place
+from ..places import Place, as_place, new_place_name
 from ..release import SCHEMES, Release, release_locations
 from ..session import Drawn, Plan, Preview, ReleaseSettings, Session
 from ..trajectory import resample, select_user, users
@@ -352,11 +352,7 @@ class ExplorerSession:
         return place
 
     def _new_name(self) -> str:
-        names = {p.name for p in self._places}
-        k = len(self._places) + 1
-        while f"Place {k}" in names:
-            k += 1
-        return f"Place {k}"
+        return new_place_name(p.name for p in self._places)
 
     @renamed(radius_m="place_radius_m")
     def add_place(self, lat: float, lon: float, place_radius_m: float | None = None,
