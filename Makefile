@@ -20,7 +20,7 @@ TEST_STAMP := $(VENV)/.installed-test
 MIN_VENV := .venv-min
 FAST := -m "not slow and not browser"
 
-.PHONY: run test test-serial test-fast test-min lint bench chromium clean
+.PHONY: run test test-serial test-fast test-unit test-app test-e2e test-min lint bench chromium clean
 
 $(PY):
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "lmdk needs Python >= 3.11"'
@@ -63,6 +63,17 @@ test-serial: $(TEST_STAMP) chromium
 
 test-fast: $(TEST_STAMP)
 	$(PY) -m pytest $(FAST) $(PARALLEL) -q
+
+# The three layers (tests/conftest.py assigns each file one; tests/test_layers.py checks it), each
+# runnable alone: together they are exactly `make test`.
+test-unit: $(TEST_STAMP)
+	$(PY) -m pytest -m unit $(PARALLEL) -q
+
+test-app: $(TEST_STAMP)
+	$(PY) -m pytest -m app $(PARALLEL) -q
+
+test-e2e: $(TEST_STAMP) chromium
+	$(PY) -m pytest -m e2e $(PARALLEL) -q
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check .

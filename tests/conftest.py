@@ -79,14 +79,50 @@ def _numba_kernels_compiled():
     yield
 
 
+# --------------------------------------------------------------------------- layers
+
+LAYERS = ("unit", "app", "e2e")
+"""The three test layers, each a marker (``pytest -m unit`` …, ``make test-unit`` …):
+
+* ``e2e``: drives a program outside the test process: Chromium (the app in a real browser, the
+  notebooks' figures through kaleido), JupyterLab, or a Jupyter kernel running a notebook;
+* ``app``: the Streamlit pages under ``streamlit.testing.v1.AppTest`` (no browser);
+* ``unit``: everything else (the library, the CLI, the docs and the packaging).
+
+Every test file is in exactly one (tests/test_layers.py checks it, and that the lists below
+match what each file uses)."""
+
+E2E_FILES = frozenset({
+    "test_attacks_browser.py", "test_axe.py", "test_browser.py", "test_browser_map.py",
+    "test_charts_browser.py", "test_guide_browser.py", "test_isolation.py",
+    "test_jupyter_browser.py", "test_jupyter_export.py", "test_map_front_end.py",
+    "test_map_keyboard.py", "test_modebar_browser.py", "test_notebook.py",
+    "test_patterns_notebook.py", "test_population_notebook.py", "test_story_browser.py",
+})
+APP_FILES = frozenset({
+    "test_app.py", "test_app_pages.py", "test_app_smoothing.py", "test_attacks_page.py",
+    "test_data_section.py", "test_guide.py", "test_hide_section.py", "test_loss_text.py",
+    "test_map_section.py", "test_pages_settings.py", "test_patterns_page.py",
+    "test_place_names.py", "test_population_page.py", "test_population_temporal_page.py",
+    "test_scheme_reserve.py", "test_story_app.py",
+})
+
+
+def layer_of(file_name: str) -> str:
+    """The layer of the test file called ``file_name`` (a base name such as ``test_app.py``)."""
+    return "e2e" if file_name in E2E_FILES else "app" if file_name in APP_FILES else "unit"
+
+
 def pytest_collection_modifyitems(config, items):
-    """The longest modules first: those with browser tests, then those with slow tests, then
+    """Each test gets its file's layer marker (:data:`LAYERS`); then the longest modules first:
+    those with browser tests, then those with slow tests, then
     the rest (a stable sort: files and the tests within a file keep their order). `make test`
     hands whole files to its workers in this order (--dist loadfile --no-loadscope-reorder), so
     the short files even out the workers' loads at the end; xdist's own order (most tests
     first) left the few-test browser and notebook files for last and one worker idle ~7 s."""
     by_module: dict[object, int] = {}
     for item in items:
+        item.add_marker(layer_of(item.path.name))
         w = 0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("slow") else 2
         by_module[item.module] = min(by_module.get(item.module, 2), w)
     items.sort(key=lambda item: by_module[item.module])
