@@ -39,7 +39,7 @@ from .. import loss_models
 from .._deprecation import renamed
 from ..accounting import landmark_guarantee
 from ..errors import LmdkError, ParameterError
-from ..export import privacy_report
+from ..export import privacy_report, public_frame
 from ..landmarks import landmark_mask
 from ..mechanisms import as_rng
 from ..metrics import error_metres, mae_metres
@@ -670,13 +670,12 @@ class ExplorerSession:
 
     def public_release(self) -> pd.DataFrame:
         """The publishable file of the real draw shown: time (if any), lat, lon — nothing
-        else (ε_t, published flags and landmarks would tell where the landmarks are). Raises
-        ParameterError for a preview."""
+        else (ε_t, published flags and landmarks would tell where the landmarks are), one row
+        per timestamp that carries a release (:func:`lmdk_core.export.public_frame`, the rows
+        of the public CSV). Raises ParameterError for a preview."""
         drawn = self._real()
-        frame = drawn.release.to_frame()
-        cols = [c for c in ("time", "lat", "lon") if c in frame.columns]
         self.session.record_download(drawn)
-        return frame[cols].dropna(subset=["lat", "lon"]).reset_index(drop=True)
+        return public_frame(drawn.release)
 
     def _selected(self) -> pd.DataFrame:
         user = self.settings["user"]
