@@ -32,6 +32,7 @@ from lmdk_core.dummies import (
     stay_epsilon,
 )
 from lmdk_core.errors import LmdkError
+from lmdk_core.formatting import plain_percent
 from lmdk_core.interval import IntervalResult, release_interval
 from lmdk_core.palette import OKABE_ITO
 
@@ -102,11 +103,6 @@ def guarantee_text(landmarks: np.ndarray, *, epsilon_select: float, generator: s
             "real landmarks, which ε_sel does not cover.")
 
 
-def _percent(x: float) -> str:
-    """A share as a whole percentage, '< 1 %' for tiny non-zero ones."""
-    return "< 1 %" if 0 < x < 0.005 else f"{x:.0%}".replace("%", " %")
-
-
 def cost_text(landmarks: np.ndarray, *, epsilon: float, epsilon_select: float, generator: str,
               max_dummies: int | None = None) -> str:
     """The expected number of fake landmarks and the expected growth of Uniform's noise, exact
@@ -117,10 +113,10 @@ def cost_text(landmarks: np.ndarray, *, epsilon: float, epsilon_select: float, g
     left = c.ordinary - c.expected_dummies
     return (
         f"Expected fake landmarks: about {c.expected_dummies:,.0f} extra protected moments on "
-        f"average ({_percent(c.dummy_share)} of your {c.ordinary:,} ordinary moments; about "
+        f"average ({plain_percent(c.dummy_share)} of your {c.ordinary:,} ordinary moments; about "
         f"{left:,.0f} are left shown as ordinary). This makes Uniform's noise at your other "
-        f"moments about {_percent(c.noise_factor - 1)} larger on "
-        f"average: {_percent(c.landmark_factor - 1)} from protecting the fake landmarks too, "
+        f"moments about {plain_percent(c.noise_factor - 1)} larger on "
+        f"average: {plain_percent(c.landmark_factor - 1)} from protecting the fake landmarks too, "
         "the rest because ε_sel comes out of ε. Skip instead releases fresh points only at the "
         "ordinary moments left and repeats the last one through every fake landmark "
         "(\"Compare with dummy landmarks\" in the scheme comparison measures the error)."

@@ -14,6 +14,7 @@ import streamlit as st
 from lmdk_core import accounting, advice, figures
 from lmdk_core import release as rl
 from lmdk_core.errors import LmdkError
+from lmdk_core.formatting import plain_percent
 from lmdk_core.session import ReleaseSettings
 
 from . import charts, compute, state
@@ -310,7 +311,7 @@ def render(
     )
     c[1].metric(
         "Fresh releases",
-        f"{100 * release.fresh_share:.0f} %",
+        plain_percent(release.fresh_share),
         help="Share of timestamps with a newly perturbed location; the others repeat the last one "
         "(approximation) and spend no budget.",
     )
@@ -470,7 +471,7 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         "scheme": lambda v: SCHEME_LABELS.get(v, str(v)).split(" (")[0],
         "mae_m_mean": fmt_distance, "mae_m_std": fmt_distance,
         "mae_real": fmt_distance, "mae_dummies": fmt_distance, "mae_ratio": ratio,
-        "fresh_share_mean": lambda v: f"{100 * float(v):.0f} %",
+        "fresh_share_mean": plain_percent,
         "budget_spent": fmt_number, "max_guarantee": fmt_number, "dummies_mean": fmt_number,
         "landmark_private": _yes_no, "landmark_private_dummies": _yes_no, "runs": fmt_number,
     })

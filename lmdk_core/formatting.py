@@ -7,8 +7,10 @@ holds wherever a number is shown.
 from __future__ import annotations
 
 import math
+from typing import Any
 
-__all__ = ["plain_count", "plain_distance", "plain_duration", "plain_epsilon", "plain_number"]
+__all__ = ["plain_count", "plain_distance", "plain_duration", "plain_epsilon", "plain_number",
+           "plain_percent", "plain_time", "plain_time_span"]
 
 
 def plain_number(x: float) -> str:
@@ -50,6 +52,49 @@ def plain_duration(seconds: float) -> str:
         if abs(s) >= size:
             return f"{plain_number(s / size)} {unit}"
     return f"{plain_number(s)} s"
+
+
+def plain_percent(share: float) -> str:
+    """A share in [0, 1] as a whole percentage with a space ('34 %'); '< 1 %' and '> 99 %' for
+    the non-zero and not-quite-all shares that would round to 0 % and 100 %; '—' if not finite."""
+    x = float(share)
+    if not math.isfinite(x):
+        return "—"
+    if 0 < x < 0.005:
+        return "< 1 %"
+    if 0.995 <= x < 1:
+        return "> 99 %"
+    return f"{x:.0%}".replace("%", " %")
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _utc(value: Any) -> Any:
+    """``value`` (string, datetime, Timestamp, datetime64; naive = UTC) as a UTC Timestamp."""
+    from .times import utc_timestamp
+
+    return utc_timestamp(value, "time")
+
+
+def _day(t: Any) -> str:
+    return f"{t.day} {_MONTHS[t.month - 1]} {t.year}"  # English whatever the locale
+
+
+def plain_time(value: Any) -> str:
+    """A moment for people, to the minute, in UTC: '23 Oct 2008, 02:53 UTC' (seconds dropped,
+    never rounded up); naive times are taken as UTC."""
+    t = _utc(value)
+    return f"{_day(t)}, {t.hour:02d}:{t.minute:02d} UTC"
+
+
+def plain_time_span(start: Any, end: Any) -> str:
+    """'from 23 Oct 2008, 02:53 to 24 Oct 2008, 11:10 UTC', or 'on 23 Oct 2008 from 02:53 to
+    11:10 UTC' when both fall on the same UTC day (to the minute, as :func:`plain_time`)."""
+    a, b = _utc(start), _utc(end)
+    if a.date() == b.date():
+        return f"on {_day(a)} from {a.hour:02d}:{a.minute:02d} to {b.hour:02d}:{b.minute:02d} UTC"
+    return f"from {plain_time(a).removesuffix(' UTC')} to {plain_time(b)}"
 
 
 def plain_count(n: int, noun: str, plural: str | None = None) -> str:
