@@ -72,6 +72,7 @@ __all__ = [
     "place_at",
     "place_layer",
     "release_layer",
+    "tile_layer",
     "trajectory_map",
 ]
 
@@ -184,7 +185,11 @@ class CircleMarkers(MacroElement):
         self.options = path_options(line=False, radius=radius, **style)
 
 
-def _tile_layer(m: folium.Map, tiles: str | None) -> None:
+def tile_layer(m: folium.Map, tiles: str | None) -> None:
+    """Add the base-map tiles ``tiles`` names to ``m`` (:func:`lmdk_core.map_view.tile_source`):
+    nothing for "none"/None/"" (no outside request), OpenStreetMap for "osm", else the
+    ``{z}/{x}/{y}`` URL; ParameterError for anything else. Tiles are the one thing a map here
+    loads from elsewhere: every tile request tells that server which area is being looked at."""
     url, attribution = tile_source(tiles)
     if url:
         name = "OpenStreetMap" if url == OSM_TILES else attribution
@@ -330,7 +335,7 @@ def base_map(
         keyboard=False,  # its mousedown focus() scrolled a partly hidden map under the cursor
         height=height,
     )
-    _tile_layer(m, tiles)
+    tile_layer(m, tiles)
     if context is not None:
         context_layer(context).add_to(m)
         context_labels(context).add_to(m)

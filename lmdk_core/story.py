@@ -16,6 +16,7 @@ in a banner at the top and in its ``<title>``, like the private analysis file.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import ParameterError
-from .formatting import plain_number
-from .palette import COLOUR_NAMES, RELEASE_COLOUR
+from .formatting import plain_distance, plain_epsilon, plain_number, plain_time, plain_time_span
+from .palette import COLOUR_NAMES, CONTEXT_COLOUR, RELEASE_COLOUR
 from .validation import check_epsilon
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "attack_story_section",
     "illustration_figure",
     "release_story",
+    "released_extent_text",
     "released_map",
     "story_html",
     "story_summary",
@@ -151,7 +153,7 @@ def story_html(
     if left_out:
         body.append(f"<p><em>{left_out} section(s) showing your true data or places were left "
                     "out; opt in to include them in a private copy.</em></p>")
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = plain_time(datetime.now(UTC))
     body.append(f"<footer>Made with lmdk on {stamp}. This file loads nothing from the internet"
                 "; map tiles, if any were chosen, are the only exception.</footer>")
     page_title = ("PRIVATE — " if has_private else "") + title
@@ -177,11 +179,90 @@ _fmt = plain_number
 """Numbers in the report's text: the page's rule (3 significant digits, no exponent)."""
 
 
-def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 5000) -> Any:
-    """A map of the released locations ONLY (no true trace, no places), Leaflet inlined.
+MAP_POINTS = 5000
+"""Released points drawn on the story's map at most (evenly spread over time beyond that)."""
 
-    ``tiles``: ``"none"`` (default, no outside request), ``"osm"`` or an XYZ tile URL; tiles are
-    the one thing such a map would load from elsewhere.
+
+def public_context(context: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The part of an offline context (a GeoJSON FeatureCollection such as
+    :func:`lmdk_core.sample.load_sample_context`) a PUBLIC story may draw: its lines and areas
+    (roads), never its points — the sample's named points are its people's places, and a
+    caller's points may be too. None when nothing is left."""
+    if context is None:
+        return None
+    if not isinstance(context, Mapping) or context.get("type") != "FeatureCollection":
+        raise ParameterError("context must be a GeoJSON FeatureCollection (a dict)")
+    kept = [f for f in context.get("features", ())
+            if (f.get("geometry") or {}).get("type") not in (None, "Point", "MultiPoint")]
+    return {"type": "FeatureCollection", "features": kept} if kept else None
+
+
+CORE_IN_TEN = 9
+"""The story's caption says within what distance of their median point this many in ten of the
+released points lie, and its map opens on them (heavy-tailed noise throws a few far away)."""
+
+
+def _ceil_shown(metres: float) -> float:
+    """``metres`` rounded UP to what :func:`plain_distance` shows (1 m below 10 km, 1 km above),
+    so "within" stays true after rounding."""
+    up = math.ceil(metres)
+    return up if up < 10_000 else math.ceil(metres / 1000) * 1000
+
+
+def _released_core(release: Any) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """The finite released (lat, lon), their median point (median latitude, median longitude)
+    and the smallest distance r (metres) within which at least :data:`CORE_IN_TEN` in ten of
+    them lie (released values only: free post-processing)."""
+    from .geo import haversine_m
+    from .trajectory import lat_lon
+
+    lat, lon = lat_lon(release, "release")
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    lat, lon = lat[ok], lon[ok]
+    if lat.size == 0:
+        return lat, lon, math.nan, math.nan, math.nan
+    mid_lat, mid_lon = float(np.median(lat)), float(np.median(lon))
+    dist = haversine_m(lat, lon, mid_lat, mid_lon)
+    k = -(-CORE_IN_TEN * lat.size // 10)  # ceil in integers: the fewest points that make it
+    r = float(np.partition(dist, k - 1)[k - 1])
+    return lat, lon, mid_lat, mid_lon, r
+
+
+def released_extent_text(release: Any) -> str:
+    """Where the released points lie, in words, from the released points ONLY (free
+    post-processing): within what distance of their median point 9 in 10 of them lie, and the
+    north–south and east–west size of the area holding all of them (distances rounded up, so
+    "within" stays true). Empty when nothing was released."""
+    from .geo import haversine_m
+    from .maps import format_lat_lon
+
+    lat, lon, mid_lat, mid_lon, r = _released_core(release)
+    if lat.size == 0:
+        return ""
+    lo_lat, hi_lat, lo_lon, hi_lon = lat.min(), lat.max(), lon.min(), lon.max()
+    box_lat, box_lon = (lo_lat + hi_lat) / 2, (lo_lon + hi_lon) / 2
+    ns = float(haversine_m(lo_lat, box_lon, hi_lat, box_lon))
+    ew = float(haversine_m(box_lat, lo_lon, box_lat, hi_lon))  # along the area's middle
+    area = (f"within an area {plain_distance(_ceil_shown(ns))} north–south by "
+            f"{plain_distance(_ceil_shown(ew))} east–west")
+    where = format_lat_lon(mid_lat, mid_lon)
+    if lat.size < 10:
+        return (f"The {lat.size} released point(s) lie {area}; their median point is at about "
+                f"{where}.")
+    return (f"{CORE_IN_TEN} in 10 released points lie within {plain_distance(_ceil_shown(r))} of "
+            f"their median point (the median latitude and longitude, about {where}); the map "
+            f"opens on them. All of them lie {area}.")
+
+
+def released_map(release: Any, *, tiles: str | None = "none", max_points: int = MAP_POINTS,
+                 context: Mapping[str, Any] | None = None) -> Any:
+    """A map of the released locations ONLY (no true trace, no places), Leaflet inlined, with a
+    scale bar.
+
+    ``tiles``: ``"none"`` (default, no outside request), ``"osm"`` or an XYZ tile URL
+    (:func:`lmdk_core.maps.tile_layer`); tiles are the one thing such a map would load from
+    elsewhere. ``context``: offline bearings shipped with the data (e.g. the sample's schematic
+    roads); only its lines and areas are drawn (:func:`public_context`).
     """
     import folium
 
@@ -190,22 +271,22 @@ def released_map(release: Any, *, tiles: str | None = "none", max_points: int = 
     from .trajectory import lat_lon
 
     lat, lon = lat_lon(release, "release")
-    ok = np.isfinite(lat) & np.isfinite(lon)
-    if ok.any():
-        bounds = [[float(lat[ok].min()), float(lon[ok].min())],
-                  [float(lat[ok].max()), float(lon[ok].max())]]
-        centre = [(bounds[0][0] + bounds[1][0]) / 2, (bounds[0][1] + bounds[1][1]) / 2]
+    core_lat, core_lon, mid_lat, mid_lon, r = _released_core(release)
+    if core_lat.size:  # open on the points within r of the median (all of them stay drawn)
+        from .geo import haversine_m
+
+        near = haversine_m(core_lat, core_lon, mid_lat, mid_lon) <= r
+        bounds = [[float(core_lat[near].min()), float(core_lon[near].min())],
+                  [float(core_lat[near].max()), float(core_lon[near].max())]]
+        centre = [mid_lat, mid_lon]
     else:
         bounds, centre = None, [0.0, 0.0]
     m = maps.LocalMap(location=centre, zoom_start=13, tiles=None, control_scale=True)
-    if tiles not in (None, "", "none"):
-        if tiles == "osm":
-            folium.TileLayer(maps.OSM_TILES, attr="&copy; OpenStreetMap contributors",
-                             name="OpenStreetMap", max_zoom=19).add_to(m)
-        elif isinstance(tiles, str) and all(k in tiles for k in ("{z}", "{x}", "{y}")):
-            folium.TileLayer(tiles, attr="custom tiles", name="custom tiles").add_to(m)
-        else:
-            raise ParameterError(f"tiles must be 'none', 'osm' or an XYZ tile URL, got {tiles!r}")
+    maps.tile_layer(m, tiles)
+    roads = public_context(context)
+    if roads is not None:
+        maps.context_layer(roads).add_to(m)
+        maps.context_labels(roads).add_to(m)
     # one GeoJSON layer (drawn by Leaflet in the browser) instead of a folium element per point:
     # ~100x cheaper to build, so the report can hold every released point up to max_points
     coords = [[b, a] for a, b in thinned_points(lat, lon, max_points)]  # GeoJSON: lon, lat
@@ -289,15 +370,17 @@ def _budget_figure(release: Any) -> Any:
 
 def story_summary(
     *, epsilon: float, radius_m: float, allocation: str, n_released: int,
-    start: str | None = None, end: str | None = None, interval_s: float | None = None,
+    start: Any = None, end: Any = None, interval_s: float | None = None,
     alpha: float | None = None, simulation: bool = False, private: bool = False,
 ) -> str:
     """The plain-language summary: what is protected, and at what cost (blank-line paragraphs).
 
     Built from the settings and the released times only (public); no true data enters it.
-    ``private``: the report also holds the true trace and places (its first paragraph says so).
+    ``start``/``end``: the first and last released times (any date/time; shown to the minute in
+    UTC). ``private``: the report also holds the true trace and places (its first paragraph says
+    so). ``simulation``: seeded or floating-point noise (the randomness paragraph says so).
     """
-    span = f" from {start} to {end} (UTC)" if start and end else ""
+    span = f" {plain_time_span(start, end)}" if start is not None and end is not None else ""
     every = (f" one location every {_fmt(interval_s / 60)} minutes" if interval_s else
              " every recorded location")
     parts = [
@@ -319,9 +402,13 @@ def story_summary(
         f"budget ε is on average 2·r/ε = {_fmt(2 * radius_m / epsilon)} m from the truth; "
         f"the allocation '{allocation}' gives each moment a share ε_t of ε, and a smaller "
         "share means a larger typical error (2·r/ε_t).",
-        "Randomness: the noise was drawn from the operating system's random source once for "
-        "this release; no seed exists that could undo it. Two different noisy releases of the "
-        "same trace reveal more than one: their budgets add up.",
+        ("Randomness: the noise of this simulation came from a seed or from floating-point "
+         "sampling, so it can be reproduced or its gaps exploited: it protects nothing. "
+         if simulation else
+         "Randomness: the noise was drawn from the operating system's random source once for "
+         "this release; no seed exists that could undo it. ")
+        + "Two different noisy releases of the same trace reveal more than one: their budgets "
+        "add up.",
     ]
     if alpha is not None:
         parts.insert(3, f"Correlation: consecutive locations are related (where you are now "
@@ -383,6 +470,7 @@ def release_story(
     alpha: float | None = None,
     interval_s: float | None = None,
     tiles: str | None = "none",
+    context: Mapping[str, Any] | None = None,
     include_private: bool = False,
     traj: Any = None,
     landmarks: Any = None,
@@ -400,7 +488,9 @@ def release_story(
     (:func:`story_summary`) and ``settings``. ``traj``, ``landmarks``, ``places``, ``temporal``
     and ``landmark_loss`` are read ONLY when ``include_private`` is True; the private story adds
     the true trace with the places, the real allocation and guarantee G_t, the error against the
-    truth and the privacy loss, and its title says PRIVATE.
+    truth and the privacy loss, and its title says PRIVATE. ``context``: offline bearings shipped
+    with the data (e.g. :func:`lmdk_core.sample.load_sample_context` for the bundled sample),
+    drawn under the released points without its points (:func:`public_context`).
     """
     from .figures import allocation_figure, error_figure, loss_figure
     from .metrics import error_metres
@@ -412,20 +502,22 @@ def release_story(
     times = release.time
     start = end = None
     if times is not None and len(times):
-        from .export import iso_utc
-
-        iso = iso_utc(np.asarray(times))
-        start, end = str(iso[0]), str(iso[-1])
+        start, end = times[0], times[-1]
     summary = story_summary(
         epsilon=epsilon, radius_m=radius, allocation=allocation, n_released=len(release.budget),
         start=start, end=end, interval_s=interval_s, alpha=alpha,
         simulation=bool(getattr(release, "seeded", False)), private=include_private)
+    roads = public_context(context)
+    bearings = ("" if roads is None else
+                f" Thin {COLOUR_NAMES[CONTEXT_COLOUR]} lines are schematic main roads shipped with "
+                "lmdk, for orientation only (not from this person's data).")
     sections = [StorySection(
         "The released trace",
         f"Every hollow {COLOUR_NAMES[RELEASE_COLOUR]} circle is a released (noisy) location, "
-        "as anyone receiving the public file sees it (at most 5,000 shown, evenly spread over "
-        "time). The true trace is not drawn.",
-        map=released_map(release, tiles=tiles))]
+        f"as anyone receiving the public file sees it (at most {MAP_POINTS:,} shown, evenly "
+        f"spread over time). The true trace is not drawn.{bearings} The bar in the lower left "
+        "corner shows the scale.\n\n" + released_extent_text(release),
+        map=released_map(release, tiles=tiles, context=roads))]
     if budget_is_public:
         sections.append(StorySection(
             "How the privacy budget is spent over time",
@@ -486,6 +578,6 @@ def release_story(
             figure=loss_figure(eps, g, epsilon=epsilon, temporal=temporal,
                                landmark_loss=landmark_loss, time=time),
             private=True))
-    title = f"Privacy-protected location release ({allocation}, ε = {_fmt(epsilon)})"
+    title = f"Privacy-protected location release — {allocation}, {plain_epsilon(epsilon)}"
     return story_html(title=title, summary=summary, sections=sections, settings=settings,
                       include_private=include_private)

@@ -7,6 +7,7 @@ import json
 import re
 from html.parser import HTMLParser
 
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -118,7 +119,7 @@ def test_reference_check_catches_a_cdn_map():
 # ------------------------------------------------------------------ the release's story
 
 
-from lmdk_core.story import illustration_figure, release_story  # noqa: E402
+from lmdk_core.story import illustration_figure, release_story, story_summary  # noqa: E402
 
 PLACE = lm.Place("Quarnby Clinic", 0.0, 0.0, 150)
 
@@ -208,6 +209,7 @@ def test_public_story_holds_nothing_from_the_private_file(traj, released):
     assert released_pairs & set(_NUM_PAIR.findall(inner))
     assert "What is protected" in doc and "2·r/ε = 400 m" in doc
     assert "are not in this report" in doc
+    assert "schematic main roads" not in doc and "Ring Road" not in doc  # no context given
 
 
 def test_private_story_on_opt_in_holds_the_truth_and_says_private(traj, released):
@@ -303,3 +305,187 @@ def test_story_map_draws_no_randomness(released, monkeypatch):
               for _ in range(2)]
     assert points[0] and points[0] == points[1]
     _story(rel)
+
+
+# ------------------------------------------------------------------ what a stakeholder reads
+
+
+def _visible_text(doc: str) -> str:
+    """The words a reader sees: scripts, styles and the maps' inner pages removed, tags stripped."""
+    out = re.sub(r"<(script|style)>.*?</\1>", " ", doc, flags=re.S)
+    out = re.sub(r'srcdoc="[^"]*"', "", out)
+    return html.unescape(re.sub(r"<[^>]+>", " ", out))
+
+
+def _max_bracket_depth(text: str) -> int:
+    depth = best = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        best = max(best, depth)
+    return best
+
+
+BRACKETED = "TPL-bounded allocation (α = 0.5)"
+
+
+@pytest.fixture(scope="module")
+def context_story(released):
+    """The public story of ``released`` with the sample's offline context and a label that
+    carries brackets of its own."""
+    return release_story(released[0], epsilon=1.0, allocation=BRACKETED, scheme="uniform",
+                         settings={"Total privacy budget": "ε = 1"},
+                         context=lm.load_sample_context())
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_story_reads_human_times_and_flat_titles(traj, released, context_story, private):
+    """Issue 27: no ISO 8601 stamp ('2008-10-23T02:53:04') anywhere a reader looks, the span in
+    words (checked against the released times read independently), and no nested brackets in
+    the page title or heading even for an allocation label with brackets of its own."""
+    rel, mask, place = released
+    doc = context_story if not private else release_story(
+        rel, epsilon=1.0, allocation=BRACKETED, scheme="uniform", settings={},
+        include_private=True, traj=traj, landmarks=mask, places=[place])
+    text = _visible_text(doc)
+    assert not re.search(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", text), text
+    t0, t1 = (pd.Timestamp(t).tz_localize(None) if pd.Timestamp(t).tzinfo is None
+              else pd.Timestamp(t).tz_convert("UTC").tz_localize(None)
+              for t in (rel.time[0], rel.time[-1]))
+    span = (f"on {t0.day} {t0:%b %Y} from {t0:%H:%M} to {t1:%H:%M} UTC" if t0.date() == t1.date()
+            else f"from {t0.day} {t0:%b %Y, %H:%M} to {t1.day} {t1:%b %Y, %H:%M} UTC")
+    assert f"What was shared: {len(rel.budget):,} noisy locations {span}," in text
+    assert re.search(r"Made with lmdk on \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC", text)
+    title = re.search(r"<title>(.*?)</title>", doc).group(1)
+    heading = re.search(r"<h1>(.*?)</h1>", doc).group(1)
+    for t in (html.unescape(title), html.unescape(heading)):
+        assert _max_bracket_depth(t) == 1 and "α = 0.5" in t and "ε = 1" in t
+    assert title.startswith("PRIVATE — ") == private
+
+
+def test_simulated_story_does_not_claim_os_randomness(released, context_story):
+    """A seeded release's story says it is a simulation and never that no seed exists."""
+    assert released[0].seeded
+    text = _visible_text(context_story)
+    assert "SIMULATION" in text and "no seed exists" not in text
+    real = story_summary(epsilon=1.0, radius_m=200, allocation="uniform", n_released=3)
+    assert "no seed exists" in real and "SIMULATION" not in real
+
+
+def test_public_story_draws_the_samples_roads_but_none_of_its_places(context_story):
+    """Issue 27: offline bearings on the public map — the bundled sample's schematic roads, with
+    their names — but none of the context's points (the sample's places: names or coordinates).
+    (test_public_story_holds_nothing_from_the_private_file: no roads without a context.)"""
+    ctx = lm.load_sample_context()
+    roads = [f for f in ctx["features"] if f["geometry"]["type"] == "LineString"]
+    points = [f for f in ctx["features"] if f["geometry"]["type"] == "Point"]
+    assert roads and points
+    doc = context_story
+    inner = html.unescape(re.search(r'srcdoc="([^"]*)"', doc).group(1))
+    inner = inner.replace("\\u0027", "'")  # names inside JSON
+    for f in roads:
+        assert f["properties"]["name"].removesuffix(" (schematic)") in inner
+    for f in points:
+        name = f["properties"]["name"]
+        assert name not in doc and html.escape(name) not in doc and name not in inner
+    lons, lats = zip(*(f["geometry"]["coordinates"][:2] for f in points), strict=True)
+    assert _true_pairs_in(doc, lats, lons) == set()
+    assert "schematic main roads" in _visible_text(doc)
+
+
+@settings(max_examples=25, deadline=None)
+@given(kinds=st.lists(st.sampled_from(["Point", "MultiPoint", "LineString", "Polygon"]),
+                      max_size=8))
+def test_public_context_keeps_lines_and_areas_and_drops_every_point(kinds):
+    from lmdk_core.story import public_context
+
+    coords = {"Point": [1.0, 2.0], "MultiPoint": [[1.0, 2.0]], "LineString": [[0, 0], [1, 1]],
+              "Polygon": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}
+    ctx = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"name": f"f{i}"},
+         "geometry": {"type": k, "coordinates": coords[k]}} for i, k in enumerate(kinds)]}
+    out = public_context(ctx)
+    kept = [f"f{i}" for i, k in enumerate(kinds) if k in ("LineString", "Polygon")]
+    if not kept:
+        assert out is None
+    else:
+        assert [f["properties"]["name"] for f in out["features"]] == kept
+
+
+def test_public_context_refuses_what_is_not_a_feature_collection():
+    from lmdk_core.story import public_context
+
+    with pytest.raises(ParameterError, match="FeatureCollection"):
+        public_context({"type": "Feature"})
+
+
+def _arc_m(lat1, lon1, lat2, lon2):
+    """Great-circle distance from 3-D unit vectors (atan2 of |cross| and dot), not haversine."""
+    import numpy as np
+
+    def vec(la, lo):
+        la, lo = np.radians(la), np.radians(lo)
+        return np.stack([np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)], -1)
+
+    u, v = np.broadcast_arrays(vec(lat1, lon1), vec(lat2, lon2))
+    return 6_371_008.8 * np.arctan2(np.linalg.norm(np.cross(u, v), axis=-1), (u * v).sum(-1))
+
+
+def _shown_m(text: str) -> tuple[float, float]:
+    """A distance as printed and the step it was rounded up by (1 m, or 1 km from 10 km)."""
+    number, unit = text.split()
+    value = float(number.replace(",", ""))
+    return (value, 1.0) if unit == "m" else (value * 1000, 1000.0)
+
+
+@pytest.mark.parametrize("scheme", ["skip", "uniform"])  # metres and kilometres
+def test_extent_caption_matches_an_independent_computation(traj, released, scheme):
+    """The caption, from the released points only, against an independent computation: at least
+    9 in 10 points within the stated distance of the median point and fewer within one rounding
+    step less; the area's sides are the meridian arc R·Δφ and the arc across its middle."""
+    import numpy as np
+
+    from lmdk_core.story import released_extent_text
+
+    mask = released[1]
+    rel = lm.release_locations(traj, mask, epsilon=1.0, scheme=scheme, radius_m=200, rng=11)
+    text = released_extent_text(rel)
+    m = re.fullmatch(r"9 in 10 released points lie within ([\d,]+ k?m) of their median point "
+                     r"\(the median latitude and longitude, about (\d+\.\d\d)° N, "
+                     r"(\d+\.\d\d)° E\); the map opens on them\. All of them lie within an "
+                     r"area ([\d,]+ k?m) north–south by ([\d,]+ k?m) east–west\.", text)
+    assert m, text
+    lat, lon = np.asarray(rel.lat), np.asarray(rel.lon)
+    ok = np.isfinite(lat) & np.isfinite(lon)  # nothing released yet: NaN
+    lat, lon = lat[ok], lon[ok]
+    med = (np.median(lat), np.median(lon))
+    assert (float(m.group(2)), float(m.group(3))) == (round(med[0], 2), round(med[1], 2))
+    dist = _arc_m(lat, lon, *med)
+    r, step = _shown_m(m.group(1))
+    assert np.mean(dist <= r + 1e-6) >= 0.9 > np.mean(dist <= r - step)
+    mid_lat, mid_lon = (lat.min() + lat.max()) / 2, (lon.min() + lon.max()) / 2
+    for shown, exact in ((m.group(4), _arc_m(lat.min(), mid_lon, lat.max(), mid_lon)),
+                         (m.group(5), _arc_m(mid_lat, lon.min(), mid_lat, lon.max()))):
+        value, step = _shown_m(shown)
+        assert value - step < float(exact) <= value + 1e-6
+    assert released_extent_text(pd.DataFrame({"lat": [np.nan], "lon": [np.nan]})) == ""
+    few = released_extent_text(pd.DataFrame({"lat": lat[:3], "lon": lon[:3]}))
+    assert few.startswith("The 3 released point(s) lie within an area")
+
+
+def test_story_map_uses_the_maps_tile_layer(released):
+    """Issue 29 item 5: one tile layer for every folium map — the story's OSM layer renders
+    exactly as the trajectory map's, and a bad tile value raises the same ParameterError."""
+    from lmdk_core.story import released_map
+
+    rel = released[0]
+
+    def tile_js(m):
+        return re.findall(r"L\.tileLayer\([^;]*", m.get_root().render())
+
+    story_osm = tile_js(released_map(rel, tiles="osm", max_points=10))
+    app_osm = tile_js(lm.trajectory_map(pd.DataFrame({"lat": [1.0], "lon": [2.0]}), tiles="osm"))
+    assert story_osm and [re.sub(r"tile_layer_\w+", "", t) for t in story_osm] == [
+        re.sub(r"tile_layer_\w+", "", t) for t in app_osm]
+    assert tile_js(released_map(rel, max_points=10)) == []
+    with pytest.raises(ParameterError, match="tiles"):
+        released_map(rel, tiles="ftp://x/{z}/{x}/{y}")
