@@ -28,7 +28,7 @@ from lmdk_core import accounting, export, metrics
 from lmdk_core import places as pl
 from lmdk_core.errors import LmdkError
 
-from . import state
+from . import map_section, state
 from .formatting import fmt_distance, fmt_duration, fmt_epsilon, fmt_number, plain_text
 from .privacy_section import SCHEME_LABELS, Settings
 
@@ -182,11 +182,13 @@ def _allocation_source(correlation: dict[str, Any] | None) -> str | None:
 def story_file(release: Any, s: Settings, alloc: str, label: str,
                correlation: dict[str, Any] | None, interval_s: float, include_private: bool,
                traj: pd.DataFrame, mask: np.ndarray, places: list[dict[str, Any]],
-               temporal: Any, landmark_loss: Any, attack: Any = None) -> str:
+               temporal: Any, landmark_loss: Any, attack: Any = None,
+               context: dict[str, Any] | None = None) -> str:
     """The stakeholder story (lmdk_core.story.release_story), built outside the session.
 
     Public unless ``include_private``: then traj/mask/places/losses are passed on, else they are
-    not handed to the story at all."""
+    not handed to the story at all. ``context``: the map's offline bearings (the bundled
+    sample's; the story draws only their roads)."""
     from lmdk_core.story import release_story
 
     bounded = bool(correlation and correlation.get("released_with_bounded_allocation"))
@@ -201,7 +203,7 @@ def story_file(release: Any, s: Settings, alloc: str, label: str,
         budget_is_public=bounded and _allocation_source(correlation) in ("public", "dp"),
         alpha=float(correlation["alpha"]) if bounded and correlation else None,
         interval_s=interval_s or None, tiles="none", include_private=include_private,
-        attack=attack, **private)
+        attack=attack, context=context, **private)
 
 
 def _deferred(build: Callable[..., str], *args: Any) -> Callable[[], str]:
@@ -499,7 +501,8 @@ def _story(traj: pd.DataFrame, s: Settings, release: Any, mask: np.ndarray, temp
     row[0].download_button(
         PRIVATE_STORY_LABEL if private else STORY_LABEL,
         data=_deferred(story_file, release, s, alloc, label, correlation, interval_s, private,
-                       traj, mask, places, temporal, landmark_loss, attack),
+                       traj, mask, places, temporal, landmark_loss, attack,
+                       map_section.context_for_data()),
         file_name=export.export_file_name("private_story" if private else "story", alloc,
                                           "html", epsilon=s.epsilon),
         mime="text/html",

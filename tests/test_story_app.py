@@ -10,36 +10,18 @@ from __future__ import annotations
 import html
 import json
 import re
-from pathlib import Path
 
 import pytest
+from apptest_helpers import APP, TIMEOUT, FakeMap, draw, run
 from deferred_download import call_without_session, record_downloads
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 from streamlit.testing.v1 import AppTest
-from test_app import FakeMap, draw
 
 import dashboard.map_section as map_section
 from dashboard.export_section import STORY_LABEL
-from lmdk_core.sample import load_sample
 from lmdk_core.story import PRIVATE_BANNER
-
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
-TIMEOUT = 60
-
-
-def run(at: AppTest) -> AppTest:
-    at.run(timeout=TIMEOUT)
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-@pytest.fixture(scope="module")
-def home():
-    s = load_sample()
-    h = s[(s.uid == s.uid.iloc[0]) & (s.place == "home")]
-    return float(h.lat.median()), float(h.lon.median())
 
 
 @pytest.fixture
@@ -192,6 +174,15 @@ def test_story_download_counts_like_the_csv_and_private_opt_in_says_private(page
     next(b for b in at.get("download_button") if b.label == "Public release (CSV)").click()
     run(at)
     assert len(session.ledger(drawn.person)) == 1  # same release: once
+    # the bundled sample's offline roads give the public map bearings; its named points (the
+    # sample's people's places) stay out, like the place the user marked
+    public = call_without_session(seen[STORY_LABEL]["data"])
+    assert "schematic main roads" in public and "<title>PRIVATE" not in public
+    context = map_section.sample.load_sample_context()
+    names = [f["properties"]["name"] for f in context["features"]
+             if f["geometry"]["type"] == "Point"]
+    assert names and not any(n in public for n in names)
+    assert not any(p["name"] in public for p in at.session_state["places"])
 
     at.checkbox(key="story_private").check()
     seen.clear()
