@@ -29,6 +29,7 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/page_patterns.py` puts
 from dashboard import charts, state  # noqa: E402
 from dashboard.formatting import plain_text  # noqa: E402
 from lmdk_core.errors import LmdkError  # noqa: E402
+from lmdk_core.formatting import plain_count  # noqa: E402
 from lmdk_core.patterns import (  # noqa: E402
     NEIGHBOURS,
     GridRegions,
@@ -119,6 +120,7 @@ def default_places(source: str, df: pd.DataFrame, user: str | None) -> pd.DataFr
 
 
 def default_patterns(source: str) -> list[dict]:
+    """Starting patterns over the named places of :func:`default_places`."""
     if source == "sample":
         return [
             {"name": "to the clinic", "sequence": "leave:Home → enter:Clinic", "window_min": 120.0,
@@ -136,6 +138,43 @@ def default_patterns(source: str) -> list[dict]:
         {"name": "H3 → H4", "sequence": "enter:H3 → enter:H4", "window_min": 60.0,
          "private": False},
     ]
+
+
+def grid_patterns(rows: list[dict], places: pd.DataFrame, regions: GridRegions
+                  ) -> tuple[list[dict], dict[str, str]]:
+    """The place patterns ``rows`` in grid mode: each place replaced by the cell holding its
+    centre (``leave:Home`` → ``leave:r3c5``), so the grid's defaults mean what the places'
+    defaults mean; rows naming a place outside the grid are left out. Returns the rows and
+    the place → cell map. Uses only the starting places (no other look at the data)."""
+    codes = regions.assign(places["lat"].to_numpy(float), places["lon"].to_numpy(float))
+    names = regions.names
+    cell = {str(n): names[c] for n, c in zip(places["name"], codes, strict=True) if c >= 0}
+    out = []
+    for row in rows:
+        seq = [t.split(":", 1) for t in row["sequence"].split(" → ")]
+        if all(place in cell for _, place in seq):
+            out.append({**row, "sequence": " → ".join(f"{k}:{cell[p]}" for k, p in seq)})
+    return out, cell
+
+
+def pattern_store(source: str, df: pd.DataFrame, user: str | None, regions
+                  ) -> tuple[str, list[dict], str | None]:
+    """Where the pattern table of these regions is kept, its starting rows, and a note saying
+    what the grid's starting patterns are. Places: one table per data source; grid: one per
+    source, person and cell size (cell names change with either)."""
+    rows = default_patterns(source)
+    if not isinstance(regions, GridRegions):
+        return f"{KEY}patterns_{source}", rows, None
+    grid_rows, cell = grid_patterns(rows, default_places(source, df, user), regions)
+    used = sorted(set(cell) & {t.split(":", 1)[1] for r in rows
+                               for t in r["sequence"].split(" → ")})
+    example = cell[used[0]] if used else "r0c0"
+    row, col = example[1:].split("c")
+    note = (f"Grid cells are named by row and column: {example} is row {row}, column {col} "
+            "(row 0 is the southernmost, column 0 the westernmost). The starting patterns use "
+            "the cells holding the starting places: "
+            + ", ".join(f"{plain_text(p)} in {cell[p]}" for p in used) + ".")
+    return f"{KEY}patterns_{source}_grid_{user}_{regions.cell_m:g}", grid_rows, note
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -170,7 +209,12 @@ def parse_patterns(rows: list[dict], types: tuple[str, ...]) -> list[Pattern]:
             raise LmdkError(f"pattern row {i}: the sequence is empty")
         unknown = [t for t in seq if t not in types]
         if unknown:
-            raise LmdkError(f"pattern row {i}: unknown event type(s) {', '.join(unknown)}")
+            kinds = sorted({t.split(":", 1)[0] for t in types})
+            raise LmdkError(
+                f"pattern row {i}: {', '.join(unknown)} "
+                f"{'is not an event type' if len(unknown) == 1 else 'are not event types'} of "
+                f"these regions and event kinds ({', '.join(kinds)}). Pick the types from the "
+                "list in 'Sequence' above, fix the row, or delete it.")
         try:
             window = float(row.get("window_min"))  # type: ignore[arg-type]  # None: TypeError
         except (TypeError, ValueError):
@@ -253,7 +297,8 @@ def protection_notes(stream, history, pats: list[Pattern]) -> None:
                 "one.")
         st.caption(f"{note} {measured}")
         return
-    lines = [f"* **{plain_text(r.unprotected)}**: {r.hits} of its {r.events} events had a "
+    lines = [f"* **{plain_text(r.unprotected)}**: {r.hits:,} of its "
+             f"{plain_count(r.events, 'event')} had a "
              f"**{plain_text(r.protected)}** "
              f"within {r.window_s / 60:g} min ({r.precision:.0%}; at a random time "
              f"{r.base_rate:.0%})" for r in strong.itertuples()]
@@ -374,12 +419,15 @@ def regions_section(source: str, df: pd.DataFrame, user: str | None, region_kind
     return regions_key
 
 
-def patterns_section(source: str, stream) -> list[Pattern]:
-    """Section 2: the pattern builder and table (kept across page switches)."""
+def patterns_section(store: tuple[str, list[dict], str | None], stream) -> list[Pattern]:
+    """Section 2: the pattern builder and table (kept across page switches); ``store``: see
+    :func:`pattern_store`."""
     st.subheader("2 · Patterns")
-    pkey = f"{KEY}patterns_{source}"
+    pkey, defaults, note = store
     if state.page_value(pkey) is None:
-        state.set_page_value(pkey, default_patterns(source))
+        state.set_page_value(pkey, defaults)
+    if note:
+        st.caption(note)
     with st.form(KEY + "builder", clear_on_submit=False):
         cols = st.columns([3, 1, 1, 1])
         seq = cols[0].multiselect(
@@ -571,7 +619,8 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
         show_message(refusal)
     else:
         released = drawn.release.stream
-        st.success(f"Real release drawn for these settings: {len(released):,} events released "
+        st.success(f"Real release drawn for these settings: {plain_count(len(released), 'event')} "
+                   "released "
                    f"({mechanism}, ε = {eps:g}). It is kept for this session and never "
                    "redrawn.", icon=":material/task_alt:")
         st.download_button(
@@ -622,13 +671,14 @@ def main() -> None:
     except LmdkError as exc:
         st.error(f"Events: {plain_text(exc)}", icon="⚠️")
         st.stop()
-    st.caption(f"{len(stream):,} events on {stream.n_ticks:,} ticks released "
-               f"({len(history):,} events in the history day); {len(stream.types)} event types.")
+    st.caption(f"{plain_count(len(stream), 'event')} on {plain_count(stream.n_ticks, 'tick')} "
+               f"released ({plain_count(len(history), 'event')} in the history day); "
+               f"{plain_count(len(stream.types), 'event type')}.")
 
     # the allocation is decided before any noise: the preview and the real draw share it
     mechanism = "uniform" if neighbour == "event" else cfg["mechanism"]
     try:
-        pats = patterns_section(source, stream)
+        pats = patterns_section(pattern_store(source, df, user, regions), stream)
         alloc = (uniform_allocation(pats, epsilon=eps, neighbour=neighbour)
                  if mechanism == "uniform" else adaptive_allocation(history, pats, epsilon=eps))
         release = release_with_allocation(stream, pats, alloc, epsilon=eps, neighbour=neighbour,
