@@ -194,6 +194,13 @@ def elapse(page, since_s: float, seconds: float) -> None:
     page.wait_for_timeout(max(0.0, (since_s + seconds - time.monotonic()) * 1000))
 
 
+def wait_zoomed(page, zoom_before: float, timeout_ms: int = 10_000) -> None:
+    """Wait until the map's zoom differs from ``zoom_before`` and its zoom animation is over."""
+    page.wait_for_function(
+        f"z => {{ const m = document.querySelector('{MAP}').lmdkMap;"
+        " return m.getZoom() !== z && !m._animatingZoom; }", arg=zoom_before, timeout=timeout_ms)
+
+
 def map_point(page, lat: float, lon: float) -> dict:
     """Pixel position of (lat, lon) inside the map's element."""
     target = page.locator(MAP)

@@ -25,6 +25,7 @@ from browser_driver import (  # server and browser helpers, shared with bench/ a
     selected_value,
     wait_chart_change,
     wait_idle,
+    wait_zoomed,
 )
 
 pytestmark = [
@@ -84,17 +85,15 @@ def test_click_adds_landmark_updates_page_offline_and_bad_upload(server, browser
     # dashboard/map_element.py.)
     zoom0 = frame.evaluate("el => el.lmdkMap.getZoom()")
     frame.locator(".leaflet-control-zoom-in").click()
-    # the zoom-in has happened and its animation is over
-    page.wait_for_function(
-        f"z => {{ const m = document.querySelector('{MAP}').lmdkMap;"
-        " return m.getZoom() !== z && !m._animatingZoom; }", arg=zoom0, timeout=10_000)
+    wait_zoomed(page, zoom0)  # the zoom-in has happened and its animation is over
     container = frame
     zoom = container.evaluate("el => el.lmdkMap.getZoom()")
     box = container.bounding_box()
     cx, cy = box["width"] / 2, box["height"] / 2
     n = runs(page)
     container.click(position={"x": cx - 60, "y": cy})
-    page.wait_for_timeout(400)  # the first click's rerun is under way
+    # the first click's rerun is under way
+    page.wait_for_function("n => window.__lmdkRuns > n", arg=n, timeout=30_000)
     container.click(position={"x": cx + 60, "y": cy})
     # names: the home stay's, then Place 2, Place 3 (the grid's cells are in the DOM)
     page.locator("td", has_text="Place 3").first.wait_for(state="attached", timeout=30_000)

@@ -4,6 +4,7 @@ together run everything `make test` runs."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -50,3 +51,54 @@ def test_every_collected_test_carries_exactly_one_layer_marker(request):
         layers = [m.name for m in item.iter_markers() if m.name in conftest.LAYERS]
         assert len(layers) == 1, (item.nodeid, layers)
         assert layers[0] == conftest.layer_of(item.path.name)
+
+
+# --------------------------------------------------------------------------- no fixed sleeps
+
+SLEEP_ALLOWED = {
+    ("browser_driver.py", "elapse"):
+        "for checks that something does *not* happen within a time: the wait is the check",
+    ("test_correlation_cache.py", "local"):
+        "pauses a thread inside the cache to force the interleaving under test",
+}
+"""(file, enclosing function) → why a sleep outside a polling loop is right there."""
+
+
+def fixed_sleeps(source: str) -> list[tuple[str, int]]:
+    """``time.sleep(…)`` and ``….wait_for_timeout(…)`` calls that are not the pause of a polling
+    loop (a ``while`` around them that tests a condition), as (enclosing function, line)."""
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST, function: str, in_loop: bool) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            function, in_loop = node.name, False
+        elif isinstance(node, ast.While):
+            in_loop = True
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and (node.func.attr == "wait_for_timeout"
+                   or (node.func.attr == "sleep" and isinstance(node.func.value, ast.Name)
+                       and node.func.value.id == "time"))
+              and not in_loop):
+            found.append((function, node.lineno))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function, in_loop)
+
+    visit(ast.parse(source), "<module>", False)
+    return found
+
+
+def test_no_fixed_sleep_in_the_tests():
+    """A fixed pause is either too short on a loaded machine (a flake) or wasted time on an idle
+    one: tests wait for the condition they need (browser_driver.wait_idle, wait_still,
+    wait_chart_change, wait_zoomed, Playwright's wait_for_function)."""
+    bad = [(p.name, fn, line) for p in sorted(HERE.glob("*.py"))
+           for fn, line in fixed_sleeps(p.read_text(encoding="utf-8"))
+           if (p.name, fn) not in SLEEP_ALLOWED]
+    assert not bad, bad
+
+
+def test_the_sleep_scan_sees_a_fixed_sleep_but_not_a_poll():
+    assert fixed_sleeps("import time\ndef f(page):\n    page.wait_for_timeout(400)\n") == [
+        ("f", 3)]
+    assert fixed_sleeps("def g():\n    time.sleep(0.5)\n") == [("g", 2)]
+    assert fixed_sleeps("def h(done):\n    while not done():\n        time.sleep(0.05)\n") == []

@@ -12,7 +12,7 @@ import json
 import os
 
 import pytest
-from browser_driver import CHROMIUM
+from browser_driver import CHROMIUM, wait_zoomed
 
 from lmdk_core import map_view
 from lmdk_core.palette import RELEASE_COLOUR
@@ -91,8 +91,9 @@ def test_clicks_send_a_position_or_only_the_place_and_updates_keep_the_zoom(page
     assert sent[0]["lat"] == pytest.approx(clicked["lat"]) and sent[0]["lon"] == pytest.approx(
         clicked["lng"])
     # new places and selection redraw the circles; the user's zoom stays
+    zoom = page.evaluate("document.querySelector('.lmdk-map').lmdkMap.getZoom()")
     page.locator(".leaflet-control-zoom-in").click()
-    page.wait_for_timeout(400)
+    wait_zoomed(page, zoom)
     zoom = page.evaluate("document.querySelector('.lmdk-map').lmdkMap.getZoom()")
     page.evaluate("""() => { window.model.set('places', [
         {name: 'A', lat: 39.905, lon: 116.30, radius_m: 50},

@@ -9,9 +9,19 @@ wheel over an unfocused map scrolls the page instead of zooming the map.
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
-from browser_driver import CHROMIUM, MAP, goto_app, runs, wait_idle
+from browser_driver import (
+    CHROMIUM,
+    MAP,
+    elapse,
+    goto_app,
+    runs,
+    wait_idle,
+    wait_still,
+    wait_zoomed,
+)
 
 from lmdk_core.geo import haversine_m
 
@@ -126,8 +136,10 @@ def test_wheel_scrolls_the_page_until_the_map_is_focused(first_view):
     zoom = box.evaluate("el => el.lmdkMap.getZoom()")
     b = box.bounding_box()
     page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+    t0 = time.monotonic()
     page.mouse.wheel(0, 300)
-    page.wait_for_timeout(400)  # a zoom, if the wheel were taken by the map, has happened
+    page.wait_for_function(f"() => ({SCROLLED})() > 0", timeout=10_000)  # the wheel was handled
+    elapse(page, t0, 0.4)  # a zoom, if the wheel had been taken by the map, has happened
     assert box.evaluate("el => el.lmdkMap.getZoom()") == zoom  # the map did not zoom
     assert page.evaluate(SCROLLED) > 0  # the page did
 
@@ -147,7 +159,9 @@ def test_offline_labels_do_not_overlap_at_the_default_zoom(first_view):
     overlaps, shown = box.evaluate(OVERLAPS)
     assert overlaps == 0 and shown >= 5
     assert "wudaokou home" in box.locator(".leaflet-marker-pane").inner_text()
+    zoom = box.evaluate("el => el.lmdkMap.getZoom()")
     box.evaluate("el => el.lmdkMap.zoomIn(2, {animate: false})")
-    page.wait_for_timeout(300)
+    wait_zoomed(page, zoom)
+    wait_still(page, ".leaflet-marker-pane .lmdk-label")  # the labels are laid out again
     overlaps, more = box.evaluate(OVERLAPS)
     assert overlaps == 0 and more >= shown  # room for more names closer in
