@@ -14,6 +14,8 @@
   the public file (lmdk_core.attacks): per place, the distance of its guesses and its visit
   precision/recall over seeded simulated releases, against the raw trace and a data-free
   baseline. Nothing is released or written.
+* ``lmdk app`` — starts the dashboard (``streamlit run`` on the installed ``lmdk_dashboard``
+  package's ``app.py``; ``--dry-run`` prints the command instead; needs the ``app`` extra).
 * ``lmdk evaluate`` — prints the error table: personalised vs Minimum vs Threshold vs
   user-level, per preference mix (synthetic population, simulation seeds).
 
@@ -33,11 +35,14 @@ is never written to any output.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import pathlib
+import shlex
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -502,6 +507,40 @@ def _cmd_attack(args: argparse.Namespace, progress: Progress) -> None:
         sys.stdout.write(text.replace("**", "") + "\n")
 
 
+APP_PACKAGE = "lmdk_dashboard"
+"""The installed name of the Streamlit app (the repository's ``dashboard/``, see pyproject.toml)."""
+
+
+def app_path() -> pathlib.Path:
+    """The dashboard's entry script: ``app.py`` of the installed :data:`APP_PACKAGE` (in an
+    editable install, the repository's ``dashboard/app.py``), found without importing it."""
+    spec = importlib.util.find_spec(APP_PACKAGE)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        script = pathlib.Path(folder) / "app.py"
+        if script.is_file():
+            return script
+    raise LmdkError(f"the dashboard package {APP_PACKAGE} is not installed (pip install lmdk)")
+
+
+def _cmd_app(args: argparse.Namespace, progress: Progress) -> None:
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app_path()),
+           "--server.port", str(args.port)]
+    if args.dry_run:
+        sys.stdout.write(shlex.join(cmd) + "\n")
+        return
+    if importlib.util.find_spec("streamlit") is None:
+        from ._optional import missing_extra
+
+        raise missing_extra("streamlit", "app", "lmdk app")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":  # become streamlit: signals (Ctrl-C, kill) reach it, no orphan
+        os.execv(sys.executable, cmd)
+    code = subprocess.call(cmd)  # elsewhere: wait for it; Ctrl-C reaches it too
+    if code:
+        raise LmdkError(f"streamlit exited with code {code}")
+
+
 # ----------------------------------------------------------------------------- parser
 
 
@@ -524,7 +563,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--epsilon", type=float, required=True, help="total budget ε > 0")
     r.add_argument("--scheme", default="skip", help=SCHEME_HELP)
     r.add_argument("--radius-m", type=float, default=200.0, help="protection radius (metres)")
-    r.add_argument("--out", required=True, help="output directory (must not exist or be empty)")
+    r.add_argument("--out", required=True,
+                   help="output directory (must not exist or be empty); it receives "
+                        "lmdk_public_release_<scheme>_eps<ε>.csv and .geojson (public) and "
+                        "lmdk_PRIVATE_analysis_<scheme>_eps<ε>_DO_NOT_SHARE.json")
     r.add_argument("--seed", type=int, help="simulation only: reproducible noise (never saved)")
     r.add_argument("--chunk-rows", type=_positive_int, default=DEFAULT_CHUNK_ROWS,
                    help="rows encoded at once while writing: memory vs speed, same bytes "
@@ -601,6 +643,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="local time offset (hours) the attacker assumes (default: from the "
                         "released longitudes)")
 
+    s = sub.add_parser("app", help="start the dashboard in the browser (needs lmdk[app])",
+                       parents=[common])
+    s.add_argument("--port", type=_positive_int, default=8501,
+                   help="local port of the dashboard (default 8501)")
+    s.add_argument("--dry-run", action="store_true",
+                   help="print the streamlit command (with the installed app's path) and exit")
+
     e = sub.add_parser("evaluate", help="print the error table of the population methods",
                        parents=[common])
     e.add_argument("--users", type=int, default=1000,
@@ -630,7 +679,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = getattr(args, "progress", False) or bool(getattr(sys.stderr, "isatty", bool)())
     progress = Progress(shown and not getattr(args, "quiet", False))
     commands = {"release": _cmd_release, "population": _cmd_population,
-                "evaluate": _cmd_evaluate, "attack": _cmd_attack}
+                "evaluate": _cmd_evaluate, "attack": _cmd_attack, "app": _cmd_app}
     try:
         with warnings.catch_warnings():  # the filters stay Python's; only the format changes
             warnings.showwarning = _show_warning

@@ -245,3 +245,15 @@ def test_scheme_help_names_every_scheme():
 
     named = [w for w in re.findall(r"[a-z]+", SCHEME_HELP.split("(")[0]) if w != "or"]
     assert sorted(named) == sorted(lm.SCHEMES)
+
+
+def test_release_help_names_the_files_it_writes(capsys):
+    """`lmdk release --help` names the files as export_file_name writes them (issue 27)."""
+    from lmdk_core.export import export_file_name
+
+    assert main(["release", "--help"]) == 0
+    shown = "".join(capsys.readouterr().out.split())  # argparse wraps the text: compare unwrapped
+    for kind, ext in (("public", "csv"), ("analysis", "json")):
+        name = export_file_name(kind, "skip", ext, epsilon=0.5)
+        assert name.replace("skip", "<scheme>").replace("0.5", "<ε>") in shown
+    assert ".geojson(public)" in shown
