@@ -159,10 +159,10 @@ def render(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray, release:
         if release is not None and np.asarray(release.landmarks).sum() > mask.sum():
             st.info("Dummy landmarks are on (section 2b): the release protects more moments with "
                     "less of ε, so expect more error than these estimates for your places alone.")
-        _guide(traj, s, mask, est, best)
+        _guide(traj, key, s, mask, est, best)
 
 
-def _guide(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
+def _guide(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
            est: list[advice.SchemeEstimate], best: advice.SchemeEstimate | None) -> None:
     by = {e.scheme: e for e in est}
     n, n_lm = int(mask.size), int(mask.sum())
@@ -200,12 +200,31 @@ def _guide(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
     st.caption("Rows 'trial run on your trace' come from one trial release of your true trace "
                "with a fixed seed: for your eyes only — never exported, never the release you "
                "download.")
-    _target(traj, s, mask, by)
+    _target(traj, key, s, mask, by)
 
 
-def _target(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
+TARGET_KEY = "guide_target_advice"
+
+
+def _target_advice(traj: pd.DataFrame, key: Any, mask: np.ndarray, scheme: str, target: float,
+                   radius_m: float) -> advice.TargetAdvice:
+    """advice.epsilon_for_mean_error, kept in this session (Skip's reads the true trace)."""
+    ck = (key, compute.mask_digest(mask), scheme, target, radius_m)
+    kept: dict = state.kept_dict(TARGET_KEY)
+    if ck not in kept:
+        kept[ck] = advice.epsilon_for_mean_error(traj, mask, scheme=scheme, target_error_m=target,
+                                                 radius_m=radius_m, rng=SEED)
+        while len(kept) > KEPT:
+            kept.pop(next(iter(kept)))
+    return kept[ck]
+
+
+def _target(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
             by: dict[str, advice.SchemeEstimate]) -> None:
-    """Target accuracy → ε for the selected scheme (and the release interval for Uniform)."""
+    """Target accuracy → ε for the selected scheme (and the release interval for Uniform).
+
+    The target is the page's *Mean error* (section 4): over every released moment, Skip's
+    repeats included, before smoothing (advice.epsilon_for_mean_error)."""
     target = st.number_input(
         "I want released points within about … metres on average", min_value=1.0,
         max_value=10_000_000.0, value=500.0, step=100.0, key="guide_target_m",
@@ -220,13 +239,18 @@ def _target(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
         st.markdown(f"{name} has no formula: its error depends on how you move. For comparison, "
                     f"{SCHEME_LABELS[fallback].split(' (')[0]}:")
         scheme, name = fallback, SCHEME_LABELS[fallback].split(" (")[0]
-    need = advice.epsilon_for_error(scheme, target_error=float(target), n=n, n_landmarks=n_lm,
-                                    radius_m=s.radius_m)
-    need = _ceil_sig(need)
-    where = " at the moments it releases (your places repeat an older point)" if (
-        scheme == "skip" and n_lm) else ""
-    st.markdown(f"**{name}** reaches about {fmt_distance(float(target))}{where} at "
-                f"**ε = {fmt_number(need)}** (now ε = {fmt_number(s.epsilon)}).")
+    adv = _target_advice(traj, key, mask, scheme, float(target), s.radius_m)
+    smoothing = (" Errors of the released points before smoothing, as that Mean error; the "
+                 "table above shows the smoothed ones." if smoothing_section.enabled() else "")
+    if adv.reads_trace:
+        _target_from_trace(adv, name, s, smoothing)
+        return
+    need = _ceil_sig(adv.epsilon)
+    st.markdown(f"**{name}** reaches a mean error of about {fmt_distance(float(target))} — the "
+                f"*Mean error* of section 4 — at **ε = {fmt_number(need)}** (now ε = "
+                f"{fmt_number(s.epsilon)}).")
+    if smoothing:
+        st.caption(smoothing.strip())
     if need > EPSILON_MAX:
         st.caption(f"That is beyond the largest ε this page allows ({fmt_number(EPSILON_MAX)}): "
                    "such a budget protects next to nothing. Choose the recommended scheme or "
@@ -248,3 +272,30 @@ def _target(traj: pd.DataFrame, s: Settings, mask: np.ndarray,
                 st.caption(f"Or keep ε = {fmt_number(s.epsilon)} and release one location "
                            f"every {fmt_duration(every)} (sidebar: Release interval) — an "
                            "estimate: check the new error after resampling.")
+
+
+def _target_from_trace(adv: advice.TargetAdvice, name: str, s: Settings, smoothing: str) -> None:
+    """Skip at your places: the Mean error has a floor set by how you move; the ε that reaches
+    the target reads the true trace, so it is shown, not offered as a one-click setting."""
+    target, fresh = fmt_distance(adv.target_m), fmt_number(_ceil_sig(adv.fresh_epsilon))
+    if not adv.reachable:
+        st.markdown(
+            f"**{name}** cannot bring the *Mean error* of section 4 down to {target} at any ε: "
+            "at your places it repeats the last point released before you got there, and over "
+            f"all moments that keeps its mean error above **{fmt_distance(adv.floor_m)}** "
+            f"however large ε is. Its fresh points alone average {target} at ε = {fresh}. For "
+            "a smaller error choose a scheme that releases at your places (Uniform, Reserve).")
+    else:
+        need = _ceil_sig(adv.epsilon)
+        st.markdown(
+            f"**{name}** reaches a *Mean error* (section 4) of about {target} at **ε ≈ "
+            f"{fmt_number(need)}** (now ε = {fmt_number(s.epsilon)}): at your places it repeats "
+            "an older point, so it needs more ε than its fresh points alone (ε = "
+            f"{fresh}), and it never gets below {fmt_distance(adv.floor_m)} however large ε is.")
+        if need > EPSILON_MAX:
+            st.caption(f"That is beyond the largest ε this page allows "
+                       f"({fmt_number(EPSILON_MAX)}): such a budget protects next to nothing.")
+    st.caption("Computed from your true trace — how far you move between your last ordinary "
+               "moment and your places — with simulated noise: for your eyes only, never "
+               "exported. No one-click button: an ε picked from your trace depends on it, and "
+               "the guarantee does not cover that choice." + smoothing)

@@ -33,6 +33,7 @@ part of a release). Derivations: ``docs/advice.md``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,13 +47,17 @@ __all__ = [
     "PREFERENCE",
     "ErrorPrediction",
     "SchemeEstimate",
+    "TargetAdvice",
     "epsilon_for_error",
+    "epsilon_for_mean_error",
     "estimate_errors",
     "interval_for_error",
     "mean_error_factor",
     "predict_errors",
     "recommend",
     "share_outside_view",
+    "skip_lag",
+    "skip_mean_error",
 ]
 
 _CLOSED = ("event", "user", "uniform")
@@ -178,6 +183,177 @@ def interval_for_error(
         return 0.0
     n_release = allowed * n / n_landmarks  # T' with |L'| = allowed
     return float(duration / max(np.floor(n_release), 1.0))
+
+
+# ------------------------------------------------------------ target for the headline mean error
+
+
+@dataclass(frozen=True)
+class TargetAdvice:
+    """The ε at which ``scheme``'s mean error over every released moment (the headline *Mean
+    error* of a release: :func:`lmdk_core.metrics.mae_metres`, repeats included, before any
+    smoothing) is expected to be at most ``target_m`` metres.
+
+    ``epsilon``: that ε (``inf`` when no ε reaches the target); ``floor_m``: the mean error no ε
+    goes below (0 where every moment is released fresh; for Skip the distance its repeats lag
+    behind); ``fresh_epsilon``: the public closed form — the ε at which the *fresh* releases
+    alone average ``target_m``; ``reads_trace``: True when ``epsilon``/``floor_m`` were computed
+    from the true trace (a what-if for the data owner: an ε chosen from it depends on the data,
+    which the guarantee does not cover).
+    """
+
+    scheme: str
+    target_m: float
+    epsilon: float
+    floor_m: float
+    fresh_epsilon: float
+    reads_trace: bool
+
+    @property
+    def reachable(self) -> bool:
+        return bool(np.isfinite(self.epsilon))
+
+
+def skip_lag(traj: Any, landmarks: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where Skip's release stands relative to the truth when the noise is ignored.
+
+    Skip releases every regular moment fresh and repeats, at a landmark moment, its release of
+    the last regular moment before it (nothing before the first regular moment). Returns
+    ``source`` (index of that regular moment, −1 where nothing is released), and the east/north
+    metres from the source's true point to the moment's true point (0 at regular moments)."""
+    from .accounting import as_landmark_mask
+    from .geo import degrees_to_metres
+    from .landmarks import trajectory_points
+
+    lat, lon = trajectory_points(traj)
+    mask = as_landmark_mask(landmarks, lat.size)
+    idx = np.arange(lat.size)
+    source = np.maximum.accumulate(np.where(mask, -1, idx)) if lat.size else idx
+    ok = source >= 0
+    east, north = np.zeros(lat.size), np.zeros(lat.size)
+    src = source[ok]
+    east[ok], north[ok] = degrees_to_metres(lat[src], lon[src], lat[ok], lon[ok])
+    return source, east, north
+
+
+_UNIT_R = 1000.0
+"""Radius (m) at ε = 1 of the unit noise sample of :func:`skip_mean_error` (scaled by r/ε)."""
+_PAIRS = 4
+"""Antithetic noise pairs per landmark moment in :func:`skip_mean_error`."""
+
+
+class _SkipCurve:
+    """Expected mean error of Skip over its released moments as a function of ε (metres):
+    regular moments k·r/ε exactly; each landmark moment E|d − N| over a fixed sample of the
+    location mechanism's noise N (antithetic pairs ±N, so the estimate is even and convex in the
+    noise scale r/ε, hence never increases with ε); floor = mean |d| (ε → ∞)."""
+
+    def __init__(self, traj: Any, landmarks: Any, radius_m: float, rng: int) -> None:
+        from .geo import degrees_to_metres, haversine_m
+        from .landmarks import trajectory_points
+        from .mechanisms import PlanarLaplace
+        from .noise.source import simulation_rng
+
+        lat, lon = trajectory_points(traj)
+        source, east, north = skip_lag(traj, landmarks)
+        released = source >= 0
+        self.n = int(released.sum())
+        self.radius_m = radius_m
+        repeat = released & (source != np.arange(source.size))
+        self.n_fresh = self.n - int(repeat.sum())
+        src = source[repeat]
+        lag = haversine_m(lat[src], lon[src], lat[repeat], lon[repeat])
+        self.floor_m = float(lag.sum() / self.n) if self.n else float("nan")
+        self.d = np.column_stack([east[repeat], north[repeat]])  # (m, 2)
+        if src.size:  # the mechanism's own noise at the source points, scale r = _UNIT_R at ε = 1
+            at_lat, at_lon = np.repeat(lat[src], _PAIRS), np.repeat(lon[src], _PAIRS)
+            nlat, nlon = PlanarLaplace(epsilon=1.0, radius_m=_UNIT_R).randomise(
+                at_lat, at_lon, rng=simulation_rng(rng), noise="fast")
+            ue, un = degrees_to_metres(at_lat, at_lon, nlat, nlon)
+            self.u = np.stack([ue, un], axis=-1).reshape(src.size, _PAIRS, 2) / _UNIT_R
+        else:
+            self.u = np.zeros((0, _PAIRS, 2))
+        self.k = mean_error_factor()
+
+    def __call__(self, epsilon: float) -> float:
+        if not self.n:
+            return float("nan")
+        scale = self.radius_m / epsilon
+        fresh = self.n_fresh * self.k * scale
+        d = self.d[:, None, :]
+        rep = 0.5 * (np.hypot(*np.moveaxis(d - scale * self.u, -1, 0))
+                     + np.hypot(*np.moveaxis(d + scale * self.u, -1, 0))).mean(axis=1).sum()
+        return float((fresh + rep) / self.n)
+
+
+def skip_mean_error(traj: Any, landmarks: Any, *, epsilon: float, radius_m: float,
+                    rng: int = 0) -> float:
+    """Expected mean error (metres) of a Skip release of ``traj`` over its released moments —
+    the headline *Mean error*, repeats at the landmarks included, before smoothing.
+
+    Regular moments: the closed form k·r/ε. Landmark moments: the distance from the true point
+    to the repeated release, averaged over a seeded sample of the mechanism's noise (``rng``;
+    :data:`_PAIRS` antithetic pairs per moment). Reads the true trace: a what-if for the data
+    owner, never part of a release."""
+    eps = check_epsilon(epsilon)
+    r = check_positive(radius_m, "radius_m")
+    return _SkipCurve(traj, landmarks, r, _seed(rng))(eps)
+
+
+def _seed(rng: Any) -> int:
+    if rng is None or isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
+        raise ParameterError(f"rng must be an integer seed >= 0 (a simulation), got {rng!r}")
+    return int(rng)
+
+
+EPSILON_SEARCH_MAX = 1e12
+"""Largest ε :func:`epsilon_for_mean_error` searches; a target it does not reach there is
+reported as unreachable (at that ε the noise is far below a millimetre)."""
+
+
+def epsilon_for_mean_error(
+    traj: Any, landmarks: Any, *, scheme: str, target_error_m: float, radius_m: float,
+    rng: int = 0,
+) -> TargetAdvice:
+    """The ε at which ``scheme``'s headline mean error (over every released moment, repeats
+    included, unsmoothed) is expected to be at most ``target_error_m`` metres.
+
+    Event, user, uniform (and Skip without landmarks) release every moment fresh: the public
+    closed form :func:`epsilon_for_error` is exact in expectation, floor 0. Skip with landmarks
+    repeats older points at the landmarks: its mean error never goes below
+    :attr:`TargetAdvice.floor_m` (how far the person moved since the last regular moment), and
+    the ε is found by bisection on :func:`skip_mean_error` (monotone in ε) — computed from the
+    true trace (``reads_trace=True``). Other schemes have no closed form: ParameterError.
+    """
+    from .accounting import as_landmark_mask
+    from .landmarks import trajectory_points
+
+    lat, _ = trajectory_points(traj)
+    mask = as_landmark_mask(landmarks, lat.size)
+    n, n_lm = int(lat.size), int(mask.sum())
+    target = check_positive(target_error_m, "target_error_m")
+    r = check_positive(radius_m, "radius_m")
+    fresh = epsilon_for_error(scheme, target_error=target, n=n, n_landmarks=n_lm, radius_m=r)
+    if scheme != "skip" or n_lm == 0:
+        return TargetAdvice(scheme, target, fresh, 0.0, fresh, False)
+    curve = _SkipCurve(traj, mask, r, _seed(rng))
+    if not curve.n or not curve.floor_m < target or not curve(EPSILON_SEARCH_MAX) <= target:
+        return TargetAdvice(scheme, target, float("inf"), curve.floor_m, fresh, True)
+    hi = fresh  # about where it starts: a repeat is on average no closer than a fresh point
+    while curve(hi) > target:
+        hi = min(hi * 4.0, EPSILON_SEARCH_MAX)
+    lo = hi / 2.0
+    while curve(lo) <= target:
+        lo /= 2.0
+    for _ in range(60):  # bisection in log ε: f(lo) > target ≥ f(hi)
+        mid = math.sqrt(lo * hi)
+        if curve(mid) <= target:
+            hi = mid
+        else:
+            lo = mid
+        if hi / lo < 1 + 1e-6:
+            break
+    return TargetAdvice(scheme, target, hi, curve.floor_m, fresh, True)
 
 
 # --------------------------------------------------------------------------- estimates on the data
