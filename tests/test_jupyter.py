@@ -423,3 +423,40 @@ def test_display_produces_a_widget_bundle(alice):
     bundle = ex._repr_mimebundle_()
     data = bundle[0] if isinstance(bundle, tuple) else bundle
     assert "application/vnd.jupyter.widget-view+json" in data
+
+
+@pytest.mark.parametrize(("interval", "label"), [("auto", "auto (≤ 5,000 timestamps)"),
+                                                 (450.0, "7.5 min")])
+def test_release_interval_shows_its_value_on_first_display(alice, interval, label):
+    """Issue 27: the dropdown showed nothing. The browser draws the option at the synced
+    ``index``; it must be the current setting from the first display on, also for an interval
+    outside the presets (which used to raise 'Invalid selection' before it was added)."""
+    ex = explore(alice, rng=17, loss_model="none", interval_s=interval)
+    control = ex.controls["interval_s"]
+    state = control.get_state()  # what the front end receives
+    assert state["index"] is not None
+    assert state["_options_labels"][state["index"]] == label
+    assert control.value == interval == ex.settings["interval_s"]
+    steps = [v for _label, v in control.options if isinstance(v, float)]
+    assert steps == sorted(steps)  # an added interval is in order, not appended
+    ex.set(interval_s=900.0)  # another value outside the presets, from Python
+    state = ex.controls["interval_s"].get_state()
+    assert state["_options_labels"][state["index"]] == "15 min"
+
+
+def test_summary_shows_shares_and_numbers_as_the_app_does(alice):
+    """Issue 27: 'fresh releases 0.1152' where the app says '12 %'. The share is read back from
+    the summary table and checked against the released moments counted directly."""
+    import re
+
+    ex = explore(alice, rng=18, scheme="skip", interval_s=None, loss_model="none")
+    _browser_click(ex, *HOME)
+    rel = ex.result.release
+    fresh, n = int(np.sum(rel.published)), len(rel.published)
+    assert 0 < fresh < n
+    cells = dict(re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", ex.summary.value))
+    shown = cells["fresh releases"]
+    assert re.fullmatch(r"\d{1,3} %", shown), shown
+    assert abs(int(shown.removesuffix(" %")) - 100 * fresh / n) <= 0.5
+    # other numbers: 3 significant digits, thousands separators, no long decimals
+    assert not any(re.search(r"\d\.\d{4}", v) for v in cells.values()), cells

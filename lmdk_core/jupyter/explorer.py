@@ -44,10 +44,18 @@ import plotly.io as pio
 from .. import figures, loss_models
 from .._deprecation import renamed
 from ..errors import LmdkError
+from ..formatting import plain_duration, plain_number, plain_percent
 from ..places import Place
 from ..release import SCHEME_INFO, SCHEMES, Release
 from .map_widget import LandmarkMap
-from .session import INTERVALS_S, LOSS_LABELS, LOSS_MODELS, ExplorerResult, ExplorerSession
+from .session import (
+    INTERVALS_S,
+    LOSS_LABELS,
+    LOSS_MODELS,
+    MAX_TIMESTAMPS,
+    ExplorerResult,
+    ExplorerSession,
+)
 
 __all__ = ["CHART_POINTS", "Explorer", "explore", "show_figure"]
 
@@ -65,8 +73,13 @@ _NUMERIC_OPTIONS = ("interval_s", "cell_m", "dp_extent_m", "dp_cell_m",
                     "preset_extent_m")  # (label, value) pairs
 
 
-def _interval_label(step: float) -> str:
-    return f"{step / 60:g} min" if step >= 60 else f"{step:g} s"
+def _interval_options(current: float | str | None) -> list[tuple[str, float | str | None]]:
+    """The release-interval choices, ``current`` among them (a value outside the presets is
+    added in order), labelled as the app labels durations."""
+    steps = sorted({*INTERVALS_S, *([float(current)] if isinstance(current, (int, float))
+                                    else [])})
+    return [(f"auto (≤ {MAX_TIMESTAMPS:,} timestamps)", "auto"), ("every fix", None),
+            *((plain_duration(v), v) for v in steps)]
 
 
 def _extent_label(metres: float) -> str:
@@ -124,10 +137,8 @@ class Explorer:
                 continuous_update=False, description="radius r (m)", style=style,
                 layout=layout),
             "interval_s": w.Dropdown(
-                options=[("auto (≤ 5,000 timestamps)", "auto"), ("every fix", None)]
-                + [(_interval_label(v), v) for v in INTERVALS_S],
-                value=s["interval_s"], description="release interval", style=style,
-                layout=layout),
+                options=_interval_options(s["interval_s"]), value=s["interval_s"],
+                description="release interval", style=style, layout=layout),
             "loss_model": w.Dropdown(options=[(LOSS_LABELS[m], m) for m in LOSS_MODELS],
                                      value=s["loss_model"], description="correlation model",
                                      style=style, layout=layout),
@@ -157,11 +168,6 @@ class Explorer:
         if self.session.users:
             self.controls["user"] = w.Dropdown(options=self.session.users, value=s["user"],
                                                description="person", style=style, layout=layout)
-        if s["interval_s"] not in dict(self.controls["interval_s"].options).values():
-            self.controls["interval_s"].options = [
-                *self.controls["interval_s"].options,
-                (_interval_label(s["interval_s"]), s["interval_s"])]
-            self.controls["interval_s"].value = s["interval_s"]
         self.centre = {  # the DP grid's public centre (lat, lon)
             "lat": w.FloatText(value=s["dp_centre"][0], description="DP grid centre lat",
                                style=style, layout=layout),
@@ -366,10 +372,12 @@ class Explorer:
                 if control.value != s[key]:
                     if key in _NUMERIC_OPTIONS and s[key] not in [
                             v for _label, v in control.options]:
-                        label = (_interval_label(s[key]) if key == "interval_s" else
-                                 _extent_label(s[key]) if key == "preset_extent_m" else
-                                 f"{s[key]:,.0f} m")
-                        control.options = [*control.options, (label, s[key])]
+                        if key == "interval_s":
+                            control.options = _interval_options(s[key])
+                        else:
+                            label = (_extent_label(s[key]) if key == "preset_extent_m" else
+                                     f"{s[key]:,.0f} m")
+                            control.options = [*control.options, (label, s[key])]
                     control.value = s[key]
             for i, part in enumerate(("lat", "lon")):
                 if self.centre[part].value != s["dp_centre"][i]:
@@ -492,7 +500,7 @@ class Explorer:
         s = self.session.settings
         self._sync_controls()
         self.scheme_info.value = f"<i>{_escape(SCHEME_INFO[s['scheme']])}</i>"
-        rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_fmt(v)}</td></tr>"
+        rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_fmt(v, k)}</td></tr>"
                        for k, v in r.summary().items())
         notes = "".join(f"<br><small>{_escape(m)}</small>" for m in r.warnings)
         model = ("" if r.model is None else
@@ -521,13 +529,19 @@ def _escape(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _fmt(v: Any) -> str:
+_SHARES = frozenset({"fresh releases"})
+"""Summary rows that are shares of the timestamps (shown as percentages, as the app does)."""
+
+
+def _fmt(v: Any, key: str = "") -> str:
+    """A summary value as the dashboard shows it (lmdk_core.formatting): shares as whole
+    percentages, other numbers with 3 significant digits and thousands separators."""
     if isinstance(v, bool):
         return "yes" if v else f"<span style='color:{_WARN}'>no</span>"
     if isinstance(v, int):
         return f"{v:,}"
     if isinstance(v, float):
-        return f"{v:,.4g}"
+        return plain_percent(v) if key in _SHARES else plain_number(v)
     return _escape(str(v))
 
 
