@@ -44,18 +44,75 @@ def describe_files(names: list[str], *, shown: int = 3) -> str:
     return f"{len(names):,} files ({', '.join(names[:2])}, …)"
 
 
+_STAGE_WORDS = {
+    "reading": "{done} of {total} MB read",
+    "parsing": "parsing {total} MB of JSON",
+    "records": "{done} of {total} records",
+    "segments": "{done} of {total} timeline segments",
+    "signals": "{done} of {total} raw signals",
+    "times": "times of {total} points",
+}
+_BYTE_STAGES = {"reading", "parsing"}
+
+
+def progress_text(name: str, stage: str, done: int, total: int, *, index: int = 0,
+                  count: int = 1) -> str:
+    """What the upload progress bar says: the file (and which of how many), then the reader's
+    stage in words with its counts (MB for bytes)."""
+    which = f" ({index + 1:,} of {count:,})" if count > 1 else ""
+    if stage in _BYTE_STAGES:
+        d, t = f"{done / 2**20:,.1f}", f"{total / 2**20:,.1f}"
+    else:
+        d, t = f"{done:,}", f"{total:,}"
+    words = _STAGE_WORDS.get(stage, stage + " {done} of {total}").format(done=d, total=t)
+    return f"Reading {name}{which}: {words}"
+
+
+class UploadProgress:
+    """The sidebar's progress bar while uploaded files are read: file i of n, the reader's
+    stage and counts (``read_trajectories(progress=...)``). Redrawn only when the text or the
+    whole percent changes."""
+
+    def __init__(self, count: int) -> None:
+        self.count, self.index, self.name = count, 0, ""
+        self._shown: tuple[int, str] | None = None
+        self.bar = st.sidebar.progress(0.0, text=f"Reading {count:,} file"
+                                       f"{'s' * (count > 1)}…")
+
+    def file(self, index: int, name: str) -> None:
+        self.index, self.name = index, name
+        self(stage="reading", done=0, total=0)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        part = min(done / total, 1.0) if total else 0.0
+        fraction = (self.index + part) / self.count
+        text = progress_text(self.name, stage, done, total, index=self.index, count=self.count)
+        if stage == "reading" and not total:
+            text = f"Reading {self.name}…"
+        key = (int(fraction * 100), text)
+        if key != self._shown:
+            self._shown = key
+            self.bar.progress(fraction, text=plain_text(text))
+
+    def close(self) -> None:
+        self.bar.empty()
+
+
 def _read(files: list[Any]) -> tuple[list[pd.DataFrame], list[str], dict[str, str], list[str]]:
     """Read each file on its own: the frames and names of the readable ones, a message per
-    unreadable file (by name), and the library's repair warnings."""
+    unreadable file (by name), and the library's repair warnings. A progress bar in the
+    sidebar shows the file and the reader's progress."""
     frames: list[pd.DataFrame] = []
     names: list[str] = []
     failed: dict[str, str] = {}
+    bar = UploadProgress(len(files))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LmdkWarning)
-        for f in files:
+        for i, f in enumerate(files):
             f.seek(0)
+            bar.file(i, f.name)
             try:
-                frame = read_trajectories(f)
+                frame = read_trajectories(f, progress=bar)
                 if frame.empty:
                     raise TrajectoryFormatError("no points left after reading", source=f.name)
             except LmdkError as err:
@@ -63,6 +120,7 @@ def _read(files: list[Any]) -> tuple[list[pd.DataFrame], list[str], dict[str, st
                 continue
             frames.append(frame)
             names.append(f.name)
+    bar.close()
     _one_location_history(frames, names)
     repairs = [str(w.message) for w in caught if issubclass(w.category, LmdkWarning)]
     return frames, names, failed, repairs
@@ -94,8 +152,7 @@ def _on_upload() -> None:
         files = [files]
     if not files:
         return
-    with st.spinner(f"Reading {len(files):,} file{'s' * (len(files) > 1)}…"):
-        frames, loaded, failed, repairs = _read(files)
+    frames, loaded, failed, repairs = _read(files)
     if failed:
         state.empty_uploader()
     first = next(iter(failed.values()), "")

@@ -86,7 +86,8 @@ def read_trajectories(
     ``format``: ``"auto"`` (by extension, then content) or one of :data:`FORMATS` (aliases ``plt``,
     ``t-drive``); on a directory it keeps only files of that format. ``max_bytes`` bounds the
     input size (a directory's total; decompressed size for gzip). ``progress(stage, done,
-    total)``: told the bytes read while a large CSV file streams in (see :mod:`.csv`). Raises
+    total)``: told the bytes read while a large CSV file streams in (see :mod:`.csv`), and the
+stages and entries of a Google location history (see :mod:`.takeout`). Raises
     TrajectoryFormatError; warns DataWarning for every repair (see the module docstring).
     """
     fmt = normalise_format(format)
@@ -120,6 +121,8 @@ def read_trajectories(
                 )
         if found == "csv":
             frames.append(read_csv_source(src, report, progress=progress))
+        elif found == "takeout":
+            frames.append(read_takeout_source(src, report, progress=progress))
         else:
             frames.append(READERS[found](src, report))
     for found, group in batches.items():

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,10 @@ _E7 = 1e-7
 _INT32 = 2**31
 _DEGREES = re.compile(r"^\s*([-+]?\d+(?:\.\d*)?)\s*°?\s*,\s*([-+]?\d+(?:\.\d*)?)\s*°?\s*$")
 _GEO = re.compile(r"^\s*geo:\s*([-+]?\d+(?:\.\d*)?)\s*,\s*([-+]?\d+(?:\.\d*)?)")
+PROGRESS_EVERY = 50_000
+"""Entries (records, segments, signals) between two ``progress`` reports."""
+
+Progress = Callable[[str, int, int], None]
 
 
 class _JsonLocator(Locator):
@@ -159,8 +164,19 @@ def _bad_e7(key: str, value: Any, name: str, i: int) -> TrajectoryFormatError | 
     return None
 
 
-def _records(doc: dict, name: str, out: _Points) -> None:
-    """``locations[]`` of a Records.json; one tight pass, first bad record raises (file order)."""
+def _report(progress: Progress | None, stage: str, done: int, total: int) -> int:
+    """Tell ``progress`` (if any) ``(stage, done, total)``; returns the entry number of the next
+    report (-1, never reached, without ``progress``). Readers compare each entry's number with
+    it: one integer comparison per entry, no slices or calls."""
+    if progress is None:
+        return -1
+    progress(stage, done, total)
+    return done + PROGRESS_EVERY
+
+
+def _records(doc: dict, name: str, out: _Points, progress: Progress | None = None) -> None:
+    """``locations[]`` of a Records.json; one tight pass, first bad record raises (file order).
+    ``progress("records", done, total)`` is told the records read."""
     locations = doc["locations"]
     if not isinstance(locations, list):
         raise TrajectoryFormatError("'locations' is not a list", source=name)
@@ -172,12 +188,17 @@ def _records(doc: dict, name: str, out: _Points) -> None:
     ms_rows: list[int] = []
     ms_values: list[int] = []
     number = (int, float)
+    total = len(locations)
+    next_report = _report(progress, "records", 0, total)
     for i, rec in enumerate(locations):
+        if i == next_report:
+            next_report = _report(progress, "records", i, total)
         if type(rec) is not dict and not isinstance(rec, dict):
-            raise TrajectoryFormatError("entry is not an object", source=f"{name} locations[{i}]")
+            raise TrajectoryFormatError("entry is not an object",
+                                        source=f"{name} locations[{i}]")
         get = rec.get
         lat, lon = get("latitudeE7"), get("longitudeE7")
-        if type(lat) not in number or type(lon) not in number:  # the rare case: check exactly
+        if type(lat) not in number or type(lon) not in number:  # rare: check exactly
             err = _bad_e7("latitudeE7", lat, name, i) or _bad_e7("longitudeE7", lon, name, i)
             if err is not None:
                 raise err
@@ -202,6 +223,7 @@ def _records(doc: dict, name: str, out: _Points) -> None:
         times.append(time)
         accuracy.append(get("accuracy"))
         altitude.append(get("altitude"))
+    _report(progress, "records", total, total)
     n = len(lats)
     if not n:
         return
@@ -246,17 +268,28 @@ def _segment_points(seg: dict, i: int, name: str, out: _Points, prefix: str) -> 
                 out.add(lat, lon, seg[key], "visit", f"{base}.{key}")
 
 
-def _timeline(doc: Any, name: str, out: _Points) -> None:
+def _timeline(doc: Any, name: str, out: _Points, progress: Progress | None = None) -> None:
+    """Segments and raw signals of a Timeline export; ``progress("segments"|"signals", done,
+    total)`` is told the entries read."""
     signals: list[Any]
     if isinstance(doc, list):
         segments, prefix, signals = doc, "", []
     else:
         segments, prefix = doc.get("semanticSegments") or [], "semanticSegments"
         signals = doc.get("rawSignals") or []
+    next_report = _report(progress, "segments", 0, len(segments))
     for i, seg in enumerate(segments):
+        if i == next_report:
+            next_report = _report(progress, "segments", i, len(segments))
         if isinstance(seg, dict):
             _segment_points(seg, i, name, out, prefix)
+    _report(progress, "segments", len(segments), len(segments))
+    if not signals:
+        return
+    next_report = _report(progress, "signals", 0, len(signals))
     for i, sig in enumerate(signals):
+        if i == next_report:
+            next_report = _report(progress, "signals", i, len(signals))
         pos = sig.get("position") if isinstance(sig, dict) else None
         if isinstance(pos, dict):
             path = f"rawSignals[{i}].position"
@@ -270,25 +303,36 @@ def _timeline(doc: Any, name: str, out: _Points) -> None:
                 accuracy=pos.get("accuracyMeters"),
                 altitude=pos.get("altitudeMeters"),
             )
+    _report(progress, "signals", len(signals), len(signals))
 
 
-def read_takeout_source(src: Source, report: list[str]) -> pd.DataFrame:
-    """Read one Google location-history JSON file into the canonical frame."""
+def read_takeout_source(src: Source, report: list[str], *,
+                        progress: Progress | None = None) -> pd.DataFrame:
+    """Read one Google location-history JSON file into the canonical frame.
+
+    ``progress(stage, done, total)``, if given, is told each stage in order: ``"parsing"``
+    (bytes of JSON: 0, then all), ``"records"`` (Records.json) or ``"segments"``/``"signals"``
+    (Timeline) every :data:`PROGRESS_EVERY` entries, then ``"times"`` (points: 0, then all)."""
     loc = Locator(src.name)
     data = check_text(src.read(), loc)
+    if progress is not None:
+        progress("parsing", 0, len(data))
     try:
         doc = json.loads(data)
     except json.JSONDecodeError as exc:
         raise TrajectoryFormatError(
             f"malformed JSON ({exc.msg})", source=src.name, line=exc.lineno
         ) from None
+    if progress is not None:
+        progress("parsing", len(data), len(data))
+    del data
     out = _Points()
     if isinstance(doc, dict) and "locations" in doc:
-        _records(doc, src.name, out)
+        _records(doc, src.name, out, progress)
     elif isinstance(doc, list) or (
         isinstance(doc, dict) and ("semanticSegments" in doc or "rawSignals" in doc)
     ):
-        _timeline(doc, src.name, out)
+        _timeline(doc, src.name, out, progress)
     else:
         keys = ", ".join(list(doc)[:8]) if isinstance(doc, dict) else type(doc).__name__
         raise loc.error(
@@ -297,6 +341,10 @@ def read_takeout_source(src: Source, report: list[str]) -> pd.DataFrame:
         )
     if not out.paths:
         raise loc.error("no location points in this location history")
+    del doc
+    n = len(out.paths)
+    if progress is not None:
+        progress("times", 0, n)
     raw = out.frame()
     jloc = _JsonLocator(src.name, out.paths)
     missing = raw["time"].isna().to_numpy()
@@ -305,4 +353,7 @@ def read_takeout_source(src: Source, report: list[str]) -> pd.DataFrame:
     cmap = ColumnMap(lat="lat", lon="lon", time="time")
     df = to_canonical(raw, cmap, jloc, default_uid=stem(src.name))
     df["kind"] = df["kind"].astype(str)
-    return finalize(df, src.name, report, jloc)
+    df = finalize(df, src.name, report, jloc)
+    if progress is not None:
+        progress("times", n, n)
+    return df
