@@ -11,17 +11,23 @@ The pages only arrange controls and views; all privacy logic lives in ``lmdk_cor
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts only dashboard/ on the path
-    sys.path.insert(0, str(ROOT))
+if not __package__:  # run as a script (`streamlit run dashboard/app.py`, `lmdk app`): PEP 366
+    _HERE = Path(__file__).resolve().parent  # the package, whatever it is installed as
+    if str(_HERE.parent) not in sys.path:
+        sys.path.insert(0, str(_HERE.parent))
+    __package__ = _HERE.name  # dashboard in the repo, lmdk_dashboard in a wheel
+    importlib.import_module(__package__)
 
-from dashboard import (  # noqa: E402
+from lmdk_core import maps
+
+from . import (
     attack_section,
     compute,
     data_section,
@@ -35,8 +41,7 @@ from dashboard import (  # noqa: E402
     state,
     timing,
 )
-from dashboard.formatting import plain_text  # noqa: E402
-from lmdk_core import maps  # noqa: E402
+from .formatting import plain_text
 
 # The one line under the title; the full explainer is one click away, so the map stays in view.
 INTRO = (

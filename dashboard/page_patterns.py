@@ -15,6 +15,7 @@ survive a visit to another page; the page writes session state only through ``da
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -22,15 +23,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `streamlit run dashboard/page_patterns.py` puts dashboard/ first
-    sys.path.insert(0, str(ROOT))
+if not __package__:  # run as a script (`streamlit run`, a page of the app): PEP 366
+    _HERE = Path(__file__).resolve().parent  # the package, whatever it is installed as
+    if str(_HERE.parent) not in sys.path:
+        sys.path.insert(0, str(_HERE.parent))
+    __package__ = _HERE.name  # dashboard in the repo, lmdk_dashboard in a wheel
+    importlib.import_module(__package__)
 
-from dashboard import charts, state  # noqa: E402
-from dashboard.formatting import plain_text  # noqa: E402
-from lmdk_core.errors import LmdkError  # noqa: E402
-from lmdk_core.formatting import plain_count  # noqa: E402
-from lmdk_core.patterns import (  # noqa: E402
+from lmdk_core.errors import LmdkError
+from lmdk_core.formatting import plain_count
+from lmdk_core.patterns import (
     NEIGHBOURS,
     GridRegions,
     Pattern,
@@ -43,19 +45,22 @@ from lmdk_core.patterns import (  # noqa: E402
     type_budgets,
     uniform_allocation,
 )
-from lmdk_core.patterns import evaluate as ev  # noqa: E402
-from lmdk_core.patterns.figures import (  # noqa: E402
+from lmdk_core.patterns import evaluate as ev
+from lmdk_core.patterns.figures import (
     MECHANISM_LABELS,
     quality_figure,
     timeline_figure,
 )
-from lmdk_core.patterns.ledger import PatternSession  # noqa: E402
-from lmdk_core.patterns.protect import (  # noqa: E402
+from lmdk_core.patterns.ledger import PatternSession
+from lmdk_core.patterns.protect import (
     PREDICTIVE_LIFT,
     PREDICTIVE_MIN_EVENTS,
     PREDICTIVE_PRECISION,
 )
-from lmdk_core.patterns.taxi import hotspots, taxi_trajectories  # noqa: E402
+from lmdk_core.patterns.taxi import hotspots, taxi_trajectories
+
+from . import charts, state
+from .formatting import plain_text
 
 w = state.page_widget  # the key of a widget whose value survives page switches
 

@@ -24,6 +24,7 @@ survive a visit to another page; the page writes session state only through ``da
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,15 +34,19 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+if not __package__:  # run as a script (`streamlit run`, a page of the app): PEP 366
+    _HERE = Path(__file__).resolve().parent  # the package, whatever it is installed as
+    if str(_HERE.parent) not in sys.path:
+        sys.path.insert(0, str(_HERE.parent))
+    __package__ = _HERE.name  # dashboard in the repo, lmdk_dashboard in a wheel
+    importlib.import_module(__package__)
 
-from dashboard import charts, state  # noqa: E402
-from dashboard.formatting import plain_text  # noqa: E402
-from lmdk_core import LmdkError  # noqa: E402
-from lmdk_core import population as P  # noqa: E402
-from lmdk_core.correlation import personalised_release_temporal_loss  # noqa: E402
+from lmdk_core import LmdkError
+from lmdk_core import population as P
+from lmdk_core.correlation import personalised_release_temporal_loss
+
+from . import charts, state
+from .formatting import plain_text
 
 METHOD_LABELS = {"personalised": "Personalised (Sample)", "threshold": "Threshold",
                  "minimum": "Minimum", "user_level": "User-level (uniform)"}
@@ -363,7 +368,7 @@ def main() -> None:
     ledger_section(pop, result["prefs"], pop_key, int(seed))
     real_section(pop, pop_key, people, scheme, tau_arg,
                  P.MIXES[mix_name] if prefs is None else None)
-    from dashboard.attack_section import population_panel  # re-identification (issue 28)
+    from .attack_section import population_panel  # re-identification (issue 28)
 
     population_panel(pop["traj"], pop["places"], people, scheme=scheme, cell_m=PAGE_CELL_M,
                      key=(pop_key, scheme))

@@ -167,7 +167,12 @@ def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel,
         zf.extractall(tmp_path / "site")
     assert wheel.name.startswith(f"lmdk-{lmdk_core.__version__}-")
     assert "lmdk_core/data/sample_trajectories.csv" in names and "lmdk_core/py.typed" in names
-    assert "dashboard/assets/plotly-lmdk.min.js" in names  # the charts' plotly.js (app extra)
+    # the app under its own name (a top-level `dashboard` would collide with other projects)
+    assert {n.split("/")[0] for n in names if not n.startswith("lmdk-")} == {
+        "lmdk_core", "lmdk_dashboard"}
+    assert {f"lmdk_dashboard/{f}" for f in ("app.py", "page_patterns.py", "page_population.py",
+                                            "charts.py", "state.py")} <= names
+    assert "lmdk_dashboard/assets/plotly-lmdk.min.js" in names  # the charts' plotly.js
     assert "lmdk_core/landmark_map.js" in names  # the map's front end (dashboard and Jupyter)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "data/", "bench/")) for n in names)
@@ -189,3 +194,41 @@ def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel,
     n, users = done.stdout.split(" ", 1)
     assert int(n) == len(sample)
     assert users.strip() == "['alice', 'bob', 'carol', 'dave']"
+
+
+# The header of each page script, run as Streamlit's script runner runs a script (a fresh
+# __main__ module with only __file__ set): the PEP 366 lines must import its own package.
+RUN_HEADERS = """
+import ast, pathlib, sys, types
+from lmdk_core.cli import app_path, main
+app = app_path()
+for name in ("app.py", "page_patterns.py", "page_population.py"):
+    path = app.with_name(name)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    n = next(i for i, s in enumerate(tree.body)
+             if not isinstance(s, (ast.Expr, ast.Import, ast.ImportFrom, ast.If)))
+    module = types.ModuleType("__main__")
+    module.__dict__["__file__"] = str(path)
+    exec(compile(ast.Module(body=tree.body[:n], type_ignores=[]), str(path), "exec"),
+         module.__dict__)
+    print(name, module.__package__, module.state.__file__)
+print(sorted({m.split(".")[0] for m in sys.modules} & {"dashboard", "lmdk_dashboard"}))
+main(["app", "--dry-run"])
+"""
+
+
+@pytest.mark.slow
+def test_installed_app_imports_itself_by_its_installed_name(wheel, tmp_path):
+    """From the unpacked wheel alone: `lmdk app` finds lmdk_dashboard/app.py there, and the
+    scripts' headers import lmdk_dashboard.* from there (never a `dashboard` package)."""
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(tmp_path / "site")
+    pkg = tmp_path / "site" / "lmdk_dashboard"
+    done = run_python(RUN_HEADERS, cwd=tmp_path, PYTHONPATH=str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for line, name in zip(lines[:3], ("app.py", "page_patterns.py", "page_population.py"),
+                          strict=True):
+        assert line == f"{name} lmdk_dashboard {pkg / 'state.py'}"
+    assert lines[3] == "['lmdk_dashboard']"
+    assert f"streamlit run {pkg / 'app.py'} --server.port 8501" in lines[4]
