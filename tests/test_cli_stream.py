@@ -397,3 +397,16 @@ def test_population_warns_when_places_cover_no_point_and_shows_writing(tmp_path,
     assert "lmdk: warning: the 1 place(s) cover none of the points of the 6 users" in err
     assert "write: 3/3 (100%)" in err
     assert ".py:" not in err
+
+
+def test_population_shows_progress_while_reading(tmp_path, capsys, small_blocks):
+    from lmdk_core.population import generate_population
+
+    traj, _ = generate_population(5, points_per_user=20, days=1, rng=1)
+    path = tmp_path / "t.csv"
+    traj.assign(uid=traj["uid"].astype(str)).to_csv(path, index=False)
+    assert main(["population", str(path), "--start", "2008-02-02", "--end", "2008-02-03",
+                 "--cell-m", "3000", "--tau", "1", "--seed", "1", "--out", str(tmp_path / "o"),
+                 "--progress"]) == 0
+    size = path.stat().st_size
+    assert f"reading: {size}/{size} (100%)" in capsys.readouterr().err
