@@ -460,3 +460,20 @@ def test_summary_shows_shares_and_numbers_as_the_app_does(alice):
     assert abs(int(shown.removesuffix(" %")) - 100 * fresh / n) <= 0.5
     # other numbers: 3 significant digits, thousands separators, no long decimals
     assert not any(re.search(r"\d\.\d{4}", v) for v in cells.values()), cells
+
+
+@pytest.mark.parametrize("model", ["none", "preset"])
+def test_hiding_one_models_settings_leaves_every_other_control_shown(alice, model):
+    """Issue 27 ('blank' controls): the controls shared ONE Layout, so hiding the settings of the
+    models not chosen (display "none") hid every control in the browser — ε, scheme, radius,
+    release interval, base map. Each control's own layout is what the front end draws."""
+    ex = explore(alice, rng=19, loss_model=model)
+    shown = {"epsilon", "scheme", "radius_m", "interval_s", "loss_model", "new_place_radius_m",
+             *(("strength", "preset_extent_m") if model == "preset" else ())}
+    hidden = {"strength", "preset_extent_m", "cell_m", "epsilon_model", "dp_extent_m",
+              "dp_cell_m"} - shown
+    displays = {k: c.layout.display for k, c in ex.controls.items()}
+    assert all(displays[k] in (None, "") for k in shown), displays
+    assert all(displays[k] == "none" for k in hidden), displays
+    assert ex.tiles.layout.display in (None, "")
+    assert ex.centre["lat"].layout.display == "none"  # the DP grid's centre: dp only

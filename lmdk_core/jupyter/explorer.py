@@ -121,61 +121,66 @@ class Explorer:
         self.map.on_place_click(self._place_clicked)
 
         style = {"description_width": "150px"}
-        layout = w.Layout(width="420px")
+
+        def row() -> w.Layout:
+            # one Layout per widget: a shared one hid EVERY control when _sync_controls set
+            # display="none" on the hidden model settings (issue 27: the "blank" controls)
+            return w.Layout(width="420px")
+
         eps_min = min(0.01, s["epsilon"])
         eps_max = max(10.0, s["epsilon"])
         self.controls: dict[str, w.ValueWidget] = {
             "epsilon": w.FloatLogSlider(
                 value=s["epsilon"], base=10, min=math.log10(eps_min), max=math.log10(eps_max),
                 step=0.05, readout_format=".3g", continuous_update=False,
-                description="ε of this release", style=style, layout=layout),
+                description="ε of this release", style=style, layout=row()),
             "scheme": w.Dropdown(options=list(SCHEMES), value=s["scheme"],
-                                 description="scheme", style=style, layout=layout),
+                                 description="scheme", style=style, layout=row()),
             "radius_m": w.FloatLogSlider(
                 value=s["radius_m"], base=10, min=math.log10(min(10.0, s["radius_m"])),
                 max=math.log10(max(5000.0, s["radius_m"])), step=0.05, readout_format=".0f",
                 continuous_update=False, description="radius r (m)", style=style,
-                layout=layout),
+                layout=row()),
             "interval_s": w.Dropdown(
                 options=_interval_options(s["interval_s"]), value=s["interval_s"],
-                description="release interval", style=style, layout=layout),
+                description="release interval", style=style, layout=row()),
             "loss_model": w.Dropdown(options=[(LOSS_LABELS[m], m) for m in LOSS_MODELS],
                                      value=s["loss_model"], description="correlation model",
-                                     style=style, layout=layout),
+                                     style=style, layout=row()),
             "strength": w.Dropdown(options=list(loss_models.STRENGTHS), value=s["strength"],
-                                   description="preset strength", style=style, layout=layout),
+                                   description="preset strength", style=style, layout=row()),
             "preset_extent_m": w.Dropdown(
                 options=[(_extent_label(v), v)
                          for v in sorted({*loss_models.PRESET_EXTENTS_M, s["preset_extent_m"]})],
                 value=s["preset_extent_m"], description="preset covers", style=style,
-                layout=layout),
+                layout=row()),
             "cell_m": w.Dropdown(options=_options(_CELLS_M, s["cell_m"]), value=s["cell_m"],
-                                 description="model grid cell", style=style, layout=layout),
+                                 description="model grid cell", style=style, layout=row()),
             "epsilon_model": w.BoundedFloatText(
                 value=s["epsilon_model"], min=0.001, max=1000.0, step=0.1,
-                description="DP model ε_model", style=style, layout=layout),
+                description="DP model ε_model", style=style, layout=row()),
             "dp_extent_m": w.Dropdown(options=_options(_DP_EXTENTS_M, s["dp_extent_m"]),
                                       value=s["dp_extent_m"], description="DP grid side",
-                                      style=style, layout=layout),
+                                      style=style, layout=row()),
             "dp_cell_m": w.Dropdown(options=_options(_DP_CELLS_M, s["dp_cell_m"]),
                                     value=s["dp_cell_m"], description="DP grid cell",
-                                    style=style, layout=layout),
+                                    style=style, layout=row()),
             "new_place_radius_m": w.FloatSlider(
                 value=s["new_place_radius_m"], min=10, max=max(2000.0, s["new_place_radius_m"]),
                 step=10, continuous_update=False, readout_format=".0f",
-                description="new place radius (m)", style=style, layout=layout),
+                description="new place radius (m)", style=style, layout=row()),
         }
         if self.session.users:
             self.controls["user"] = w.Dropdown(options=self.session.users, value=s["user"],
-                                               description="person", style=style, layout=layout)
+                                               description="person", style=style, layout=row())
         self.centre = {  # the DP grid's public centre (lat, lon)
             "lat": w.FloatText(value=s["dp_centre"][0], description="DP grid centre lat",
-                               style=style, layout=layout),
+                               style=style, layout=row()),
             "lon": w.FloatText(value=s["dp_centre"][1], description="DP grid centre lon",
-                               style=style, layout=layout),
+                               style=style, layout=row()),
         }
         self.tiles = w.Dropdown(options=_TILES, value=tiles if tiles in ("none", "osm") else None,
-                                description="base map", style=style, layout=layout)
+                                description="base map", style=style, layout=row())
         self.budget_input = w.BoundedFloatText(
             value=self.session.total_budget(), min=0.001, max=1e6, step=0.5,
             description="total budget", style=style, layout=w.Layout(width="260px"))
