@@ -158,6 +158,43 @@ def sample(_sample_once: pd.DataFrame) -> pd.DataFrame:
     return _sample_once.copy()
 
 
+# --------------------------------------------------------------------------- app layer
+
+
+@pytest.fixture(scope="session")
+def home(_sample_once: pd.DataFrame) -> tuple[float, float]:
+    """Centre of alice's labelled home points in the sample (the sample's ground truth)."""
+    s = _sample_once
+    h = s[(s.uid == s.uid.iloc[0]) & (s.place == "home")]
+    return float(h.lat.median()), float(h.lon.median())
+
+
+@pytest.fixture
+def fake_map(monkeypatch):
+    """The map component replaced by apptest_helpers.FakeMap (what the page draws, and clicks)."""
+    from apptest_helpers import FakeMap
+
+    import dashboard.map_section as map_section
+
+    fake = FakeMap()
+    monkeypatch.setattr(map_section.map_element, "show", fake)
+    return fake
+
+
+@pytest.fixture
+def app(fake_map):
+    """The dashboard's first page after its first run, with no tile server (``?tiles=none``)."""
+    from apptest_helpers import APP, TIMEOUT, run
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    return run(at)
+
+
+# --------------------------------------------------------------------------- e2e layer
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     """``streamlit run dashboard/app.py`` on a free loopback port, one per test process (each

@@ -1,113 +1,40 @@
 """The Streamlit dashboard under streamlit.testing.v1.AppTest (no browser).
 
-The map (dashboard/map_element.py) is a browser component, opaque under AppTest, so it is
-replaced by FakeMap, which records what the page draws and delivers queued clicks exactly as the
-component does: the front end's message is the trigger ``click`` under the component's key, then
-the page's on_click callback runs. The page is
-then rerun, as the frontend would, and the tests check what the user would see.
+The map is replaced by apptest_helpers.FakeMap (the fixtures ``fake_map``, ``home`` and ``app``
+are in conftest.py), which records what the page draws and delivers queued clicks as the
+component does. After each click the page is rerun, as the frontend would, and the tests
+check what the user would see.
 """
 
 from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
+from apptest_helpers import (
+    APP,
+    BAD_CSV,
+    HOME_STAY,
+    TIMEOUT,
+    add_place_by_click,
+    draw,
+    kept,
+    metric,
+    run,
+    session,
+    spent,
+)
 from deferred_download import call_without_session, record_downloads
 from page_charts import bundles, figure
 from streamlit.testing.v1 import AppTest
 
-import dashboard.map_section as map_section
 from lmdk_core import accounting
 from lmdk_core import places as pl
 from lmdk_core.geo import haversine_m
 from lmdk_core.release import SCHEMES, release_locations
-from lmdk_core.sample import load_sample
-
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
-TIMEOUT = 60
-HOME_STAY = "Stay near wudaokou home"
-"""The name a place clicked at alice's home gets: the suggested place (long stay) it lies on."""
-
-
-class FakeMap:
-    """Stand-in for dashboard.map_element.show (see module docstring).
-
-    Records each view the page draws (:func:`lmdk_core.map_view.map_view`) and delivers queued
-    clicks as the component does: the front end's message (``lmdk_core/landmark_map.js``) is the
-    trigger ``click`` under the component's key, then the page's on_click callback runs."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict] = []
-        self.pending: list[dict] = []
-
-    def __call__(self, view, *, key, on_click):
-        self.calls.append({"view": view, "key": key})
-        if self.pending:
-            st.session_state[key] = {"click": self.pending.pop(0)}
-            on_click()
-
-    @property
-    def view(self) -> dict:
-        return self.calls[-1]["view"]
-
-    def click(self, lat: float, lng: float) -> None:
-        """A click on the map background (or on anything drawn but a place circle)."""
-        self.pending.append({"event": "map_click", "lat": lat, "lon": lng})
-
-    def click_object(self, name: str, lat: float, lng: float) -> None:
-        """A click on the place circle called ``name``, at (lat, lng)."""
-        self.pending.append({"event": "place_click", "name": name, "lat": lat, "lon": lng})
-
-    def circles(self) -> list[dict]:
-        return self.view["places"]
-
-
-@pytest.fixture
-def fake_map(monkeypatch):
-    fake = FakeMap()
-    monkeypatch.setattr(map_section.map_element, "show", fake)
-    return fake
-
-
-@pytest.fixture(scope="module")
-def sample():
-    return load_sample()
-
-
-@pytest.fixture(scope="module")
-def home(sample):
-    """Centre of alice's labelled home points in the sample (the sample's ground truth)."""
-    h = sample[(sample.uid == sample.uid.iloc[0]) & (sample.place == "home")]
-    return float(h.lat.median()), float(h.lon.median())
-
-
-def run(at: AppTest) -> AppTest:
-    at.run(timeout=TIMEOUT)
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-@pytest.fixture
-def app(fake_map):
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    return run(at)
-
-
-def metric(at: AppTest, label: str):
-    return next(m for m in at.metric if m.label == label)
-
-
-def add_place_by_click(at, fake_map, lat, lon):
-    fake_map.click(lat, lon)
-    run(at)  # the component event arrives during this run (callback), like a frontend event
-    run(at)  # the rerun the frontend triggers
-    return at
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -226,13 +153,6 @@ def test_suggested_place_is_added_with_its_radius(app):
 # --------------------------------------------------------------------------- data
 
 
-BAD_CSV = (
-    b"uid,time,lat,lon\n"
-    b"u1,2024-01-01T00:00:00Z,39.9,116.3\n"
-    b"u1,2024-01-01T00:01:00Z,95.0,116.3\n"  # latitude out of range
-)
-
-
 def test_bad_upload_shows_the_library_error_and_keeps_data_and_places(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     name_before = app.session_state["data_name"]
@@ -311,21 +231,6 @@ PRIVATE_LABELS = ("PRIVATE analysis (JSON) — do not share",
                   "PRIVATE places (GeoJSON) — do not share")
 
 
-def session(at: AppTest):
-    """The page's accounted session (lmdk_core.session.Session)."""
-    return at.session_state["lmdk_session"]
-
-
-def draw(at: AppTest) -> AppTest:
-    """Press "Draw the real release" (section 6) and rerun."""
-    at.button(key="draw_release").click()
-    return run(at)
-
-
-def spent(at: AppTest) -> str:
-    return metric(at, "Spent so far (all real releases)").value
-
-
 def test_export_buttons_only_for_a_real_draw(app):
     """Issue 23: a preview never leaves the page; the public files exist only once the user
     drew the real release."""
@@ -391,23 +296,17 @@ def test_no_seed_in_the_controls(app):
     assert not any("seed" in (w.label or "").lower() for w in app.number_input)
 
 
-def _kept(at) -> list:
-    """The releases the page showed, most recent last (previews; the page shows a real draw
-    instead once one exists for the setting)."""
-    return [p.release for p in session(at).previews()]
-
-
 def test_previews_are_kept_and_a_real_draw_is_never_redrawn(app):
     """Issue 23 finding 3 (a kept release was silently redrawn after 8 other settings) and
     issue 8 item 1 (no fixed seed): previews are simulations, kept per setting; the real draw
     is made once on request, and coming back to its setting after any number of others shows
     that same draw."""
-    first = _kept(app)[-1]
+    first = kept(app)[-1]
     assert first.seeded and "simulation" in first.label  # a preview is labelled as one
     app.toggle(key="show_release").set_value(False)  # any rerun that changes no setting
     run(app)
     run(app)
-    assert _kept(app)[-1] is first and not session(app).draws()
+    assert kept(app)[-1] is first and not session(app).draws()
     error_before = metric(app, "Mean error").value, chart(app, "error_chart")
     draw(app)
     real = session(app).draws()[-1]

@@ -7,19 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from apptest_helpers import add_place_by_click, kept, run
 from page_charts import bundles, figure, figures
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, _kept, add_place_by_click, fake_map, home, run, sample  # noqa: F401
 
 from lmdk_core.release import SCHEMES
-
-
-@pytest.fixture
-def app(fake_map):  # noqa: F811
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    return run(at)
-
 
 LITE = "/component/dashboard.charts.lmdk_plotly_lite/plotly-lmdk.min.js"
 """The small plotly.js every chart of the dashboard loads (dashboard/charts.py)."""
@@ -44,16 +36,16 @@ def test_other_pages_render_without_errors(app, page, words):
 
 
 def test_hiding_releases_on_real_plus_dummy_landmarks_with_the_rest_of_the_budget(
-        app, fake_map, home):  # noqa: F811
+        app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
-    plain = _kept(app)[-1]
+    plain = kept(app)[-1]
     real = np.asarray(plain.landmarks)
     assert real.sum() > 0
     app.toggle(key="hide_on").set_value(True)
     run(app)
     app.selectbox(key="hide_gen").set_value("bernoulli")
     run(app)
-    hidden = _kept(app)[-1]
+    hidden = kept(app)[-1]
     eps_sel = app.number_input(key="hide_eps").value
     assert hidden is not plain
     # L' contains L and more; the scheme ran with ε − ε_sel
@@ -68,7 +60,7 @@ def test_hiding_releases_on_real_plus_dummy_landmarks_with_the_rest_of_the_budge
     # a rerun keeps the same dummy draw and release
     app.toggle(key="show_release").set_value(False)
     run(app)
-    assert _kept(app)[-1] is hidden
+    assert kept(app)[-1] is hidden
 
 
 def _zip(files: dict[str, str]) -> bytes:
@@ -102,12 +94,12 @@ def test_zip_upload_gives_people_from_folders_and_repairs_reach_the_page(app):
     assert "dropped 1 row" in warned and "repeating a timestamp" in warned
 
 
-def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_map, home):  # noqa: F811
+def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
-    every_fix = _kept(app)[-1]
+    every_fix = kept(app)[-1]
     app.number_input(key="interval_min").set_value(5.0)
     run(app)
-    sparse = _kept(app)[-1]
+    sparse = kept(app)[-1]
     assert len(sparse) < len(every_fix) / 5  # one location per 5 minutes (fixes every ~30 s)
     assert 0 < sparse.landmarks.sum() < every_fix.landmarks.sum()
     shown = " ".join(m.value for m in app.sidebar.markdown)
@@ -115,7 +107,7 @@ def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_m
     assert f"**{int(sparse.landmarks.sum()):,}** of " in shown
 
 
-def test_comparison_with_dummy_landmarks_shows_each_scheme(app, fake_map, home):  # noqa: F811
+def test_comparison_with_dummy_landmarks_shows_each_scheme(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     app.slider(key="compare_runs").set_value(1)
     run(app)
@@ -142,7 +134,7 @@ def _to_my_trace(at: AppTest) -> AppTest:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", ["page_patterns.py", "page_population.py"])
-def test_settings_survive_a_visit_to_another_page(app, fake_map, home, page):  # noqa: F811
+def test_settings_survive_a_visit_to_another_page(app, fake_map, home, page):
     """Issue 23 finding 6: visiting Patterns or Population and coming back reset ε 3 → 1,
     Uniform → Skip and bob → alice (the places stayed)."""
     person = app.sidebar.selectbox[0]

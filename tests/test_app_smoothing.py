@@ -7,24 +7,15 @@ import io
 
 import numpy as np
 import pandas as pd
-import pytest
+from apptest_helpers import APP, TIMEOUT, draw, metric, run, session, spent
 from deferred_download import call_without_session, record_downloads
 from exact_csv import read_csv_exact
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, FakeMap, draw, metric, run, session, spent
 
-import dashboard.map_section as map_section
 from dashboard.smoothing_section import SMOOTH_KEY
 
 SMOOTHED_CSV = "Public release, smoothed (CSV)"
 SMOOTHED_GEOJSON = "Public release, smoothed (GeoJSON)"
-
-
-@pytest.fixture
-def fake_map(monkeypatch):
-    fake = FakeMap()
-    monkeypatch.setattr(map_section.map_element, "show", fake)
-    return fake
 
 
 def error_m(value: str) -> float:

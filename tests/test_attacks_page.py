@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from apptest_helpers import APP, TIMEOUT, FakeMap, add_place_by_click, draw, run
 from browser_driver import home_of_first_user
 from deferred_download import call_without_session, record_downloads
 from streamlit.testing.v1 import AppTest
-from test_app import FakeMap, add_place_by_click, draw
-from test_story_app import APP, TIMEOUT, run
 
 import dashboard.map_section as map_section
 from dashboard.export_section import STORY_LABEL

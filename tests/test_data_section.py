@@ -4,19 +4,9 @@ does not linger; a tree of many files shows a count and a collapsed list, not ev
 from __future__ import annotations
 
 import pytest
+from apptest_helpers import APP, BAD_CSV, HOME_STAY, TIMEOUT, add_place_by_click, run
 from page_charts import figures
 from streamlit.testing.v1 import AppTest
-from test_app import (  # noqa: F401  (fixtures)
-    APP,
-    BAD_CSV,
-    HOME_STAY,
-    TIMEOUT,
-    add_place_by_click,
-    fake_map,
-    home,
-    run,
-    sample,
-)
 
 from dashboard.data_section import describe_files
 
@@ -30,7 +20,7 @@ def _csv(uid: str, n: int, lat0: float = 39.9) -> bytes:
 
 
 @pytest.fixture
-def upload_app(fake_map):  # noqa: F811
+def upload_app(fake_map):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
     run(at)
@@ -46,7 +36,7 @@ def _errors(at: AppTest) -> str:
 
 
 def test_bad_file_is_reported_once_then_a_good_file_loads_and_places_stay(
-        upload_app, fake_map, home):  # noqa: F811
+        upload_app, fake_map, home):
     at = add_place_by_click(upload_app, fake_map, *home)
     at.number_input(key="epsilon").set_value(2.0)
     at.radio(key="source").set_value("Upload files")

@@ -9,11 +9,11 @@ import re
 
 import numpy as np
 import pytest
+from apptest_helpers import APP, TIMEOUT, FakeMap, add_place_by_click, metric, run
 from browser_driver import home_of_first_user
 from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, FakeMap, add_place_by_click, metric, run
 
 import dashboard.map_section as map_section
 from lmdk_core.errors import ParameterError

@@ -10,17 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from apptest_helpers import APP, HOME_STAY, TIMEOUT, add_place_by_click, run
 from streamlit.testing.v1 import AppTest
-from test_app import (  # noqa: F401  (fixtures)
-    APP,
-    HOME_STAY,
-    TIMEOUT,
-    add_place_by_click,
-    fake_map,
-    home,
-    run,
-    sample,
-)
 
 import dashboard.map_section as map_section
 from lmdk_core import map_view, maps, stays
@@ -34,11 +25,11 @@ def _tiles(fake) -> str:
 
 
 @pytest.fixture
-def app(fake_map):  # noqa: F811
+def app(fake_map):
     return run(AppTest.from_file(APP, default_timeout=TIMEOUT))  # no ?tiles: the real first run
 
 
-def test_offline_by_default_with_context_one_click_street_map_kept_across_pages(app, fake_map):  # noqa: F811
+def test_offline_by_default_with_context_one_click_street_map_kept_across_pages(app, fake_map):
     assert _tiles(fake_map) == ""  # first load: no tile server is asked for anything
     assert fake_map.view["context"]["features"]  # offline bearings
     note = " ".join(c.value for c in app.caption)
@@ -66,14 +57,14 @@ def test_offline_by_default_with_context_one_click_street_map_kept_across_pages(
 
 
 @pytest.mark.parametrize("query, tiled", [("osm", True), ("none", False)])
-def test_query_parameter_sets_the_first_base_map(fake_map, query, tiled):  # noqa: F811
+def test_query_parameter_sets_the_first_base_map(fake_map, query, tiled):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = query
     run(at)
     assert bool(_tiles(fake_map)) is tiled
 
 
-def test_uploaded_data_gets_no_sample_context(app, fake_map):  # noqa: F811
+def test_uploaded_data_gets_no_sample_context(app, fake_map):
     app.session_state["data_name"] = "my_trace.csv"  # what the data section records for a file
     run(app)
     assert fake_map.view["context"] is None
@@ -84,7 +75,7 @@ def _names(app) -> list[str]:
 
 
 def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
-        app, fake_map, home):  # noqa: F811
+        app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     far = offset_points(home[0], home[1], 2000.0, 0.0)
     add_place_by_click(app, fake_map, float(far[0]), float(far[1]))
@@ -114,7 +105,7 @@ def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
 
 
 def test_click_on_a_circle_no_place_has_any_more_falls_back_to_the_position(
-        app, fake_map, home):  # noqa: F811
+        app, fake_map, home):
     """A circle drawn before a rename or removal, clicked: its position decides."""
     add_place_by_click(app, fake_map, *home)
     far = offset_points(home[0], home[1], 3000.0, 0.0)
@@ -136,7 +127,7 @@ MALFORMED = [
 ]
 
 
-def test_malformed_map_messages_change_nothing(app, fake_map, home):  # noqa: F811
+def test_malformed_map_messages_change_nothing(app, fake_map, home):
     add_place_by_click(app, fake_map, *home)
     before = [dict(p) for p in app.session_state["places"]]
     for message in MALFORMED:
@@ -149,14 +140,14 @@ def test_malformed_map_messages_change_nothing(app, fake_map, home):  # noqa: F8
     assert len(app.session_state["places"]) == 2
 
 
-def test_unwrapped_longitude_from_leaflet_is_wrapped(app, fake_map, home):  # noqa: F811
+def test_unwrapped_longitude_from_leaflet_is_wrapped(app, fake_map, home):
     """Leaflet reports longitudes past ±180° after panning across the antimeridian."""
     add_place_by_click(app, fake_map, home[0], home[1] - 360.0)
     (place,) = app.session_state["places"]
     assert place["lon"] == pytest.approx(home[1], abs=1e-6)
 
 
-def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):  # noqa: F811
+def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):
     captions = " ".join(c.value for c in app.caption)
     for entry in maps.LEGEND:
         assert entry.text() in captions
@@ -173,7 +164,7 @@ def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):  # 
     assert fake_map.view["released"]
 
 
-def test_suggestion_buttons_say_where_and_match_the_count(app, sample):  # noqa: F811
+def test_suggestion_buttons_say_where_and_match_the_count(app, sample):
     expander = next(e for e in app.expander if e.label.startswith("Suggested places"))
     buttons = [b for b in app.button if b.label.startswith("Add:")]
     assert expander.label.endswith(f"({len(buttons)})")
@@ -210,7 +201,7 @@ def test_parse_lat_lon_says_what_is_wrong(text, reason):
         pl.parse_lat_lon(text)
 
 
-def test_typed_and_listed_places_are_added_with_clear_errors(app, fake_map, home):  # noqa: F811
+def test_typed_and_listed_places_are_added_with_clear_errors(app, fake_map, home):
     app.text_input(key=map_section.COORDS_KEY).set_value("100, 116.3")
     app.button(key="coords_add").click()
     run(app)

@@ -6,14 +6,14 @@ component replaced as in test_app.py."""
 from __future__ import annotations
 
 import pytest
+from apptest_helpers import APP, TIMEOUT, run
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, fake_map, run  # noqa: F401
 
 STORE = "pages_store"
 
 
 @pytest.fixture
-def app(fake_map):  # noqa: F811
+def app(fake_map):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
     at.session_state["_w_pop_n"] = 200  # a small population keeps the test quick

@@ -11,19 +11,10 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from apptest_helpers import APP, HOME_STAY, TIMEOUT, add_place_by_click, run
 from hypothesis import given
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
-from test_app import (  # noqa: F401  (fixtures)
-    APP,
-    HOME_STAY,
-    TIMEOUT,
-    add_place_by_click,
-    fake_map,
-    home,
-    run,
-    sample,
-)
 
 from lmdk_core import places as pl
 from lmdk_core import stays
@@ -74,7 +65,7 @@ def _rename_field(at):
     return next(w for w in at.text_input if w.label == "Name of the selected place")
 
 
-def test_click_names_rename_in_place(fake_map, sample, home):  # noqa: F811
+def test_click_names_rename_in_place(fake_map, sample, home):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
     run(at)

@@ -15,11 +15,10 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-import test_app
+from apptest_helpers import APP, TIMEOUT, add_place_by_click, kept, metric, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
-from test_app import APP, TIMEOUT, _kept, add_place_by_click, metric, run
 from test_guarantees import inputs
 
 from lmdk_core import release_locations, release_values
@@ -254,11 +253,6 @@ def test_a_broken_deposit_is_caught(monkeypatch):
 
 # --------------------------------------------------------------------------- the page
 
-fake_map = test_app.fake_map  # shared fixtures (one definition, in test_app)
-home = test_app.home
-sample = test_app.sample
-
-
 def test_page_offers_reserve_in_plain_words(fake_map, home):
     """The scheme choice shows Reserve with plain labels; the automatic share can be turned off
     and the chosen share and speed reach the release."""
@@ -273,7 +267,7 @@ def test_page_offers_reserve_in_plain_words(fake_map, home):
     assert "Choose the share for me" in labels
     assert "How fast you move at your places (m/s)" in labels
     assert metric(app, "Max G_t vs ε").delta == "landmark-private"
-    rel = _kept(app)[-1]
+    rel = kept(app)[-1]
     assert rel.scheme == "reserve" and rel.params["landmark_share"] in rv.AUTO_SHARES
     app.checkbox(key="param_reserve_landmark_share_auto").set_value(False)
     run(app)

@@ -1,0 +1,96 @@
+"""Constants and helpers for the pages under streamlit.testing.v1.AppTest (the ``app`` layer);
+the fixtures built on them (``fake_map``, ``home``, ``app``) are in conftest.py.
+
+The map (dashboard/map_element.py) is a browser component, opaque under AppTest, so it is
+replaced by :class:`FakeMap`, which records what the page draws and delivers queued clicks exactly
+as the component does: the front end's message is the trigger ``click`` under the component's
+key, then the page's on_click callback runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+TIMEOUT = 60
+HOME_STAY = "Stay near wudaokou home"
+"""The name a place clicked at alice's home gets: the suggested place (long stay) it lies on."""
+BAD_CSV = (
+    b"uid,time,lat,lon\n"
+    b"u1,2024-01-01T00:00:00Z,39.9,116.3\n"
+    b"u1,2024-01-01T00:01:00Z,95.0,116.3\n"  # latitude out of range
+)
+
+
+class FakeMap:
+    """Stand-in for dashboard.map_element.show (see module docstring).
+
+    Records each view the page draws (:func:`lmdk_core.map_view.map_view`) and delivers queued
+    clicks as the component does: the front end's message (``lmdk_core/landmark_map.js``) is the
+    trigger ``click`` under the component's key, then the page's on_click callback runs."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+        self.pending: list[dict] = []
+
+    def __call__(self, view, *, key, on_click):
+        self.calls.append({"view": view, "key": key})
+        if self.pending:
+            st.session_state[key] = {"click": self.pending.pop(0)}
+            on_click()
+
+    @property
+    def view(self) -> dict:
+        return self.calls[-1]["view"]
+
+    def click(self, lat: float, lng: float) -> None:
+        """A click on the map background (or on anything drawn but a place circle)."""
+        self.pending.append({"event": "map_click", "lat": lat, "lon": lng})
+
+    def click_object(self, name: str, lat: float, lng: float) -> None:
+        """A click on the place circle called ``name``, at (lat, lng)."""
+        self.pending.append({"event": "place_click", "name": name, "lat": lat, "lon": lng})
+
+    def circles(self) -> list[dict]:
+        return self.view["places"]
+
+
+def run(at: AppTest) -> AppTest:
+    """One script run, which must raise nothing."""
+    at.run(timeout=TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def metric(at: AppTest, label: str):
+    return next(m for m in at.metric if m.label == label)
+
+
+def add_place_by_click(at: AppTest, fake_map: FakeMap, lat: float, lon: float) -> AppTest:
+    fake_map.click(lat, lon)
+    run(at)  # the component event arrives during this run (callback), like a frontend event
+    run(at)  # the rerun the frontend triggers
+    return at
+
+
+def session(at: AppTest):
+    """The page's accounted session (lmdk_core.session.Session)."""
+    return at.session_state["lmdk_session"]
+
+
+def draw(at: AppTest) -> AppTest:
+    """Press "Draw the real release" (section 6) and rerun."""
+    at.button(key="draw_release").click()
+    return run(at)
+
+
+def spent(at: AppTest) -> str:
+    return metric(at, "Spent so far (all real releases)").value
+
+
+def kept(at: AppTest) -> list:
+    """The releases the page showed, most recent last (previews; the page shows a real draw
+    instead once one exists for the setting)."""
+    return [p.release for p in session(at).previews()]
