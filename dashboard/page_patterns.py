@@ -624,10 +624,9 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
         show_message(refusal)
     else:
         released = drawn.release.stream
-        st.success(f"Real release drawn for these settings: {plain_count(len(released), 'event')} "
-                   "released "
-                   f"({mechanism}, ε = {eps:g}). It is kept for this session and never "
-                   "redrawn.", icon=":material/task_alt:")
+        st.success(f"Real release drawn for these settings: "
+                   f"{plain_count(len(released), 'event')} released ({mechanism}, ε = {eps:g}). "
+                   "It is kept for this session and never redrawn.", icon=":material/task_alt:")
         st.download_button(
             "Public release (CSV)", data=drawn.public_csv,
             file_name=f"lmdk_public_pattern_release_{mechanism}.csv", mime="text/csv",
