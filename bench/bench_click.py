@@ -55,25 +55,30 @@ VERBOSE = False
 TIMING: Path | None = None  # the server's per-section timing file (dashboard/timing.py)
 
 
-def server_sections(skip: int) -> tuple[int, dict[str, float]]:
-    """Section times the server appended after line ``skip`` of the timing file (summed per
-    section over the runs an action caused) and the new line count."""
+def server_sections(skip: int) -> tuple[int, dict[str, tuple[float, float]]]:
+    """Section (wall, CPU) times the server appended after line ``skip`` of the timing file
+    (summed per section over the runs an action caused) and the new line count."""
     if TIMING is None or not TIMING.exists():
         return skip, {}
     lines = TIMING.read_text().splitlines()
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, float]] = {}
     for line in lines[skip:]:
-        _, name, secs = line.split("\t")
-        out[name] = out.get(name, 0.0) + float(secs)
+        _, name, wall, *cpu = line.split("\t")
+        w, c = out.get(name, (0.0, 0.0))
+        out[name] = (w + float(wall), c + float(cpu[0]) if cpu else float("nan"))
     return len(lines), out
 
 
-def report_sections(label: str, runs: list[dict[str, float]]) -> None:
-    names = sorted({n for r in runs for n in r}, key=lambda n: -statistics.median(
-        [r.get(n, 0.0) for r in runs]))
-    cells = ", ".join(f"{n} {statistics.median([r.get(n, 0.0) for r in runs]):.3f}"
-                      for n in names)
-    print(f"  server time per section, {label} (median s): {cells}")
+def report_sections(label: str, runs: list[dict[str, tuple[float, float]]]) -> None:
+    """Median wall and script-thread CPU seconds per section (CPU: robust to the machine's
+    load; the page's script thread only)."""
+    for col, what in ((0, "wall"), (1, "CPU of the script thread")):
+        def med(name: str, col: int = col) -> float:
+            return statistics.median([r.get(name, (0.0, 0.0))[col] for r in runs])
+
+        names = sorted({n for r in runs for n in r}, key=lambda n: -med(n))
+        cells = ", ".join(f"{n} {med(n):.3f}" for n in names)
+        print(f"  server {what} per section, {label} (median s): {cells}")
 
 
 def timed(page, action, before: list[str | None] | None) -> float:

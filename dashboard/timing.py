@@ -1,8 +1,10 @@
 """Optional per-section timing of a page run, for benchmarks (bench/bench_click.py --sections).
 
 Off unless the server was started with the environment variable ``LMDK_TIMING`` set to a file
-path; then every section's wall time is appended to it as one tab-separated line
-(``run id, section, seconds``). No user data is written, only section names and durations.
+path; then every section's wall time and the CPU time of the script's thread are appended to
+it as one tab-separated line (``run id, section, wall seconds, CPU seconds``): on a shared
+machine the wall time grows with the load, the thread's CPU time much less, so the CPU column is
+the one to compare across runs. No user data is written, only section names and durations.
 With ``LMDK_PROFILE`` set to a path, :func:`profiled` also writes a cProfile of each page run
 there (the last run wins).
 """
@@ -33,12 +35,13 @@ def section(name: str) -> Iterator[None]:
     if not _PATH:
         yield
         return
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     try:
         yield
     finally:
+        wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
         with open(_PATH, "a", encoding="utf-8") as f:
-            f.write(f"{_runs}\t{name}\t{time.perf_counter() - t0:.4f}\n")
+            f.write(f"{_runs}\t{name}\t{wall:.4f}\t{cpu:.4f}\n")
 
 
 @contextmanager

@@ -118,7 +118,7 @@ def _transition(kind, dt, q, tau):
     return tau * (1.0 - a), a, q * tau * tau * c, q * tau * (1.0 - a) ** 2, q * (1.0 - a * a)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _kalman_rts(y, obs, dt, r, q, kind, tau, v0, robust_k, smooth, gap, reset_var):
     """Filter (and smooth) ``y`` (n, k): k independent axes sharing one covariance recursion.
 
@@ -242,7 +242,7 @@ def _kalman_rts(y, obs, dt, r, q, kind, tau, v0, robust_k, smooth, gap, reset_va
     return out, sum_log_s, sum_nu2, n_obs
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _loglik_grid(y, obs, dt, r_grid, q, kind, tau, v0s, gap):
     """Gaussian log-likelihood of the observations of ``y`` (n, k) under the filter of
     :func:`_kalman_rts` (no robust weights, no smoothing) for every observation variance in
