@@ -12,6 +12,7 @@ import io
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from deferred_download import call_without_session, record_downloads
@@ -364,25 +365,58 @@ def test_the_page_warns_when_an_unprotected_type_predicts_a_protected_one(monkey
     assert any("What is checked: on the history day only" in c.value for c in at.caption)
 
 
+def page_functions(*names: str, **ns) -> dict:
+    """The page's functions ``names``, compiled from its source with the globals ``ns`` (the
+    page module runs the page when imported)."""
+    import ast
+
+    source = (Path(__file__).resolve().parent.parent / "dashboard" / "page_patterns.py")
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    assert len(fns) == len(names)
+    exec(compile(ast.Module(fns, []), str(source), "exec"), ns)
+    return ns
+
+
 def test_region_and_pattern_names_are_text_in_the_guarantee():
     """Issue 24 finding 6 on this page: region names come from the user's table and reach the
     guarantee sentence (markdown); a name that is a markdown image fetches nothing."""
-    import ast
-
-    import numpy as np
-
     from dashboard.formatting import plain_text
     from lmdk_core.patterns import Pattern, protection
 
-    # the page module runs the page when imported: take the one function from its source
-    source = (Path(__file__).resolve().parent.parent / "dashboard" / "page_patterns.py")
-    tree = ast.parse(source.read_text(encoding="utf-8"))
-    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef)
-              and n.name == "guarantee_sentence")
-    ns = {"np": np, "plain_text": plain_text, "protection": protection, "Pattern": Pattern}
-    exec(compile(ast.Module([fn], []), str(source), "exec"), ns)
+    ns = page_functions("guarantee_sentence", np=np, plain_text=plain_text,
+                        protection=protection, Pattern=Pattern)
     evil = "enter:![x](https://tracker.example/p.png)"
     sentence = ns["guarantee_sentence"](
         "instance", 2.0, [Pattern((evil, "leave:Home"), 3600.0, private=True)],
         (evil, "leave:Home", "enter:Work"))
     assert "![x](" not in sentence and "\\!\\[x\\]\\(" in sentence
+
+
+def test_grid_patterns_put_each_place_on_the_cell_holding_it():
+    """The grid's starting patterns, checked against cells placed by hand: each place sits at
+    the centre of a chosen cell (500 m from every edge, so any local projection agrees); a
+    pattern naming a place outside the grid is left out, the others keep name and flag."""
+    from lmdk_core.patterns import GridRegions
+
+    ns = page_functions("default_patterns", "grid_patterns", pd=pd, GridRegions=GridRegions)
+    grid = GridRegions(40.0, 116.0, 1000.0, 3, 4)
+    m_per_deg_lat, m_per_deg_lon = 111_195.0, 111_195.0 * np.cos(np.radians(40.0))
+
+    def at(row: float, col: float) -> tuple[float, float]:
+        return (40.0 + (row + 0.5) * 1000 / m_per_deg_lat,
+                116.0 + (col + 0.5) * 1000 / m_per_deg_lon)
+
+    places = pd.DataFrame([("Home", *at(1, 2)), ("Work", *at(0, 0)), ("Clinic", *at(2, 3))],
+                          columns=["name", "lat", "lon"])
+    rows = ns["default_patterns"]("sample")
+    out, cells = ns["grid_patterns"](rows, places, grid)
+    assert cells == {"Home": "r1c2", "Work": "r0c0", "Clinic": "r2c3"}
+    assert [r["sequence"] for r in out] == ["leave:r1c2 → enter:r2c3", "leave:r1c2 → enter:r0c0",
+                                            "leave:r0c0 → enter:r1c2"]
+    assert [(r["name"], r["private"], r["window_min"]) for r in out] == [
+        (r["name"], r["private"], r["window_min"]) for r in rows]
+    places.loc[2, ["lat", "lon"]] = at(5, 3)  # the clinic north of the grid
+    out, cells = ns["grid_patterns"](rows, places, grid)
+    assert "Clinic" not in cells
+    assert [r["name"] for r in out] == ["commute", "home again"]
