@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -44,32 +45,72 @@ if not __package__:  # run as a script (`streamlit run`, a page of the app): PEP
 from lmdk_core import LmdkError
 from lmdk_core import population as P
 from lmdk_core.correlation import personalised_release_temporal_loss
+from lmdk_core.errors import LmdkWarning, ParameterError
 
 from . import charts, state
 from .formatting import plain_text
 
-METHOD_LABELS = {"personalised": "Personalised (Sample)", "threshold": "Threshold",
-                 "minimum": "Minimum", "user_level": "User-level (uniform)"}
+METHOD_LABELS = {"personalised": "Personalised: each at their own budget",
+                 "threshold": "Threshold: drop those below τ",
+                 "minimum": "Minimum: everyone at the lowest budget",
+                 "user_level": "User-level: one budget for all hours"}
+METHODS_EXPLAINED = (
+    "**Personalised** (Jorgensen et al.'s Sample mechanism, 'PDP sampling'): a person whose "
+    "budget for an hour is below the threshold τ is counted only some of the time — the "
+    "smaller their budget, the less often — so everyone is protected at their own budget ε_u. "
+    "**Threshold**: people whose budget for an hour is below the threshold τ are not counted "
+    "that hour. **Minimum**: everyone's record is protected as if they had the lowest budget "
+    "of the mix. **User-level**: the lowest budget spread over all hours, the same for all "
+    "(classic differential privacy, ignoring what people chose). Average error = how far a "
+    "released count is from the true one, on average over the map's cells (MAE).")
 PAGE_CELL_M = 2000.0  # grid cell (m): 2 km keeps a recompute on 1,000 users under a second
+CELL_CHOICES = (500.0, 1000.0, 2000.0, 5000.0)
+PAGE_MAX_COUNTS = 1_000_000  # published counts (cells x hours) a page recompute handles
 KEY = "pop_"  # prefix of this page's stored settings (widget keys: "_w_pop_...")
 PEOPLE = (200, 500, 1000, 2000)
 SCHEMES = ("skip", "uniform", "user")
+SCHEME_WORDS = {
+    "skip": "Skip: not counted at their landmarks, full budget in other hours",
+    "uniform": "Uniform: budget split over their landmark hours plus one",
+    "user": "User-level: budget spread over all hours",
+}
 TAU_CHOICES = ("mean", "median", "min_error", "quantile:0.25")
+TAU_WORDS = {
+    "mean": "mean: the average budget of the public mix",
+    "median": "median: the middle budget of the public mix",
+    "min_error": "min_error: the threshold with the smallest expected error",
+    "quantile:0.25": "quantile:0.25: a quarter of the mix's budgets lie below it",
+}
+MIX_WORDS = {
+    "icde15": "icde15: 54 % conservative, 37 % moderate, 9 % liberal (survey of Jorgensen et "
+              "al., ICDE 2015)",
+    "liberal-heavy": "liberal-heavy: 9 % conservative, 37 % moderate, 54 % liberal",
+    "even": "even: a third each conservative, moderate, liberal",
+    "all-conservative": "all-conservative: 100 % conservative",
+}
+MIX_HELP = ("The announced share of people in each budget group: conservative budgets ε_u are "
+            "0.1–0.5, moderate 0.5–2, liberal 2. Each person's budget is drawn from it (a "
+            "stand-in for asking them) unless you set it below. The threshold τ is computed "
+            "from this public mix only, never from anyone's budget.")
 QUERY_EPSILONS = (0.005, 0.01, 0.02, 0.05)
 PREFERENCES_SEED = 0  # the synthetic people's budgets belong to the population: drawn once
+SAMPLE_START, SAMPLE_DAYS = "2008-02-02", 7  # the synthetic population's public window
 
 w = state.page_widget  # the key of a widget whose value survives page switches
 
-REAL_EXPLAINER = """
-The real release is the personalised (Sample) release above, drawn with **fresh OS randomness**
-(no seed). It is charged to this population's ledger the moment it is drawn, whether or not you
-download it: each person pays their own loss — the most this release can reveal about them, whether
-they were counted in an hour or not and in which cell: min(ε_u,t, τ) summed over their landmark
-hours and one more hour, at most their ε_u. The same settings always give back the same draw;
+PROPER = "ProPer (Ebadi et al.'s personal-budget ledger)"
+REAL_EXPLAINER = f"""
+The real release is the personalised release above (each person counted at their own budget),
+drawn with **fresh OS randomness** (no seed). It is charged to this population's ledger the
+moment it is drawn, whether or not you download it: each person pays their own loss — the most
+this release can reveal about them, whether they were counted in an hour or not and in which
+cell: their budget for the hour, capped at the threshold τ, summed over their landmark hours and
+one more hour — at most their own budget ε_u. The same settings always give back the same draw;
 other settings draw again and **add up**.
-**ProPer's rule:** people who cannot afford a release are **left out of it** — their records are
-not counted — and charged nothing, so no one's spend ever passes their own budget ε_u. A release
-nobody can afford is refused. The ledger's figures below are private (publisher only).
+**The rule of {PROPER}:** people who cannot afford a release are **left out of it** — their
+records are not counted — and charged nothing, so no one's spend ever passes their own budget
+ε_u. A release nobody can afford is refused. The ledger's figures below are private (publisher
+only).
 """
 
 
@@ -77,39 +118,39 @@ nobody can afford is refused. The ledger's figures below are private (publisher 
 def population(n_users: int, points_per_user: int, seed: int) -> dict[str, Any]:
     """Synthetic population (no real person; shared cache is fine) and its public grid."""
     traj, places = P.generate_population(n_users, points_per_user=points_per_user, rng=seed)
-    grid = P.Grid.covering(start="2008-02-02", end="2008-02-09", cell_m=PAGE_CELL_M)
+    grid = P.Grid.covering(start=SAMPLE_START, end=pd.Timestamp(SAMPLE_START)
+                           + pd.Timedelta(days=SAMPLE_DAYS), cell_m=PAGE_CELL_M)
     return {"traj": traj, "places": places[places["name"] == "other"], "grid": grid,
-            "uids": traj["uid"].cat.categories}
+            "uids": P.people_ids(traj), "source": ("synthetic", n_users),
+            "label": f"the synthetic sample ({n_users:,} people, no real person)"}
 
 
 def population_preferences(pop: dict[str, Any], mix_name: str) -> pd.DataFrame:
-    """The synthetic people's budgets ε_u under the public mix (part of the population: the same
+    """The people's budgets ε_u drawn from the public mix (part of the population: the same
     for every preview and every real release; the simulation seed does not change them)."""
     return P.draw_preferences(pop["uids"], P.MIXES[mix_name], rng=PREFERENCES_SEED)
 
 
 def compute(pop: dict[str, Any], mix_name: str, scheme: str, tau: Any, seed: int,
-            preferences: pd.DataFrame | None = None) -> dict[str, Any]:
-    """Previews: every method on ``pop`` with the simulation ``seed``; returns releases per
+            people: pd.DataFrame) -> dict[str, Any]:
+    """Previews: every method on ``pop`` with the simulation ``seed``, each person at their
+    budget in ``people``; τ and the floors come from the public mix only. Returns releases per
     method and the error table."""
-    mix = P.MIXES[mix_name]
-    prefs = preferences if preferences is not None else population_preferences(pop, mix_name)
-    public_mix = None if preferences is not None else mix
     releases = P.release_methods(
-        pop["traj"], prefs, grid=pop["grid"], places=pop["places"], scheme=scheme, tau=tau,
-        mix=public_mix, epsilon_floor=None if public_mix else float(prefs["epsilon"].min()),
-        rng=seed)
+        pop["traj"], people, grid=pop["grid"], places=pop["places"], scheme=scheme, tau=tau,
+        mix=P.MIXES[mix_name], rng=seed)
     true = releases["personalised"].private.true_counts
     rows = []
     for m, rel in releases.items():
         err = np.abs(rel.counts - true)
-        rows.append({"method": METHOD_LABELS[m], "τ": rel.tau,
-                     "MAE (occupied cells)": float(err[true > 0].mean()) if (true > 0).any()
-                     else 0.0, "MAE (all cells)": float(err.mean())})
+        rows.append({"method": METHOD_LABELS[m], "threshold τ": rel.tau,
+                     "average error, cells with people (MAE)":
+                         float(err[true > 0].mean()) if (true > 0).any() else 0.0,
+                     "average error, all cells (MAE)": float(err.mean())})
     pers = releases["personalised"]  # its loss under correlation (docs/temporal-loss.md §10)
     temporal = personalised_release_temporal_loss(pers.private.users["epsilon"], tau=pers.tau,
                                                   n_bins=pop["grid"].n_bins)
-    return {"releases": releases, "true": true, "prefs": prefs,
+    return {"releases": releases, "true": true, "prefs": people,
             "errors": pd.DataFrame(rows), "temporal": temporal,
             "uncorrelated": min(float(pers.private.users["epsilon"].max()), pers.tau)}
 
@@ -123,17 +164,24 @@ def heatmap(z: np.ndarray, grid: P.Grid, title: str, zmax: float) -> go.Figure:
     return fig
 
 
-def kept_figure(result: dict[str, Any], grid: P.Grid) -> go.Figure:
+PRESENT_LABEL = "people present (true count: private, publisher only)"
+
+
+def kept_figure(result: dict[str, Any], grid: P.Grid, *, n_people: int) -> go.Figure:
+    """People counted per hour by each method, as released and clipped to [0, n_people] (free
+    post-processing of the released counts with the public number of people), beside the true
+    number present (private, labelled so)."""
     x = grid.bin_starts()
     fig = go.Figure()
-    fig.add_scatter(x=x, y=result["true"].sum(axis=(1, 2)), name="users present (private)",
-                    line={"color": "#999999"})
+    fig.add_scatter(x=x, y=result["true"].sum(axis=(1, 2)), name=PRESENT_LABEL,
+                    line={"color": "#767676", "dash": "dot"})
     for m, rel in result["releases"].items():
         if m != "user_level":
-            fig.add_scatter(x=x, y=rel.released_bin_totals(), name=f"{METHOD_LABELS[m]}, "
-                            "as released")
+            fig.add_scatter(x=x, y=rel.released_bin_totals(clamp_to=n_people),
+                            name=f"{METHOD_LABELS[m].split(':')[0]}: released")
     fig.update_layout(height=300, margin={"l": 70, "r": 10, "t": 30, "b": 40},
-                      yaxis_title="users kept per hour", title="Users kept per bin")
+                      yaxis_title="people counted per hour",
+                      title="People counted per hour (released, clipped to 0 – all people)")
     return fig
 
 
@@ -141,28 +189,35 @@ def ledger_section(pop: dict[str, Any], prefs: pd.DataFrame, pop_key: tuple, see
     """A seeded simulation of ProPer's repeated daily queries (a preview: it costs nothing)."""
     st.subheader("Repeated queries: the budget ledger (simulation)")
     st.caption(
-        "A seeded simulation of repeated queries, to see how ProPer behaves — it costs nothing "
-        "and is not the ledger of your real releases (below). Each query counts one day's "
-        "records per cell at ε per record, with noise of scale 2/ε per cell, so a record counted, "
-        "dropped or moved to another cell costs ε; a user present in k hours pays k·ε. Users who "
-        "cannot afford a query are silently left out and charged nothing (ProPer). Budgets are "
-        "never shown; the number left out is shown only as a noisy (differentially private) "
-        "count. Drop-out biases later answers toward users with large budgets (UniTraX's "
-        "critique).")
-    eps_q = st.select_slider("ε per record per query", QUERY_EPSILONS,
+        f"A seeded simulation of repeated queries, to see how {PROPER} behaves — it costs "
+        "nothing and is not the ledger of your real releases (below). Each query counts one "
+        "day's records per cell, each record at the budget ε chosen here, with noise of scale "
+        "2/ε per cell, so a record counted, dropped or moved to another cell costs ε; a person "
+        "present in k hours pays k·ε of their budget. People who cannot afford a query are "
+        "silently left out and charged nothing. Budgets are never shown; the number left out "
+        "is shown only as a noisy (differentially private) count. Leaving people out biases "
+        "later answers toward people with large budgets — the critique of UniTraX (Munz et al.: "
+        "people who run out of budget drop out of every later answer).")
+    eps_q = st.select_slider("Budget ε per record per query", QUERY_EPSILONS,
                              key=w(KEY + "ledger_eps", 0.01, QUERY_EPSILONS),
-                             help="The budget each simulated query spends per record.")
+                             help="The privacy budget each simulated query spends per record "
+                                  "(smaller: more noise, more queries before budgets run out).")
     key = ("pop_ledger", pop_key, seed)
     sim = state.page_value(KEY + "sim")
     if sim is None or sim["key"] != key:
-        sim = {"key": key, "ledger": P.Ledger(prefs, display_epsilon=0.01, max_displays=7),
-               "rows": []}
+        try:
+            fresh_ledger = P.Ledger(prefs, display_epsilon=0.01, max_displays=7)
+        except LmdkError as exc:  # a budget set below the simulation's reserve for its counts
+            st.info(f"The simulation cannot run with these budgets: {plain_text(exc)} (each "
+                    "budget pays 7 × 0.01 for showing the noisy number of people left out).")
+            return
+        sim = {"key": key, "ledger": fresh_ledger, "rows": []}
         state.set_page_value(KEY + "sim", sim)
     led: P.Ledger = sim["ledger"]
     rows: list[dict] = sim["rows"]
     c1, c2 = st.columns(2)
     if c1.button("Run the next daily query", key=KEY + "ledger_run", disabled=len(rows) >= 7,
-                 help="Simulate the next day's count query through the ledger (seeded)."):
+                 help="Simulate the next day's count query through the budget ledger (seeded)."):
         grid = pop["grid"]
         rec = P.bounded_records(pop["traj"], grid=grid)
         per_day = 86_400 // grid.bin_s
@@ -170,12 +225,12 @@ def ledger_section(pop: dict[str, Any], prefs: pd.DataFrame, pop_key: tuple, see
         q = rec[(rec["bin"] >= day * per_day) & (rec["bin"] < (day + 1) * per_day)]
         noisy, _ = P.ledger_counts(led, q.assign(key=q["cell"]), n_keys=grid.n_cells,
                                    epsilon=eps_q, rng=np.random.SeedSequence([seed, day, 0]))
-        rows.append({"query (day)": day + 1, "ε per record": eps_q,
+        rows.append({"query (day)": day + 1, "budget ε per record": eps_q,
                      "users left out (noisy count)": led.noisy_excluded(
                          rng=np.random.SeedSequence([seed, day, 1])),
                      "released total": int(noisy.sum())})
     c2.button("Reset the simulation", key=KEY + "ledger_reset", on_click=state.set_page_value,
-              args=(KEY + "sim", None), help="Start the simulated ledger again.")
+              args=(KEY + "sim", None), help="Start the simulated budget ledger again.")
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
     else:
@@ -221,8 +276,8 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
     m[2].metric("Largest spend vs its budget",
                 f"{summary.largest_spend:.3g} / {summary.largest_budget:.3g}"
                 if summary.draws else "—",
-                help="The largest spend of one user and that user's own budget ε_u (private). "
-                     "ProPer never lets a spend pass ε_u.")
+                help="The largest spend of one person and that person's own budget ε_u "
+                     f"(private). {PROPER} never lets a spend pass the person's budget.")
     m[3].metric("Left out of the last real release", f"{summary.n_excluded_last:,}",
                 help="Users who could not afford the last real release (private).")
     drawn = sess.drawn(key)
@@ -231,8 +286,9 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
         text = (f"Drawing now: **{plan.n_included:,}** of {plan.n_users:,} users can afford "
                 f"this release (largest personal cost {plan.largest_cost:.3g}).")
         if plan.n_excluded:
-            text += (f" **{plan.n_excluded:,}** would be left out — ProPer: their records are "
-                     "not counted and they are charged nothing.")
+            text += (f" **{plan.n_excluded:,}** would be left out — they cannot afford it "
+                     f"with their budget, so under {PROPER} their records are not counted and "
+                     "they are charged nothing.")
         st.markdown(text)
         if not plan.fits:
             st.warning("A draw now would be refused: no user can afford this release.",
@@ -248,8 +304,9 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
             st.error(plain_text(msg), icon="⚠️")
     else:
         st.success(f"Real release drawn for these settings ({METHOD_LABELS['personalised']}, "
-                   f"τ = {drawn.release.tau:.3g}): {drawn.n_excluded:,} user(s) left out "
-                   "(ProPer). It is kept for this session and never redrawn.",
+                   f"threshold τ = {drawn.release.tau:.3g}): {drawn.n_excluded:,} "
+                   f"person(s) left out by {PROPER}, as their budget could not afford it. It "
+                   "is kept for this session and never redrawn.",
                    icon=":material/task_alt:")
         st.download_button(
             "Released counts (CSV)", data=drawn.public_csv,
@@ -260,81 +317,235 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
     st.caption("Previews above cost nothing; only this section's real releases are charged.")
 
 
-def uploaded_preferences() -> tuple[pd.DataFrame | None, bool]:
-    """The uploaded preferences (kept across page switches until removed or forgotten), and
-    whether an upload failed (its message is shown)."""
-    up = st.file_uploader("Or upload preferences (CSV uid,epsilon)", type="csv",
-                          key=KEY + "prefs_upload", on_change=state.page_upload_changed,
-                          args=(KEY + "prefs", KEY + "prefs_upload"),
-                          help="Each person's own budget ε_u; τ is then 1 (no public mix).")
-    stored = state.page_value(KEY + "prefs")
-    if up is not None and (stored is None or stored["file_id"] != up.file_id):
-        try:
-            stored = {"name": up.name, "file_id": up.file_id, "prefs": P.read_preferences(up)}
-        except LmdkError as exc:
-            st.error(plain_text(exc))
-            return None, True
-        state.set_page_value(KEY + "prefs", stored)
-    if stored is None:
-        return None, False
-    if up is None:
+def sample_window() -> tuple[Any, int, float, tuple[float, float, float, float]]:
+    """(start date, days, cell m, bbox) of the public grid for an uploaded population: typed by
+    the publisher (never read off the data: the first and last times and places are private)."""
+    st.markdown("**Public window and grid** — chosen without looking at the data: only points "
+                "inside are counted, and every cell and hour of it is published.")
+    c = st.columns(3)
+    start = c[0].date_input("First day (UTC)", key=w(KEY + "own_start",
+                                                      pd.Timestamp(SAMPLE_START).date()),
+                            help="The public start of the release, midnight UTC.")
+    days = c[1].number_input("Days", 1, 31, key=w(KEY + "own_days", SAMPLE_DAYS),
+                             help="How many days of hours the release covers (public).")
+    cell = c[2].select_slider("Cell size (m)", CELL_CHOICES,
+                              key=w(KEY + "own_cell", PAGE_CELL_M, CELL_CHOICES),
+                              format_func=lambda v: f"{v:,.0f} m",
+                              help="The side of the public grid's square cells, in metres.")
+    b = st.columns(4)
+    box = []
+    for col, (label, default, lo, hi) in zip(b, (
+            ("South edge (lat °)", P.BEIJING_BBOX[0], -90.0, 90.0),
+            ("North edge (lat °)", P.BEIJING_BBOX[1], -90.0, 90.0),
+            ("West edge (lon °)", P.BEIJING_BBOX[2], -180.0, 180.0),
+            ("East edge (lon °)", P.BEIJING_BBOX[3], -180.0, 180.0)), strict=True):
+        name = KEY + "own_" + label.split()[0].lower()
+        box.append(col.number_input(label, lo, hi, key=w(name, default), step=0.01,
+                                    format="%.4f", help="Edge of the public box, in degrees."))
+    return start, int(days), float(cell), (box[0], box[1], box[2], box[3])
+
+
+def own_population() -> dict[str, Any] | None:
+    """The uploaded population of this session (kept across page switches until removed), or
+    None for the synthetic sample. A file that cannot be read is reported and the population
+    used before stays; so do all settings."""
+    with st.expander("Bring your own population", expanded=state.page_value(KEY + "own")
+                     is not None):
+        up = st.file_uploader(
+            "Your own population: CSV or Parquet with uid, time, lat, lon",
+            type=["csv", "tsv", "txt", "gz", "parquet", "zip"], key=KEY + "traj_upload",
+            on_change=state.page_upload_changed, args=(KEY + "own", KEY + "traj_upload"),
+            help="One row per location fix: person id, time (UTC), latitude, longitude — the "
+                 "files `lmdk population FILE` reads. It replaces the synthetic sample on this "
+                 "page for this browser session only; no other session can see it.")
+        stored = state.page_value(KEY + "own")
+        failed = state.page_value(KEY + "own_error")
+        if up is not None and (stored is None or stored["file_id"] != up.file_id) and (
+                failed is None or failed[0] != up.file_id):
+            bar = st.progress(0.0, text=f"Reading {plain_text(up.name)}…")
+
+            def tell(stage: str, done: int, total: int) -> None:
+                share = min(1.0, done / total) if total else 0.0
+                bar.progress(share, text=f"Reading {plain_text(up.name)}: {done / 1e6:,.1f} "
+                                         f"of {total / 1e6:,.1f} MB")
+
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", LmdkWarning)
+                    traj = P.read_population(up, progress=tell)
+            except LmdkError as exc:
+                state.set_page_value(KEY + "own_error", (up.file_id, str(exc)))
+            else:
+                stored = {"name": up.name, "file_id": up.file_id, "traj": traj,
+                          "repairs": [str(c.message) for c in caught]}
+                state.set_page_value(KEY + "own", stored)
+                state.set_page_value(KEY + "own_error", None)
+            bar.empty()
+        failed = state.page_value(KEY + "own_error")
+        if up is not None and failed is not None and failed[0] == up.file_id:
+            st.error(f"This file could not be read, so the page keeps "
+                     f"{'your earlier file' if stored else 'the synthetic sample'}: "
+                     f"{plain_text(failed[1])}", icon="⚠️")
+        if stored is None:
+            st.caption("Until you upload a file, the page uses the synthetic sample.")
+            return None
+        for msg in stored["repairs"][:3]:
+            st.caption(f"Repaired while reading: {plain_text(msg)}")
+        start, days, cell, bbox = sample_window()
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
-        c1.caption(f"Using the uploaded preferences **{stored['name']}** "
-                   f"({len(stored['prefs']):,} users).")
-        c2.button("Forget them", key=KEY + "prefs_forget", on_click=state.set_page_value,
-                  args=(KEY + "prefs", None), help="Go back to the preference mix.")
-    return stored["prefs"], False
+        c2.button("Back to the sample", key=KEY + "own_forget", on_click=state.set_page_value,
+                  args=(KEY + "own", None),
+                  help="Forget your file in this session and use the synthetic sample again.")
+        try:
+            pop = own_grid(stored, start, days, cell, bbox)
+        except LmdkError as exc:
+            st.error(plain_text(exc), icon="⚠️")
+            return None
+        traj = pop["traj"]
+        c1.caption(f"Using **{plain_text(stored['name'])}**: {len(pop['uids']):,} people, "
+                   f"{pop['inside']:,} of {len(traj):,} points inside the public window "
+                   "(private: publisher only). Each person's landmarks are their two longest "
+                   "stays (as `lmdk population --suggest-places 2`).")
+        return pop
+
+
+def own_grid(stored: dict[str, Any], start: Any, days: int, cell: float,
+             bbox: tuple[float, float, float, float]) -> dict[str, Any]:
+    """The uploaded population on its public grid (kept per session: never in a shared cache)."""
+    key = (stored["file_id"], str(start), days, cell, bbox)
+    memo = state.page_value(KEY + "own_pop")
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    t0 = pd.Timestamp(start)
+    grid = P.Grid.covering(bbox=bbox, cell_m=cell, start=t0, end=t0 + pd.Timedelta(days=days))
+    if grid.n_cells * grid.n_bins > PAGE_MAX_COUNTS:
+        raise ParameterError(
+            f"this grid has {grid.n_rows}×{grid.n_cols} cells × {grid.n_bins} hours = "
+            f"{grid.n_cells * grid.n_bins:,} counts, more than the page's "
+            f"{PAGE_MAX_COUNTS:,}: use larger cells, a smaller box or fewer days "
+            "(the command line `lmdk population` has no such limit)")
+    traj = stored["traj"]
+    b, _ = grid.locate(traj["time"].to_numpy(dtype="datetime64[ns]").view(np.int64),
+                       traj["lat"].to_numpy(), traj["lon"].to_numpy())
+    with st.spinner("Finding each person's longest stays…"):
+        places = P.suggest_user_places(traj, top=2)
+    pop = {"traj": traj, "places": places, "grid": grid, "uids": P.people_ids(traj),
+           "inside": int((b >= 0).sum()), "source": ("uploaded", *key),
+           "label": f"your file {stored['name']}"}
+    state.set_page_value(KEY + "own_pop", (key, pop))
+    return pop
+
+
+def set_own_budget(source: tuple) -> None:
+    """Button callback: the picked person's own budget, stored for this population."""
+    who, eps = st.session_state.get(KEY + "who"), st.session_state.get(KEY + "who_eps")
+    if who is None:
+        state.set_page_value(KEY + "budget_error", "Pick a person from the list first.")
+        return
+    budgets = dict(state.page_value(KEY + "budgets") or {})
+    budgets[source] = {**budgets.get(source, {}), str(who): float(eps or 0.0)}
+    state.set_page_value(KEY + "budgets", budgets)
+    state.set_page_value(KEY + "budget_error", None)
+
+
+def clear_own_budgets(source: tuple) -> None:
+    budgets = dict(state.page_value(KEY + "budgets") or {})
+    budgets.pop(source, None)
+    state.set_page_value(KEY + "budgets", budgets)
+    state.set_page_value(KEY + "budget_error", None)
+
+
+def own_budgets(pop: dict[str, Any], drawn: pd.DataFrame, *, locked: bool
+                ) -> pd.DataFrame | None:
+    """The people's budgets: drawn from the public mix, with the ones set here by person id
+    (picked from this population's own ids) in their place. None when they cannot be used."""
+    source = pop["source"]
+    own: dict[str, float] = (state.page_value(KEY + "budgets") or {}).get(source, {})
+    why_locked = ("Fixed: a real release of these people was drawn with these budgets, and "
+                  "the ledger counts against them.") if locked else None
+    with st.expander(f"People's own budgets ({len(own):,} set)", expanded=bool(own)):
+        st.caption(f"Pick a person of {plain_text(pop['label'])} by their id (type to "
+                   "search) and give them their own budget ε_u; everyone else keeps the budget "
+                   "drawn from the public mix. Budgets are private: they are never published.")
+        c = st.columns([2, 1, 1], vertical_alignment="bottom")
+        c[0].selectbox("Person", list(pop["uids"]), index=None, key=KEY + "who",
+                       placeholder=f"Search {len(pop['uids']):,} ids…", disabled=locked,
+                       help=why_locked or "The ids of this population's people (from your "
+                                           "file, or the sample's); type to filter the list.")
+        c[1].number_input("Their budget ε_u", 0.01, P.MAX_OWN_EPSILON, value=1.0, step=0.1,
+                          key=KEY + "who_eps", disabled=locked,
+                          help=why_locked or "This person's whole privacy budget over the "
+                                             "release: smaller protects them more.")
+        c[2].button("Set budget", key=KEY + "who_set", on_click=set_own_budget, args=(source,),
+                    disabled=locked, help=why_locked or "Give the picked person this budget.")
+        msg = state.page_value(KEY + "budget_error")
+        if msg:
+            st.error(plain_text(msg), icon="⚠️")
+        if own:
+            st.dataframe(pd.DataFrame({"person": list(own), "own budget ε_u": list(own.values())}),
+                         hide_index=True)
+            st.button("Clear these budgets", key=KEY + "who_clear", on_click=clear_own_budgets,
+                      args=(source,), disabled=locked,
+                      help=why_locked or "Everyone back to the budget drawn from the mix.")
+    try:
+        return P.with_own_budgets(drawn, own)
+    except LmdkError as exc:
+        st.error(plain_text(exc), icon="⚠️")
+        return None
 
 
 def main() -> None:
     st.title("Population: personal budgets, personal landmarks")
     st.markdown(
-        "Every person has their own privacy budget ε_u and their own landmark places. Counts "
-        "per grid cell and hour are released with the **Sample mechanism**: a person whose "
-        "budget in an hour is below the threshold τ is counted only with a probability set by "
-        "their budget, and noise of scale 2/τ is added to every cell. Whatever a person's data "
-        "in one hour — counted or not, in one cell or another — it changes the probability of "
-        "any release by a factor of at most e^ε for their own budget ε in that hour; over their "
-        "landmark hours and any one more hour, by at most e^(ε_u). Baselines: everyone at the "
-        "minimum ε (Minimum), dropping those below τ (Threshold), or one budget spread over all "
-        "hours (user-level).")
+        "Every person has their own privacy budget ε_u (smaller: better protected) and their own "
+        "landmark places. Counts of people per grid cell and hour are released with "
+        "**personalised sampling** (Jorgensen et al.'s Sample mechanism): a person whose budget "
+        "for an hour is below the threshold τ is counted only some of the time, the less often "
+        "the smaller their budget, and noise of scale 2/τ is added to every cell. Whatever a "
+        "person's data in one hour — counted or not, in one cell or another — it changes the "
+        "probability of any release by a factor of at most e^ε for their own budget ε in that "
+        "hour; over their landmark hours and any one more hour, by at most e^(ε_u), their whole "
+        "budget. The other methods compared are baselines (explained under the error table).")
     st.caption("**Previews are free, real releases count:** the maps, errors and simulated "
                "queries below are previews (seeded simulations, never downloadable); the real "
-               "release at the end is drawn with fresh randomness and charged to every person.")
+               "release at the end is drawn with fresh randomness and charged to every "
+               "person's budget.")
     ledger_box = st.container()  # the population's ledger at a glance, filled below
+    own = own_population()
     c = st.columns(4)
-    n_users = c[0].select_slider("People", PEOPLE, key=w(KEY + "n", 1000, PEOPLE),
-                                 help="Size of the synthetic population (no real person).")
+    n_users = c[0].select_slider(
+        "People (sample)", PEOPLE, key=w(KEY + "n", 1000, PEOPLE), disabled=own is not None,
+        help="Size of the synthetic population (no real person); your own file sets its own.")
+    pop = own if own is not None else population(int(n_users), 200, 0)
+    locked = pop["source"][0] == "uploaded" and any(
+        cast(tuple, d.population)[0] == pop["source"] for d in book().draws())
     mixes = tuple(P.MIXES)
-    mix_name = c[1].selectbox("Preference mix (public)", mixes,
-                              key=w(KEY + "mix", "icde15", mixes),
-                              help="icde15: conservative 54 %, moderate 37 %, liberal 9 % "
-                                   "(Jorgensen et al., ICDE 2015)")
-    scheme = c[2].selectbox("Each person's landmark scheme", SCHEMES,
+    mix_name = c[1].selectbox("Mix of budgets (public)", mixes,
+                              key=w(KEY + "mix", "icde15", mixes), disabled=locked,
+                              format_func=lambda v: MIX_WORDS[v], help=MIX_HELP)
+    scheme = c[2].selectbox("How each person spends their budget", SCHEMES,
                             key=w(KEY + "scheme", "skip", SCHEMES),
-                            help="How each person spends ε_u over their hours.")
+                            format_func=lambda v: SCHEME_WORDS[v],
+                            help="Each person's landmark scheme: how their budget ε_u is "
+                                 "spread over their hours, and what their landmark hours get.")
     tau = c[3].selectbox("Threshold τ rule", TAU_CHOICES, key=w(KEY + "tau", "mean", TAU_CHOICES),
-                         help="computed from the public mix only")
+                         format_func=lambda v: TAU_WORDS[v],
+                         help="The threshold τ: people whose budget for an hour is at least τ "
+                              "are always counted; the noise scale is 2/τ. Computed from the "
+                              "public mix only, never from anyone's budget.")
     seed = st.number_input("Simulation seed (previews)", 0, 10_000, key=w(KEY + "seed", 1),
                            help="Previews only: fixes their coins and noise. The real release "
                                 "uses fresh OS randomness and no seed.")
-    prefs, failed = uploaded_preferences()
-    if failed:
+    people = own_budgets(pop, population_preferences(pop, mix_name), locked=locked)
+    if people is None:
         return
-    pop = population(int(n_users), 200, 0)
-    tau_arg: Any = tau if prefs is None else 1.0
-    if prefs is None:
-        pop_key: tuple = ("synthetic", int(n_users), mix_name)
-        people = population_preferences(pop, mix_name)
-    else:
-        pop_key = ("uploaded", int(n_users), P.preferences_fingerprint(prefs))
-        people = prefs
-    key = (pop_key, scheme, tau_arg, int(seed))
+    pop_key: tuple = (pop["source"], mix_name, P.preferences_fingerprint(people))
+    key = (pop_key, scheme, tau, int(seed))
     memo = state.page_value(KEY + "result")
     if memo is None or memo[0] != key:  # recompute only when a setting changed (per session)
         try:
             with st.spinner("Simulating the previews…"):
-                memo = (key, compute(pop, mix_name, scheme, tau_arg, int(seed), prefs))
+                memo = (key, compute(pop, mix_name, scheme, tau, int(seed), people))
         except LmdkError as exc:
             st.error(plain_text(exc))
             return
@@ -342,35 +553,46 @@ def main() -> None:
     result = memo[1]
     grid = pop["grid"]
     st.subheader("Released heat map over time — preview (simulation)")
-    b = st.slider("Hour (bin)", 0, grid.n_bins - 1, key=w(KEY + "bin", 12),
-                  format="%d", help="bin index; bins are hours from 2008-02-02 00:00 UTC")
+    b = st.slider("Hour", 0, grid.n_bins - 1, key=w(KEY + "bin", min(12, grid.n_bins - 1)),
+                  format="%d", help=f"Hours counted from {grid.start:%Y-%m-%d %H:%M} UTC.")
     rel = result["releases"]["personalised"]
     zmax = max(1.0, float(np.percentile(result["true"][b], 99.5)))
     left, right = st.columns(2)
     with left:
         charts.show(heatmap(rel.counts[b], grid, f"Preview (personalised), "
-                                                 f"{grid.bin_starts()[b]:%a %H:%M}", zmax),
-                    key="pop_map_released")
+                                                 f"{grid.bin_starts()[b]:%a %d %b %Y %H:%M}",
+                            zmax), key="pop_map_released")
     with right:
         charts.show(heatmap(result["true"][b], grid, "True (private, publisher only)", zmax),
                     key="pop_map_true")
     st.subheader("Error against the baselines (previews)")
     st.dataframe(result["errors"], hide_index=True)
-    charts.show(kept_figure(result, grid), key="pop_kept")
+    st.caption(METHODS_EXPLAINED)
+    n_people = len(pop["uids"])
+    charts.show(kept_figure(result, grid, n_people=n_people), key="pop_kept")
     st.caption(
-        "**Under temporal correlation** (Cao et al.'s global schema: a release loses what its "
-        "most exposed person loses): if everyone's whereabouts from hour to hour follow the "
-        "public 'moderate' chain of Cao et al.'s ConTPL demo on 30 places, one hour of one "
-        f"person's data loses at most {result['temporal'].tpl.max():.3g} in this release, "
-        f"against at most {result['uncorrelated']:.3g} without correlation (private: computed "
-        "from the budgets, for the publisher only).")
+        "Each line sums one method's released counts over the map for each hour. Noise can make "
+        f"that sum negative or larger than the {n_people:,} people of the population, so it is "
+        f"clipped to 0 – {n_people:,}: each person counts at most once an hour, and the number "
+        "of people is the same whatever anyone's data, so the clipping reads only released "
+        "values and public numbers — free post-processing, no privacy cost. The dotted line is "
+        "the true number present (private, publisher only); a released line can still lie "
+        "above it, by the noise.")
+    st.caption(
+        "**Under temporal correlation** (where a person is in one hour hints where they are in "
+        "the next; Cao et al.'s global schema: a release loses what its most exposed person "
+        "loses): if everyone's whereabouts from hour to hour follow the public 'moderate' "
+        "chain of Cao et al.'s ConTPL demo on 30 places, one hour of one person's data loses "
+        "at most "
+        f"{result['temporal'].tpl.max():.3g} in this release, against at most "
+        f"{result['uncorrelated']:.3g} without correlation, both in units of privacy budget "
+        "(private: computed from the budgets, for the publisher only).")
     ledger_line(ledger_box, pop_key, people)
     ledger_section(pop, result["prefs"], pop_key, int(seed))
-    real_section(pop, pop_key, people, scheme, tau_arg,
-                 P.MIXES[mix_name] if prefs is None else None)
+    real_section(pop, pop_key, people, scheme, tau, P.MIXES[mix_name])
     from .attack_section import population_panel  # re-identification (issue 28)
 
-    population_panel(pop["traj"], pop["places"], people, scheme=scheme, cell_m=PAGE_CELL_M,
+    population_panel(pop["traj"], pop["places"], people, scheme=scheme, cell_m=grid.cell_m,
                      key=(pop_key, scheme))
     st.caption("To inspect one person's trace, open the “My trace” page.")
 

@@ -78,6 +78,11 @@ def test_as_rng_accepts_seed_types_and_passes_generators_through():
     assert as_rng(np.int64(7)).random() == np.random.default_rng(7).random()
     ss = np.random.SeedSequence(3)
     assert as_rng(ss).random() == np.random.default_rng(np.random.SeedSequence(3)).random()
+    assert as_rng(rng=7).random() == np.random.default_rng(7).random()  # the project's name
+    with pytest.warns(DeprecationWarning, match="seed_or_rng= is deprecated: pass rng="):
+        assert as_rng(seed_or_rng=7).random() == np.random.default_rng(7).random()
+    with pytest.raises(ParameterError, match="not both"):
+        as_rng(rng=7, seed_or_rng=7)
 
 
 @pytest.mark.parametrize("bad", ["1", 1.5, True, -1, np.random.RandomState(0), [1, 2]])

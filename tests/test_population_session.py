@@ -206,3 +206,97 @@ def test_coins_and_noise_come_from_chacha20_keyed_by_the_master_key():
     assert not np.array_equal(src.words(4), keyed_source(key, b"other").words(4))
     np.testing.assert_array_equal(keyed_source(key, b"noise").words(4),
                                   keyed_source(key, b"noise").words(4))
+
+
+# ---------------------------------------------- issue 27: what the Population page shows and reads
+
+from lmdk_core.errors import TrajectoryFormatError  # noqa: E402
+from lmdk_core.population import (  # noqa: E402
+    people_ids,
+    read_population,
+    with_own_budgets,
+)
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(1, 6), points=st.integers(2, 30), seed=st.integers(0, 10_000),
+       tau=st.sampled_from([0.05, 0.3, 2.0]))
+def test_people_counted_per_hour_are_clipped_released_values(n, points, seed, tau):
+    """released_bin_totals(clamp_to=n): every hour in [0, n], equal to the released counts'
+    own per-hour sum (computed independently from the public CSV) clipped to [0, n], and blind
+    to the true counts (they may be anything: the result does not change)."""
+    gen = np.random.default_rng(seed)
+    traj = pd.DataFrame({
+        "uid": np.repeat([f"p{i}" for i in range(n)], points),
+        "time": pd.Timestamp("2008-02-02", tz="UTC")
+        + pd.to_timedelta(np.sort(gen.integers(0, 86_400, n * points)), unit="s"),
+        "lat": 39.9 + 0.05 * gen.random(n * points),
+        "lon": 116.4 + 0.05 * gen.random(n * points)})
+    grid = Grid.covering(start="2008-02-02", end="2008-02-03", cell_m=5000)
+    prefs = draw_preferences(people_ids(traj), ICDE15_MIX, rng=seed)
+    rel = release_population(traj, prefs, grid=grid, tau=tau, rng=seed)
+    shown = rel.released_bin_totals(clamp_to=n)
+    assert shown.min() >= 0 and shown.max() <= n
+    assert (rel.private.true_counts.sum(axis=(1, 2)) <= n).all()  # why n bounds the truth
+    public = pd.read_csv(io.StringIO(rel.public_csv()))
+    per_hour = public.groupby("time", sort=True)["count"].sum().to_numpy()
+    np.testing.assert_array_equal(shown, [min(max(int(v), 0), n) for v in per_hour])
+    forged = type(rel)(rel.counts, rel.grid, rel.method, rel.scheme, rel.tau, rel.rule,
+                       rel.engine, rel.private.__class__(
+                           rel.private.true_counts * 0 + 99, rel.private.kept_counts,
+                           rel.private.users, 0, 0))
+    np.testing.assert_array_equal(forged.released_bin_totals(clamp_to=n), shown)
+
+
+def test_clamping_to_the_true_count_would_be_caught():
+    """A broken variant that clips to the true number present (private) differs from the
+    public clip on a release where noise pushes an hour above the truth."""
+    traj, places = generate_population(3, points_per_user=20, days=1, rng=2)
+    grid = Grid.covering(start="2008-02-02", end="2008-02-03", cell_m=5000)
+    prefs = draw_preferences(people_ids(traj), ICDE15_MIX, rng=2)
+    rel = release_population(traj, prefs, grid=grid, places=places, tau=0.05, rng=2)
+    totals = rel.released_bin_totals()
+    broken = np.clip(totals, 0, rel.private.true_counts.sum(axis=(1, 2)))
+    assert not np.array_equal(broken, rel.released_bin_totals(clamp_to=3))
+    with pytest.raises(ParameterError):
+        rel.released_bin_totals(clamp_to=-1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(chosen=st.dictionaries(st.sampled_from([f"p{i}" for i in range(8)]),
+                              st.floats(0.01, 50.0), max_size=8))
+def test_own_budgets_replace_exactly_the_chosen_people(chosen):
+    base = pd.DataFrame({"uid": [f"p{i}" for i in range(8)], "group": "moderate",
+                         "epsilon": np.linspace(0.5, 2.0, 8)})
+    out = with_own_budgets(base, chosen)
+    got = dict(zip(out["uid"], out["epsilon"], strict=True))
+    for i, row in base.iterrows():
+        assert got[row["uid"]] == chosen.get(row["uid"], row["epsilon"])
+        assert out.loc[i, "group"] == ("own choice" if row["uid"] in chosen else "moderate")
+    assert base["epsilon"].tolist() == list(np.linspace(0.5, 2.0, 8))  # not changed in place
+
+
+def test_own_budgets_refuse_strangers_and_bad_budgets():
+    base = pd.DataFrame({"uid": ["ana", "bo"], "epsilon": [1.0, 1.0]})
+    with pytest.raises(ParameterError, match=r"'u00000': not a person of this population.*"
+                                             r"'ana'"):
+        with_own_budgets(base, {"u00000": 1.0})
+    for bad in (0.0, -1.0, float("nan"), 51.0):
+        with pytest.raises(ParameterError, match="a budget must be a number"):
+            with_own_budgets(base, {"bo": bad})
+
+
+def test_read_population_reads_uploads_and_refuses_empty_ones(tmp_path):
+    csv = (b"uid,time,lat,lon\nana,2008-02-02T01:00:00Z,39.9,116.4\n"
+           b"bo,2008-02-02T02:00:00Z,39.91,116.41\n")
+    up = io.BytesIO(csv)
+    up.name = "mine.csv"
+    frame = read_population(up)
+    assert list(people_ids(frame)) == ["ana", "bo"] and len(frame) == 2
+    frame.to_parquet(tmp_path / "mine.parquet")
+    again = read_population(tmp_path / "mine.parquet")
+    assert list(people_ids(again)) == ["ana", "bo"]
+    empty = io.BytesIO(b"uid,time,lat,lon\n")
+    empty.name = "empty.csv"
+    with pytest.raises(TrajectoryFormatError, match=r"empty\.csv"):
+        read_population(empty)

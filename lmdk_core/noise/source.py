@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 
 __all__ = ["NOISE_MODES", "RandomSource", "as_rng", "as_source", "check_noise", "key_bytes",
@@ -122,23 +123,25 @@ class RandomSource:
         return self.generator.integers(0, 2**53, size=n, dtype=np.uint64)
 
 
-def as_rng(seed_or_rng: Any = None) -> np.random.Generator:
-    """Return a Generator: passed through, or seeded from None, an int ≥ 0 or a SeedSequence.
+@renamed(seed_or_rng="rng")
+def as_rng(rng: Any = None) -> np.random.Generator:
+    """Return a Generator: ``rng`` passed through, or seeded from None, an int ≥ 0 or a
+    SeedSequence (``seed_or_rng=`` is the deprecated spelling of ``rng=``).
 
     Raises ParameterError for any other type (bool, float, str, legacy RandomState, ...) or a
     negative seed.
     """
-    if isinstance(seed_or_rng, np.random.Generator):
-        return seed_or_rng
-    if seed_or_rng is None or isinstance(seed_or_rng, np.random.SeedSequence):
-        return np.random.default_rng(seed_or_rng)
-    if isinstance(seed_or_rng, (int, np.integer)) and not isinstance(seed_or_rng, (bool, np.bool_)):
-        if seed_or_rng < 0:
-            raise ParameterError(f"seed must be an integer >= 0, got {seed_or_rng}")
-        return np.random.default_rng(int(seed_or_rng))
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        if rng < 0:
+            raise ParameterError(f"seed must be an integer >= 0, got {rng}")
+        return np.random.default_rng(int(rng))
     raise ParameterError(
         "seed must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator, "
-        f"got {type(seed_or_rng).__name__}"
+        f"got {type(rng).__name__}"
     )
 
 

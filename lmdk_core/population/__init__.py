@@ -11,6 +11,7 @@ from .generator import PLACE_KINDS, generate_population
 from .grid import BEIJING_BBOX, Grid
 from .ledger import Charge, Ledger, ledger_counts
 from .noise import discrete_laplace, publish_counts, snap_tau
+from .people import MAX_OWN_EPSILON, people_ids, read_population, with_own_budgets
 from .places import suggest_user_places
 from .preferences import (
     ICDE15_MIX,
@@ -47,13 +48,16 @@ def write_partitioned(*args, **kwargs):
 
 
 __all__ = [
-    "BEIJING_BBOX", "BOUNDING_RULES", "ICDE15_MIX", "METHODS", "MIXES", "PLACE_KINDS",
+    "BEIJING_BBOX", "BOUNDING_RULES", "ICDE15_MIX", "MAX_OWN_EPSILON", "METHODS", "MIXES",
+    "PLACE_KINDS",
     "TAU_RULES", "Charge", "Grid", "Ledger", "LedgerSummary", "PopulationDraw", "PopulationPlan",
     "PopulationRelease", "PopulationSession", "PreferenceMix",
     "PreferencesFormatError", "PrivateStats", "bounded_records", "choose_tau",
     "discrete_laplace", "draw_preferences", "estimated_cell_mse", "generate_population",
-    "keep_probability", "ledger_counts", "preferences_fingerprint", "preferences_from_column",
-    "public_bin_budgets", "publish_counts", "read_preferences", "release_losses",
+    "keep_probability", "ledger_counts", "people_ids",
+    "preferences_fingerprint", "preferences_from_column",
+    "public_bin_budgets", "publish_counts", "read_population",
+    "read_preferences", "release_losses",
     "release_methods", "release_population", "snap_tau", "suggest_user_places",
-    "write_partitioned",
+    "with_own_budgets", "write_partitioned",
 ]

@@ -99,9 +99,17 @@ class PopulationRelease:
         """The parameter τ/2 of the discrete Laplace law Pr[y] ∝ exp(−(τ/2)|y|) on each count."""
         return count_noise_tau(self.tau)
 
-    def released_bin_totals(self) -> np.ndarray:
-        """Σ over cells per bin of the released counts: users kept per bin, as released."""
-        return self.counts.sum(axis=(1, 2))
+    def released_bin_totals(self, *, clamp_to: int | None = None) -> np.ndarray:
+        """Σ over cells per bin of the released counts: users kept per bin, as released.
+
+        ``clamp_to``: the public number of people n; the totals are then clipped to [0, n]
+        (each person has at most one record per bin, so the true total lies there). This reads
+        only the released counts and a public number: post-processing, free of privacy cost;
+        it can only move a total closer to the true one."""
+        totals = self.counts.sum(axis=(1, 2))
+        if clamp_to is None:
+            return totals
+        return np.clip(totals, 0, check_int(clamp_to, "clamp_to", minimum=0))
 
     def public_frame(self) -> pd.DataFrame:
         """The released counts, one row per bin × cell (every cell of the public grid):
