@@ -23,11 +23,12 @@ Exit codes: 0 success, 1 bad input or failed run (message ``lmdk: error: ...`` o
 2 bad command line, 130 interrupted (Ctrl-C). Warnings read ``lmdk: warning: ...``. Progress
 (reading, the work, writing) is shown on a terminal, or anywhere with ``--progress`` (never with
 ``--quiet``). The output directory and the side files (``--places``, ``--preferences``) are
-checked before any data is read; an unknown ``--user`` is answered with the file's users, and
-places that cover none of the points are warned about. Outputs are written into a temporary
-directory next to ``--out`` and renamed into place only when complete, so a failure or Ctrl-C
-leaves no partial output. ``lmdk release`` reads, releases and writes in a stream: the input is
-parsed column-wise and the three files are encoded a chunk of rows at a time (lmdk_core.export).
+checked before any data is read; an unknown ``--user`` is answered with the file's users;
+places that cover none of the points, and a release that holds no position, are warned about.
+Outputs are written into a temporary directory next to ``--out`` and renamed into place only
+when complete, so a failure or Ctrl-C leaves no partial output. ``lmdk release`` reads,
+releases and writes in a stream: the input is parsed column-wise and the three files are
+encoded a chunk of rows at a time (lmdk_core.export).
 Without ``--seed`` every release draws fresh OS randomness; ``--seed`` is for simulations and
 is never written to any output.
 """
@@ -234,6 +235,11 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
     rel = lm.release_locations(one, mask, epsilon=args.epsilon, scheme=args.scheme,
                                radius_m=args.radius_m, rng=_seed(args))
     progress("release", 1, 1)
+    if len(one) and not export.released_rows(rel).any():
+        warnings.warn(f"the {args.scheme} release of user {uid!r} holds no position (every "
+                      "point is a landmark, and the scheme releases nothing before its first "
+                      "non-landmark point): the public files have a header and no row",
+                      stacklevel=1)
     guarantee = lm.landmark_guarantee(rel.eps, rel.landmarks)
     metrics = {"mae_m": lm.mae_metres(one, rel)}
     del one

@@ -410,3 +410,18 @@ def test_population_shows_progress_while_reading(tmp_path, capsys, small_blocks)
                  "--progress"]) == 0
     size = path.stat().st_size
     assert f"reading: {size}/{size} (100%)" in capsys.readouterr().err
+
+
+def test_a_release_with_no_position_says_so(trace, tmp_path, capsys):
+    """Every point at a place: Skip releases nothing, and the publisher is told, not handed an
+    empty file silently."""
+    path, _ = trace
+    everywhere = tmp_path / "all.geojson"
+    everywhere.write_text(json.dumps(lm.places_to_geojson([lm.Place("All", 39.99, 116.33,
+                                                                    50_000)])))
+    out = tmp_path / "o"
+    assert _run(path, "--places", everywhere, "--out", out, "--seed", "1") == 0
+    err = capsys.readouterr().err
+    assert "lmdk: warning: the skip release of user 'alice' holds no position" in err
+    name = E.export_file_name("public", "skip", "csv", epsilon=1)
+    assert (out / name).read_text().splitlines()[1:] == ["time,lat,lon"]  # after the # label
