@@ -23,12 +23,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-if not __package__:  # run as a script (`streamlit run`, a page of the app): PEP 366
-    _HERE = Path(__file__).resolve().parent  # the package, whatever it is installed as
-    if str(_HERE.parent) not in sys.path:
-        sys.path.insert(0, str(_HERE.parent))
-    __package__ = _HERE.name  # dashboard in the repo, lmdk_dashboard in a wheel
-    importlib.import_module(__package__)
+if not __package__:  # a script run by Streamlit: import its own package first (PEP 366)
+    _HERE = Path(__file__).resolve().parent  # dashboard/ in the repo, lmdk_dashboard/ installed
+    sys.path[:0] = [] if str(_HERE.parent) in sys.path else [str(_HERE.parent)]
+    __package__ = importlib.import_module(_HERE.name).__name__
 
 from lmdk_core.errors import LmdkError
 from lmdk_core.formatting import plain_count

@@ -35,12 +35,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-if not __package__:  # run as a script (`streamlit run`, a page of the app): PEP 366
-    _HERE = Path(__file__).resolve().parent  # the package, whatever it is installed as
-    if str(_HERE.parent) not in sys.path:
-        sys.path.insert(0, str(_HERE.parent))
-    __package__ = _HERE.name  # dashboard in the repo, lmdk_dashboard in a wheel
-    importlib.import_module(__package__)
+if not __package__:  # a script run by Streamlit: import its own package first (PEP 366)
+    _HERE = Path(__file__).resolve().parent  # dashboard/ in the repo, lmdk_dashboard/ installed
+    sys.path[:0] = [] if str(_HERE.parent) in sys.path else [str(_HERE.parent)]
+    __package__ = importlib.import_module(_HERE.name).__name__
 
 from lmdk_core import LmdkError
 from lmdk_core import population as P
@@ -70,28 +68,34 @@ KEY = "pop_"  # prefix of this page's stored settings (widget keys: "_w_pop_..."
 PEOPLE = (200, 500, 1000, 2000)
 SCHEMES = ("skip", "uniform", "user")
 SCHEME_WORDS = {
-    "skip": "Skip: not counted at their landmarks, full budget in other hours",
-    "uniform": "Uniform: budget split over their landmark hours plus one",
+    "skip": "Skip: not counted at landmarks, full budget elsewhere",
+    "uniform": "Uniform: budget split over landmark hours + one",
     "user": "User-level: budget spread over all hours",
 }
 TAU_CHOICES = ("mean", "median", "min_error", "quantile:0.25")
 TAU_WORDS = {
     "mean": "mean: the average budget of the public mix",
     "median": "median: the middle budget of the public mix",
-    "min_error": "min_error: the threshold with the smallest expected error",
-    "quantile:0.25": "quantile:0.25: a quarter of the mix's budgets lie below it",
+    "min_error": "min_error: smallest expected error",
+    "quantile:0.25": "quantile:0.25: a quarter of budgets lie below",
 }
-MIX_WORDS = {
-    "icde15": "icde15: 54 % conservative, 37 % moderate, 9 % liberal (survey of Jorgensen et "
-              "al., ICDE 2015)",
-    "liberal-heavy": "liberal-heavy: 9 % conservative, 37 % moderate, 54 % liberal",
-    "even": "even: a third each conservative, moderate, liberal",
-    "all-conservative": "all-conservative: 100 % conservative",
-}
-MIX_HELP = ("The announced share of people in each budget group: conservative budgets ε_u are "
-            "0.1–0.5, moderate 0.5–2, liberal 2. Each person's budget is drawn from it (a "
-            "stand-in for asking them) unless you set it below. The threshold τ is computed "
-            "from this public mix only, never from anyone's budget.")
+def _mix_words(name: str) -> str:
+    """A mix in plain words: the share of people in each budget group (from the mix itself)."""
+    return f"{name}: " + ", ".join(f"{share * 100:.0f} % {group}"
+                                   for group, share, _, _ in P.MIXES[name].groups)
+
+
+def _group_ranges() -> str:
+    return ", ".join(f"{g} {lo:g}" + (f"–{hi:g}" if hi > lo else "")
+                     for g, _, lo, hi in P.ICDE15_MIX.groups)
+
+
+MIX_WORDS = {name: _mix_words(name) for name in P.MIXES}
+MIX_HELP = ("The announced share of people in each budget group (icde15: the mix of "
+            f"Jorgensen et al.'s experiments, ICDE 2015); budgets ε_u per group: "
+            f"{_group_ranges()}. Each person's budget is drawn from it (a stand-in for asking "
+            "them) unless you set it below. The threshold τ is computed from this public mix "
+            "only, never from anyone's budget.")
 QUERY_EPSILONS = (0.005, 0.01, 0.02, 0.05)
 PREFERENCES_SEED = 0  # the synthetic people's budgets belong to the population: drawn once
 SAMPLE_START, SAMPLE_DAYS = "2008-02-02", 7  # the synthetic population's public window
@@ -512,7 +516,7 @@ def main() -> None:
                "person's budget.")
     ledger_box = st.container()  # the population's ledger at a glance, filled below
     own = own_population()
-    c = st.columns(4)
+    c = st.columns([1, 2])
     n_users = c[0].select_slider(
         "People (sample)", PEOPLE, key=w(KEY + "n", 1000, PEOPLE), disabled=own is not None,
         help="Size of the synthetic population (no real person); your own file sets its own.")
@@ -523,12 +527,13 @@ def main() -> None:
     mix_name = c[1].selectbox("Mix of budgets (public)", mixes,
                               key=w(KEY + "mix", "icde15", mixes), disabled=locked,
                               format_func=lambda v: MIX_WORDS[v], help=MIX_HELP)
-    scheme = c[2].selectbox("How each person spends their budget", SCHEMES,
+    c = st.columns(2)
+    scheme = c[0].selectbox("How each person spends their budget", SCHEMES,
                             key=w(KEY + "scheme", "skip", SCHEMES),
                             format_func=lambda v: SCHEME_WORDS[v],
                             help="Each person's landmark scheme: how their budget ε_u is "
                                  "spread over their hours, and what their landmark hours get.")
-    tau = c[3].selectbox("Threshold τ rule", TAU_CHOICES, key=w(KEY + "tau", "mean", TAU_CHOICES),
+    tau = c[1].selectbox("Threshold τ rule", TAU_CHOICES, key=w(KEY + "tau", "mean", TAU_CHOICES),
                          format_func=lambda v: TAU_WORDS[v],
                          help="The threshold τ: people whose budget for an hour is at least τ "
                               "are always counted; the noise scale is 2/τ. Computed from the "
