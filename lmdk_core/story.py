@@ -26,7 +26,14 @@ import numpy as np
 import pandas as pd
 
 from .errors import ParameterError
-from .formatting import plain_distance, plain_epsilon, plain_number, plain_time, plain_time_span
+from .formatting import (
+    plain_distance,
+    plain_duration,
+    plain_epsilon,
+    plain_number,
+    plain_time,
+    plain_time_span,
+)
 from .palette import COLOUR_NAMES, CONTEXT_COLOUR, RELEASE_COLOUR
 from .validation import check_epsilon
 
@@ -35,6 +42,7 @@ __all__ = [
     "StorySection",
     "attack_story_section",
     "illustration_figure",
+    "public_context",
     "release_story",
     "released_extent_text",
     "released_map",
@@ -381,7 +389,7 @@ def story_summary(
     so). ``simulation``: seeded or floating-point noise (the randomness paragraph says so).
     """
     span = f" {plain_time_span(start, end)}" if start is not None and end is not None else ""
-    every = (f" one location every {_fmt(interval_s / 60)} minutes" if interval_s else
+    every = (f" one location every {plain_duration(interval_s)}" if interval_s else
              " every recorded location")
     parts = [
         f"What was shared: {n_released:,} noisy locations{span},{every}. "

@@ -489,3 +489,14 @@ def test_story_map_uses_the_maps_tile_layer(released):
     assert tile_js(released_map(rel, max_points=10)) == []
     with pytest.raises(ParameterError, match="tiles"):
         released_map(rel, tiles="ftp://x/{z}/{x}/{y}")
+
+
+def test_summary_states_the_interval_as_the_app_does():
+    from lmdk_core.formatting import plain_duration
+
+    for seconds in (30.0, 600.0, 5400.0):
+        text = story_summary(epsilon=1.0, radius_m=100, allocation="uniform", n_released=3,
+                             interval_s=seconds)
+        assert f"one location every {plain_duration(seconds)}." in text
+    assert "0.5 minutes" not in story_summary(epsilon=1.0, radius_m=100, allocation="uniform",
+                                              n_released=3, interval_s=30.0)
