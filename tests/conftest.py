@@ -93,10 +93,10 @@ Every test file is in exactly one (tests/test_layers.py checks it, and that the 
 match what each file uses)."""
 
 E2E_FILES = frozenset({
-    "test_attacks_browser.py", "test_axe.py", "test_browser.py", "test_browser_map.py",
+    "test_attacks_browser.py", "test_browser.py", "test_browser_map.py",
     "test_charts_browser.py", "test_guide_browser.py", "test_isolation.py",
     "test_jupyter_browser.py", "test_jupyter_export.py", "test_map_front_end.py",
-    "test_map_keyboard.py", "test_modebar_browser.py", "test_notebook.py",
+    "test_map_keyboard.py", "test_notebook.py", "test_pages_browser.py",
     "test_patterns_notebook.py", "test_population_notebook.py", "test_story_browser.py",
 })
 APP_FILES = frozenset({
@@ -190,6 +190,24 @@ def app(fake_map):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
     return run(at)
+
+
+@pytest.fixture(scope="module")
+def first_page():
+    """(AppTest, FakeMap): the dashboard after its first run (``?tiles=none``), one per module,
+    for the tests that only read it (they never click, set a widget or run it: a test that
+    does takes ``app``)."""
+    from apptest_helpers import APP, TIMEOUT, FakeMap, run
+    from streamlit.testing.v1 import AppTest
+
+    import dashboard.map_section as map_section
+
+    with pytest.MonkeyPatch.context() as mp:
+        fake = FakeMap()
+        mp.setattr(map_section.map_element, "show", fake)
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.query_params["tiles"] = "none"
+        yield run(at), fake
 
 
 # --------------------------------------------------------------------------- e2e layer

@@ -44,7 +44,8 @@ def chart(at: AppTest, key: str) -> dict:
 # --------------------------------------------------------------------------- page
 
 
-def test_default_page_shows_every_section(app, fake_map):
+def test_default_page_shows_every_section(first_page):
+    app, fake_map = first_page
     text = " ".join(m.value for m in app.markdown)
     assert "What am I looking at?" in text
     headers = [h.value for h in app.header]
@@ -59,7 +60,8 @@ def test_default_page_shows_every_section(app, fake_map):
     assert fake_map.view["tiles"] == "" and len(fake_map.view["track"]) > 100
 
 
-def test_every_control_has_help(app):
+def test_every_control_has_help(first_page):
+    app, _ = first_page
     kinds = ["button", "checkbox", "download_button", "file_uploader", "number_input", "radio",
              "select_slider", "selectbox", "slider", "text_input", "toggle"]
     seen = 0
@@ -290,7 +292,8 @@ def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
         assert "PRIVATE" in names[label] and "DO_NOT_SHARE" in names[label]
 
 
-def test_no_seed_in_the_controls(app):
+def test_no_seed_in_the_controls(first_page):
+    app, _ = first_page
     keys = {w.key for kind in ("number_input", "text_input", "slider") for w in app.get(kind)}
     assert "seed" not in keys
     assert not any("seed" in (w.label or "").lower() for w in app.number_input)

@@ -17,7 +17,8 @@ LITE = "/component/dashboard.charts.lmdk_plotly_lite/plotly-lmdk.min.js"
 """The small plotly.js every chart of the dashboard loads (dashboard/charts.py)."""
 
 
-def test_default_page_is_my_trace(app):
+def test_default_page_is_my_trace(first_page):
+    app, _ = first_page
     assert app.title[0].value.startswith("lmdk — landmark privacy")
     assert any("2b · Hide when you were at your places" in e.label for e in app.expander)
     assert len(bundles(app)) >= 3 and set(bundles(app).values()) == {LITE}
