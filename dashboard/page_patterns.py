@@ -29,6 +29,7 @@ if not __package__:  # a script run by Streamlit: import its own package first (
     __package__ = importlib.import_module(_HERE.name).__name__
 
 from lmdk_core.errors import LmdkError
+from lmdk_core.export import export_file_name
 from lmdk_core.formatting import plain_count
 from lmdk_core.patterns import (
     NEIGHBOURS,
@@ -627,10 +628,12 @@ def real_section(person: tuple, stream_key: tuple, stream, regions, pats: list[P
                    "It is kept for this session and never redrawn.", icon=":material/task_alt:")
         st.download_button(
             "Public release (CSV)", data=drawn.public_csv,
-            file_name=f"lmdk_public_pattern_release_{mechanism}.csv", mime="text/csv",
+            file_name=export_file_name("pattern", mechanism, "csv", epsilon=eps),
+            mime="text/csv",
             key=KEY + "download", on_click="ignore",
             help="The released events only: uid, time, type, lat, lon. No suppressed or "
-                 "injected flag, no true event, no budget, no seed.")
+                 "injected flag, no true event, no seed; the file name gives the mechanism "
+                 "and ε.")
     ledger_tables(person)
 
 

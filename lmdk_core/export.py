@@ -566,6 +566,7 @@ _FILE_KINDS = {
     "analysis": ("lmdk_PRIVATE_analysis_{slug}", "_DO_NOT_SHARE"),
     "story": ("lmdk_story_{slug}", ""),
     "private_story": ("lmdk_PRIVATE_story_{slug}", "_DO_NOT_SHARE"),
+    "pattern": ("lmdk_public_pattern_release_{slug}", ""),
 }
 
 
@@ -580,7 +581,8 @@ def export_file_name(kind: str, allocation: str, ext: str, *, epsilon: float) ->
     """File name of an export named after the allocation actually released and its budget ε.
 
     ``kind``: ``"public"`` (release CSV/GeoJSON), ``"analysis"`` (the private report),
-    ``"story"`` (the public HTML story) or ``"private_story"`` (the opt-in private one); private
+    ``"story"`` (the public HTML story), ``"private_story"`` (the opt-in private one) or
+    ``"pattern"`` (a pattern-level release of the Patterns page, named by its mechanism); private
     kinds carry ``PRIVATE`` and ``DO_NOT_SHARE`` in the name. ``allocation`` is reduced to
     ``[a-z0-9_]`` (e.g. ``"tpl_bounded"``), ``epsilon`` (the user's total budget ε > 0) is
     written with at most 6 significant digits (``_eps1``, ``_eps0.5``), ``ext`` is the suffix

@@ -310,7 +310,9 @@ def test_the_download_holds_the_released_events_only(downloads):
     draw(at)
     assert set(downloads) == {"Public release (CSV)"}
     d = downloads["Public release (CSV)"]
-    assert d["file_name"] == "lmdk_public_pattern_release_uniform.csv"
+    # named by mechanism and ε (issue 27: releases at different ε must not share a name)
+    eps = at.number_input(key="_w_pat_eps").value  # the ε the page released with
+    assert d["file_name"] == f"lmdk_public_pattern_release_uniform_eps{eps:g}.csv"
     text = call_without_session(d["data"])
     frame = pd.read_csv(io.StringIO(text))
     assert list(frame.columns) == ["uid", "time", "type", "lat", "lon"]
