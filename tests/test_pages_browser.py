@@ -1,16 +1,24 @@
-"""Issue 27, major 3: axe-core finds no serious or critical accessibility violation on any page.
+"""Every page of the dashboard in a real headless Chromium, each loaded once and shared by the
+checks that read it (a page load is the costly part):
 
-axe-core is the copy bundled by the installed ``axe-playwright-python`` package (test extra):
-nothing is fetched at run time. The trace page is checked with a place added from the keyboard
-, so the loss section's bounds and the places table are checked too.
-"""
+* issue 27, major 3: axe-core finds no serious or critical accessibility violation on any page.
+  axe-core is the copy bundled by the installed ``axe-playwright-python`` package (test extra):
+  nothing is fetched at run time. The trace page is checked with a place added from the
+  keyboard, so the loss section's bounds and the places table are checked too;
+* issue 24 finding 11: every Plotly chart offered Plotly's "Share chart…" button, which posts
+  the chart's data (the allocation marks landmark times, others draw the true trace) to
+  cloud.plotly.com/newchart. On every page this clicks every modebar button that is left and
+  asserts that no request leaves the app's host (from the page's first load on).
+
+Skipped only when no Chromium is installed (`make chromium`)."""
 
 from __future__ import annotations
 
 import os
+from urllib.parse import urlparse
 
 import pytest
-from browser_driver import CHROMIUM, IDLE, MAP, goto_app, runs, wait_idle
+from browser_driver import CHROMIUM, MAP, goto_app, resize, runs, wait_idle
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,7 +28,48 @@ pytestmark = [
     ),
 ]
 
+PATHS = ("", "patterns", "population")
+AXE_SIZE = (1280, 720)
+MODEBAR_SIZE = (1440, 900)
 SERIOUS = ("serious", "critical")
+UPLOADERS = ("cloud", "share", "chart studio", "edit in")
+
+
+class Loaded:
+    """One browser page per dashboard page, loaded on first use (a user's first visit, no
+    ``?tiles``) and kept for the module; every request each page made is recorded."""
+
+    def __init__(self, server: str, browser) -> None:
+        self.server, self.browser = server, browser
+        self.pages: dict[str, object] = {}
+        self.requests: dict[str, list[str]] = {}
+
+    def __call__(self, path: str):
+        if path not in self.pages:
+            page = self.browser.new_page(
+                viewport={"width": AXE_SIZE[0], "height": AXE_SIZE[1]}, accept_downloads=True)
+            self.requests[path] = seen = []
+            page.on("request", lambda r: seen.append(r.url))
+            page.on("dialog", lambda d: d.dismiss())
+            goto_app(page, f"{self.server}/{path}")
+            if not path:  # a place, from the keyboard: the landmark curves and the table appear
+                page.locator(MAP).focus()
+                n = runs(page)
+                page.keyboard.press("Enter")
+                wait_idle(page, since=n)
+            self.pages[path] = page
+        return self.pages[path]
+
+    def close(self) -> None:
+        for page in self.pages.values():
+            page.close()
+
+
+@pytest.fixture(scope="module")
+def loaded(server, browser):
+    pages = Loaded(server, browser)
+    yield pages
+    pages.close()
 
 
 def _violations(page) -> list[str]:
@@ -31,24 +80,11 @@ def _violations(page) -> list[str]:
             for v in found if v["impact"] in SERIOUS]
 
 
-@pytest.mark.parametrize("path", ["", "patterns", "population"])
-def test_no_serious_or_critical_violation(server, browser, path):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        if path:
-            page.goto(f"{server}/{path}", timeout=60_000)
-            page.wait_for_selector("[data-testid='stMain']", timeout=60_000)
-            page.wait_for_selector(IDLE, timeout=60_000)
-            wait_idle(page, settle_ms=500)
-        else:
-            goto_app(page, server)
-            page.locator(MAP).focus()
-            n = runs(page)
-            page.keyboard.press("Enter")  # a place: the landmark curves and the table appear
-            wait_idle(page, since=n)
-        assert _violations(page) == []
-    finally:
-        page.close()
+@pytest.mark.parametrize("path", PATHS)
+def test_no_serious_or_critical_violation(loaded, path):
+    page = loaded(path)
+    resize(page, *AXE_SIZE, "[data-testid='stMain']")
+    assert _violations(page) == []
 
 
 def test_a_violation_is_found_when_there_is_one(browser):
@@ -66,3 +102,28 @@ def test_a_violation_is_found_when_there_is_one(browser):
         assert _violations(page) == []
     finally:
         page.close()
+
+
+def test_no_modebar_button_sends_anything_off_the_machine(loaded, server):
+    host = urlparse(server).netloc
+    clicked = 0
+    for path in PATHS:
+        page = loaded(path)
+        resize(page, *MODEBAR_SIZE, "[data-testid='stMain']")
+        page.wait_for_selector(".js-plotly-plot .modebar-btn", state="attached", timeout=30_000)
+        titles = page.eval_on_selector_all(
+            ".js-plotly-plot .modebar-btn",
+            "bs => bs.map(b => (b.getAttribute('data-title') || '').toLowerCase())")
+        assert titles, path
+        assert not [t for t in titles if any(w in t for w in UPLOADERS)], (path, titles)
+        # every remaining button, on every chart (zoom, pan, reset, download as PNG, ...)
+        clicked += page.eval_on_selector_all(
+            ".js-plotly-plot .modebar-btn",
+            "bs => { bs.forEach(b => b.dispatchEvent(new MouseEvent('click', "
+            "{bubbles: true}))); return bs.length; }")
+        wait_idle(page)
+    assert clicked > 10
+    away = sorted({u for path in PATHS for u in loaded.requests[path]
+                   if urlparse(u).scheme in ("http", "https", "ws", "wss")
+                   and urlparse(u).netloc != host})
+    assert not away, away
