@@ -183,7 +183,8 @@ def kept_figure(result: dict[str, Any], grid: P.Grid, *, n_people: int) -> go.Fi
         if m != "user_level":
             fig.add_scatter(x=x, y=rel.released_bin_totals(clamp_to=n_people),
                             name=f"{METHOD_LABELS[m].split(':')[0]}: released")
-    fig.update_layout(height=300, margin={"l": 70, "r": 10, "t": 30, "b": 40},
+    fig.update_layout(height=340, margin={"l": 70, "r": 10, "t": 30, "b": 40},
+                      legend={"orientation": "h", "y": -0.2, "x": 0},
                       yaxis_title="people counted per hour",
                       title="People counted per hour (released, clipped to 0 – all people)")
     return fig
@@ -272,7 +273,7 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
         st.error(plain_text(exc), icon="⚠️")
         return
     summary = sess.summary(pop_key, prefs)
-    m = st.columns(4)
+    m = [*st.columns(2), *st.columns(2)]  # 2 × 2: the labels fit at 1280 px
     m[0].metric("Real releases drawn", f"{summary.draws}",
                 help="Real releases of this population in this session.")
     m[1].metric("Users whose budget is spent", f"{summary.n_spent:,} of {summary.n_users:,}",
