@@ -68,6 +68,9 @@ COLUMNS = {
 """Column widths that keep the guide's table inside the page at 1280 px."""
 
 CACHE_KEY = "guide_estimates"
+TRIALS_KEY = "guide_trials_kept"
+"""Smoothed trials that do not depend on where the places are (advice.estimate_errors' reuse),
+for the current trace: a new place recomputes only the schemes it changes."""
 KEPT = 4
 """Estimates kept per session (the simulation reads the true trace: never shared)."""
 SEED = 0
@@ -90,9 +93,12 @@ def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
     kept: dict = state.kept_dict(CACHE_KEY)
     if ck not in kept:
         params = {s.scheme: dict(s.params)} if s.params else None
+        box: dict = state.kept_dict(TRIALS_KEY)
+        if box.get("trace") != key or len(box.get("trials", ())) > 64:  # this trace's only
+            box.update(trace=key, trials={})
         kept[ck] = advice.estimate_errors(traj, mask, epsilon=s.epsilon, radius_m=s.radius_m,
                                           rng=SEED, params=params, simulate=simulate,
-                                          smooth=smooth)
+                                          smooth=smooth, reuse=box["trials"])
         while len(kept) > KEPT:
             kept.pop(next(iter(kept)))
     return kept[ck]

@@ -34,7 +34,7 @@ part of a release). Derivations: ``docs/advice.md``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -390,7 +390,7 @@ class SchemeEstimate:
 def estimate_errors(
     traj: Any, landmarks: Any, *, epsilon: float, radius_m: float, rng: int = 0,
     params: Mapping[str, Mapping[str, Any]] | None = None, simulate: bool = True,
-    smooth: bool = False,
+    smooth: bool = False, reuse: MutableMapping[Any, tuple[float, float]] | None = None,
 ) -> list[SchemeEstimate]:
     """Closed forms for every scheme plus, where none is exact (Skip with landmarks, Adaptive,
     BD, BA), the mean error of one release simulated on ``traj`` with the seeded generator
@@ -402,7 +402,10 @@ def estimate_errors(
     also simulate the schemes with a closed form, and smooth each scheme's simulated release
     (:func:`lmdk_core.smooth_release` with its defaults; ``traj`` should then carry its ``time``
     column): ``SchemeEstimate.smoothed``. The raw and the smoothed error come from the same
-    release, the one ``compare_schemes(..., runs=1, rng=rng)`` draws.
+    release, the one ``compare_schemes(..., runs=1, rng=rng)`` draws. ``reuse``: a dict the
+    caller keeps for this one ``traj``; the smoothed trials of schemes whose release does not
+    depend on where the landmarks are (event and user: not at all; uniform: only on their
+    number) are kept in it and reused when only the landmarks change.
     """
     from .accounting import as_landmark_mask
     from .comparison import compare_schemes
@@ -417,7 +420,7 @@ def estimate_errors(
     smoothed: dict[str, float] = {}
     if smooth and lat.size:  # every scheme simulated once: its raw and its smoothed error
         sim, smoothed = _trial_errors(traj, mask, [p.scheme for p in preds], epsilon, radius_m,
-                                      rng, params)
+                                      rng, params, reuse)
         sim = {k: v for k, v in sim.items() if k in todo}
     elif todo and lat.size:
         chosen = {k: dict(v) for k, v in (params or {}).items() if k in todo}
@@ -431,11 +434,14 @@ def estimate_errors(
 
 def _trial_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: float,
                   radius_m: float, rng: int,
-                  params: Mapping[str, Mapping[str, Any]] | None
+                  params: Mapping[str, Mapping[str, Any]] | None,
+                  reuse: MutableMapping[Any, tuple[float, float]] | None = None,
                   ) -> tuple[dict[str, float], dict[str, float]]:
     """Mean error (metres) of one seeded simulated release per scheme, raw and after
     smooth_release. The release is the one :func:`compare_schemes` draws for ``runs=1`` with
-    the same seed (its first child seed), so the raw errors equal its table's."""
+    the same seed (its first child seed), so the raw errors equal its table's. ``reuse``: see
+    :func:`estimate_errors` (the budgets of event, user and uniform, hence their seeded noise,
+    depend on the landmarks at most through |L|)."""
     from .metrics import mae_metres
     from .noise.source import simulation_rng, spawn_seeds
     from .release import release_locations
@@ -443,13 +449,26 @@ def _trial_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: 
 
     child = spawn_seeds(int(rng), 1)[0]
     raw, smoothed = {}, {}
+    n_lm = int(np.count_nonzero(mask))
     for scheme in schemes:
+        p = dict((params or {}).get(scheme, {}))
+        key = (scheme, epsilon, radius_m, int(rng), repr(sorted(p.items())), mask.size,
+               n_lm if scheme == "uniform" else None)
+        if reuse is not None and scheme in _MASK_FREE and key in reuse:
+            raw[scheme], smoothed[scheme] = reuse[key]
+            continue
         rel = release_locations(traj, mask, epsilon=epsilon, scheme=scheme, radius_m=radius_m,
                                 rng=simulation_rng(child), noise="fast",
-                                **dict((params or {}).get(scheme, {})))
+                                **p)
         raw[scheme] = mae_metres(traj, rel)
         smoothed[scheme] = mae_metres(traj, smooth_release(rel))
+        if reuse is not None and scheme in _MASK_FREE:
+            reuse[key] = (raw[scheme], smoothed[scheme])
     return raw, smoothed
+
+
+_MASK_FREE = ("event", "user", "uniform")
+"""Schemes whose seeded trial release depends on the landmarks at most through |L|."""
 
 
 PREFERENCE = ("skip", "reserve", "uniform", "adaptive", "bd", "ba", "user", "event")

@@ -59,3 +59,24 @@ def test_smoothed_trial_smooths_the_release_whose_raw_error_is_shown():
                             rng=simulation_rng(spawn_seeds(3, 1)[0]), noise="fast")
     assert mae_metres(TRACE, rel) == est["bd"].simulated
     assert mae_metres(TRACE, smooth_release(rel)) == est["bd"].smoothed
+
+
+def test_reused_trials_are_the_trials_of_the_new_places():
+    """Event, user and uniform trials kept from other places (same |L|) are exactly what a fresh
+    computation gives for the new places; Skip's are not reusable (its numbers differ), so
+    reusing them would be wrong — it is recomputed."""
+    other = np.zeros(len(TRACE), dtype=bool)
+    other[200:240] = True  # as many landmark moments as HOME, elsewhere
+    kept: dict = {}
+    advice.estimate_errors(TRACE, HOME, epsilon=2.0, radius_m=200.0, rng=5, smooth=True,
+                           reuse=kept)
+    assert {k[0] for k in kept} == {"event", "user", "uniform"}
+    again = advice.estimate_errors(TRACE, other, epsilon=2.0, radius_m=200.0, rng=5,
+                                   smooth=True, reuse=kept)
+    assert len(kept) == 3  # nothing new to keep: the same |L|
+    fresh = advice.estimate_errors(TRACE, other, epsilon=2.0, radius_m=200.0, rng=5, smooth=True)
+    np.testing.assert_array_equal([(e.simulated, e.smoothed) for e in again],
+                                  [(e.simulated, e.smoothed) for e in fresh])
+    home = {e.scheme: e for e in advice.estimate_errors(TRACE, HOME, epsilon=2.0, radius_m=200.0,
+                                                        rng=5, smooth=True)}
+    assert home["skip"].smoothed != {e.scheme: e for e in fresh}["skip"].smoothed
