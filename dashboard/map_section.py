@@ -203,14 +203,12 @@ def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) 
             disabled=sel not in names,
             help="Delete the selected place (its timestamps stop being landmarks).",
         )
-        rename_key = f"rename_{st.session_state.editor_version}"
+        state.sync_rename_field()
         st.text_input(
             "Name of the selected place",
-            value=sel if sel in names else "",
-            key=rename_key,
+            key=state.RENAME_KEY,
             disabled=sel not in names,
             on_change=state.rename_selected,
-            args=(rename_key,),
             placeholder="select a place to rename it",
             help="Type a new name and press Enter (or Tab away) to rename the selected place; "
             "its position, radius and landmarks stay. Names are unique. The Name column of "

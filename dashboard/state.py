@@ -154,13 +154,29 @@ def rename_place(old: str, new: str) -> bool:
     return True
 
 
-def rename_selected(widget_key: str) -> None:
-    """on_change of the selected place's name field: rename the selected place to its text."""
+RENAME_KEY = "rename_place"
+"""Widget key of the selected place's name field: one key for good, so the field keeps the
+keyboard focus after a rename (a new key makes a new element)."""
+_RENAME_FOR = "_rename_for"
+
+
+def sync_rename_field() -> None:
+    """Before the name field is drawn: it shows the selected place's name whenever the selection
+    changed since it was last set (text being typed for the same place stays)."""
+    ss = st.session_state
+    selected = ss.get("selected")
+    if RENAME_KEY not in ss or ss.get(_RENAME_FOR, object()) != selected:
+        ss[RENAME_KEY] = selected or ""
+        ss[_RENAME_FOR] = selected
+
+
+def rename_selected() -> None:
+    """on_change of the name field (:data:`RENAME_KEY`): rename the selected place to its text;
+    a refused name puts the place's name back in the field (the reason is shown next to it)."""
     selected = st.session_state.get("selected")
-    if selected is not None:
-        renamed = rename_place(selected, st.session_state.get(widget_key) or "")
-        if not renamed and st.session_state.get(PLACES_ERROR_KEY):
-            st.session_state.editor_version += 1  # refused: the field shows the name again
+    if selected is not None and not rename_place(selected,
+                                                 st.session_state.get(RENAME_KEY) or ""):
+        st.session_state[RENAME_KEY] = selected
 
 
 def add_typed_place(text_key: str, error_key: str) -> None:

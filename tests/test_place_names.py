@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
+from dashboard import state
 from lmdk_core import places as pl
 from lmdk_core import stays
 from lmdk_core.geo import haversine_m, offset_points
@@ -95,6 +96,8 @@ def test_click_names_rename_in_place(fake_map, sample, home):
     assert [c["name"] for c in fake_map.circles()] == [HOME_STAY, "Clinic"]
     assert list(at.data_editor[0].value["name"]) == [HOME_STAY, "Clinic"]
     assert _rename_field(at).value == "Clinic"
+    # the same field (one key) before and after: the browser keeps the keyboard focus in it
+    assert _rename_field(at).key == field.key == state.RENAME_KEY
     # a taken name and an empty name are refused, with the reason next to the field
     for bad, reason in ((HOME_STAY, "already used"), ("", "needs a name")):
         _rename_field(at).set_value(bad)
