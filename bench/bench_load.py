@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -124,8 +125,10 @@ def main() -> None:
     args = ap.parse_args()
     points = targets(args.clicks)
     print(f"{psutil.cpu_count()} cores; each session clicks {len(points)} places; "
-          "latency = click -> new place on the map and script stopped")
+          "latency = click -> new place on the map and script stopped; load average "
+          f"{os.getloadavg()[0]:.1f} at the start (other work on the machine slows every row)")
     rows = [asyncio.run(run_n(n, args.clicks, points)) for n in args.sessions]
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     base = rows[0]["median"]
     print(f"{'sessions':>8} {'clicks':>6} {'median s':>9} {'p95 s':>7} {'x base':>7} "
           f"{'server MB cold':>14} {'warm':>6} {'after':>7} {'MB/session':>10} {'wall s':>7}")
