@@ -425,7 +425,7 @@ def test_display_produces_a_widget_bundle(alice):
     assert "application/vnd.jupyter.widget-view+json" in data
 
 
-@pytest.mark.parametrize(("interval", "label"), [("auto", "auto (≤ 5,000 timestamps)"),
+@pytest.mark.parametrize(("interval", "label"), [("auto", "auto: every fix (≤ 5,000 timestamps)"),
                                                  (450.0, "7.5 min")])
 def test_release_interval_shows_its_value_on_first_display(alice, interval, label):
     """Issue 27: the dropdown showed nothing. The browser draws the option at the synced
@@ -477,3 +477,23 @@ def test_hiding_one_models_settings_leaves_every_other_control_shown(alice, mode
     assert all(displays[k] == "none" for k in hidden), displays
     assert ex.tiles.layout.display in (None, "")
     assert ex.centre["lat"].layout.display == "none"  # the DP grid's centre: dp only
+
+
+def test_auto_interval_names_what_it_picks_for_each_person(sample):
+    """The "auto" choice says which interval it uses for the person shown, read back against
+    the rule counted directly: the shortest preset whose resampled trace has ≤ 5,000 moments."""
+    from lmdk_core.formatting import plain_duration
+    from lmdk_core.jupyter.session import INTERVALS_S, MAX_TIMESTAMPS
+
+    ex = explore(sample, rng=20, loss_model="none")
+    for user in lk.users(sample)[:2]:
+        ex.controls["user"].value = user
+        one = lk.select_user(sample, user)
+        fits = [s for s in INTERVALS_S if len(lk.resample(one, s)) <= MAX_TIMESTAMPS]
+        expected = ("every fix" if len(one) <= MAX_TIMESTAMPS
+                    else plain_duration(fits[0] if fits else INTERVALS_S[-1]))
+        state = ex.controls["interval_s"].get_state()
+        assert state["_options_labels"][state["index"]] == (
+            f"auto: {expected} (≤ {MAX_TIMESTAMPS:,} timestamps)")
+        assert len(ex.release) == (len(one) if expected == "every fix"
+                                   else len(lk.resample(one, fits[0])))

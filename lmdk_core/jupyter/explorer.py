@@ -69,16 +69,19 @@ _CELLS_M = (100.0, 200.0, 300.0, 500.0, 750.0, 1000.0, 2000.0, 5000.0)
 _DP_EXTENTS_M = (2000.0, 5000.0, 10000.0, 20000.0)
 _DP_CELLS_M = (500.0, 1000.0, 2000.0)
 _WARN = "#D55E00"
-_NUMERIC_OPTIONS = ("interval_s", "cell_m", "dp_extent_m", "dp_cell_m",
+_NUMERIC_OPTIONS = ("cell_m", "dp_extent_m", "dp_cell_m",
                     "preset_extent_m")  # (label, value) pairs
 
 
-def _interval_options(current: float | str | None) -> list[tuple[str, float | str | None]]:
+def _interval_options(current: float | str | None,
+                      auto: float | None) -> list[tuple[str, float | str | None]]:
     """The release-interval choices, ``current`` among them (a value outside the presets is
-    added in order), labelled as the app labels durations."""
+    added in order), labelled as the app labels durations; "auto" says what it picks
+    (``auto``: seconds, None = every fix)."""
     steps = sorted({*INTERVALS_S, *([float(current)] if isinstance(current, (int, float))
                                     else [])})
-    return [(f"auto (≤ {MAX_TIMESTAMPS:,} timestamps)", "auto"), ("every fix", None),
+    picked = "every fix" if auto is None else plain_duration(auto)
+    return [(f"auto: {picked} (≤ {MAX_TIMESTAMPS:,} timestamps)", "auto"), ("every fix", None),
             *((plain_duration(v), v) for v in steps)]
 
 
@@ -142,7 +145,8 @@ class Explorer:
                 continuous_update=False, description="radius r (m)", style=style,
                 layout=row()),
             "interval_s": w.Dropdown(
-                options=_interval_options(s["interval_s"]), value=s["interval_s"],
+                options=_interval_options(s["interval_s"], self.session.auto_interval_s),
+                value=s["interval_s"],
                 description="release interval", style=style, layout=row()),
             "loss_model": w.Dropdown(options=[(LOSS_LABELS[m], m) for m in LOSS_MODELS],
                                      value=s["loss_model"], description="correlation model",
@@ -373,16 +377,18 @@ class Explorer:
         s = self.session.settings
         self._syncing = True
         try:
+            interval = self.controls["interval_s"]  # "auto" names its pick for this person
+            options = _interval_options(s["interval_s"], self.session.auto_interval_s)
+            if list(interval.options) != options:
+                interval.options = options
+                interval.value = s["interval_s"]
             for key, control in self.controls.items():
                 if control.value != s[key]:
                     if key in _NUMERIC_OPTIONS and s[key] not in [
                             v for _label, v in control.options]:
-                        if key == "interval_s":
-                            control.options = _interval_options(s[key])
-                        else:
-                            label = (_extent_label(s[key]) if key == "preset_extent_m" else
-                                     f"{s[key]:,.0f} m")
-                            control.options = [*control.options, (label, s[key])]
+                        label = (_extent_label(s[key]) if key == "preset_extent_m" else
+                                 f"{s[key]:,.0f} m")
+                        control.options = [*control.options, (label, s[key])]
                     control.value = s[key]
             for i, part in enumerate(("lat", "lon")):
                 if self.centre[part].value != s["dp_centre"][i]:

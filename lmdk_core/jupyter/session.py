@@ -396,8 +396,14 @@ class ExplorerSession:
         interval = self.settings["interval_s"]
         if "time" not in self._data.columns:
             return None
-        if interval != "auto":
-            return interval
+        return self.auto_interval_s if interval == "auto" else interval
+
+    @property
+    def auto_interval_s(self) -> float | None:
+        """The interval ``interval_s="auto"`` picks for the selected person, in seconds (None:
+        every fix, or a trajectory without times); computed once per person."""
+        if "time" not in self._data.columns:
+            return None
         user = self.settings["user"]
         if user not in self._auto_steps:
             self._auto_steps[user] = auto_interval(self._selected())
