@@ -46,6 +46,7 @@ from lmdk_core.correlation import personalised_release_temporal_loss
 from lmdk_core.errors import LmdkWarning, ParameterError
 
 from . import charts, state
+from .data_section import progress_text
 from .formatting import plain_text
 
 METHOD_LABELS = {"personalised": "Personalised: each at their own budget",
@@ -369,10 +370,9 @@ def own_population() -> dict[str, Any] | None:
                 failed is None or failed[0] != up.file_id):
             bar = st.progress(0.0, text=f"Reading {plain_text(up.name)}…")
 
-            def tell(stage: str, done: int, total: int) -> None:
+            def tell(stage: str, done: int, total: int) -> None:  # the reader's progress
                 share = min(1.0, done / total) if total else 0.0
-                bar.progress(share, text=f"Reading {plain_text(up.name)}: {done / 1e6:,.1f} "
-                                         f"of {total / 1e6:,.1f} MB")
+                bar.progress(share, text=plain_text(progress_text(up.name, stage, done, total)))
 
             try:
                 with warnings.catch_warnings(record=True) as caught:

@@ -300,3 +300,18 @@ def test_read_population_reads_uploads_and_refuses_empty_ones(tmp_path):
     empty.name = "empty.csv"
     with pytest.raises(TrajectoryFormatError, match=r"empty\.csv"):
         read_population(empty)
+
+
+def test_read_population_passes_the_readers_progress_on():
+    """An uploaded location history (in memory) tells its stages to ``progress`` — what the
+    page's bar shows while a big file is read."""
+    import json
+
+    locs = [{"latitudeE7": 399_000_000 + i, "longitudeE7": 1_163_000_000 + i,
+             "timestamp": f"2024-01-01T00:{i // 60:02d}:{i % 60:02d}Z"} for i in range(30)]
+    up = io.BytesIO(json.dumps({"locations": locs}).encode())
+    up.name = "Records.json"
+    calls: list[tuple[str, int, int]] = []
+    frame = read_population(up, progress=lambda *a: calls.append(a))
+    assert len(frame) == 30
+    assert "records" in {c[0] for c in calls} and calls[-1][1] <= calls[-1][2]
