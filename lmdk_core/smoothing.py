@@ -263,20 +263,19 @@ def _loglik_grid(y, obs, dt, r_grid, q, kind, tau, v0s, gap):
     sum_log_s = np.zeros(m)
     sum_nu2 = np.zeros(m)
     n_obs = 0
-    start = -1
+    first = n  # the first observation starts every filter: position y, velocity 0
     for i in range(n):
-        if start < 0:
-            if not obs[i]:
-                continue
-            start = i
-            for g in range(m):
-                for a in range(k):
-                    x0[g, a] = y[i, a]
-                    x1[g, a] = 0.0
-                p00[g] = r_grid[g]
-                p01[g] = 0.0
-                p11[g] = v0s[g] if kind else 0.0
-            continue
+        if obs[i]:
+            first = i
+            break
+    for g in range(m):
+        if first < n:
+            x0[g, :] = y[first, :]
+        x1[g, :] = 0.0
+        p00[g] = r_grid[g]
+        p01[g] = 0.0
+        p11[g] = v0s[g] if kind else 0.0
+    for i in range(first + 1, n):
         t01, t11, t00q, t01q, t11q = _transition(kind, dt[i], q, tau)
         reset = dt[i] > gap
         if obs[i]:
