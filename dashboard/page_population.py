@@ -403,9 +403,10 @@ def own_population() -> dict[str, Any] | None:
                   help="Forget your file in this session and use the synthetic sample again.")
         try:
             pop = own_grid(stored, start, days, cell, bbox)
-        except LmdkError as exc:
-            st.error(plain_text(exc), icon="⚠️")
-            return None
+        except LmdkError as exc:  # nothing below may quietly fall back to the sample
+            st.error(f"Your population cannot be released on this window: {plain_text(exc)}",
+                     icon="⚠️")
+            st.stop()
         traj = pop["traj"]
         c1.caption(f"Using **{plain_text(stored['name'])}**: {len(pop['uids']):,} people, "
                    f"{pop['inside']:,} of {len(traj):,} points inside the public window "
@@ -517,17 +518,17 @@ def main() -> None:
                "person's budget.")
     ledger_box = st.container()  # the population's ledger at a glance, filled below
     own = own_population()
-    c = st.columns([1, 2])
-    n_users = c[0].select_slider(
+    top = st.columns([1, 2])
+    n_users = top[0].select_slider(
         "People (sample)", PEOPLE, key=w(KEY + "n", 1000, PEOPLE), disabled=own is not None,
         help="Size of the synthetic population (no real person); your own file sets its own.")
     pop = own if own is not None else population(int(n_users), 200, 0)
     locked = pop["source"][0] == "uploaded" and any(
         cast(tuple, d.population)[0] == pop["source"] for d in book().draws())
     mixes = tuple(P.MIXES)
-    mix_name = c[1].selectbox("Mix of budgets (public)", mixes,
-                              key=w(KEY + "mix", "icde15", mixes), disabled=locked,
-                              format_func=lambda v: MIX_WORDS[v], help=MIX_HELP)
+    mix_name = top[1].selectbox("Mix of budgets (public)", mixes,
+                                key=w(KEY + "mix", "icde15", mixes), disabled=locked,
+                                format_func=lambda v: MIX_WORDS[v], help=MIX_HELP)
     c = st.columns(2)
     scheme = c[0].selectbox("How each person spends their budget", SCHEMES,
                             key=w(KEY + "scheme", "skip", SCHEMES),

@@ -285,6 +285,9 @@ def test_own_population_upload_own_budgets_and_a_bad_file():
     assert rel.private.n_points - rel.private.n_outside == 60
     _kept_ok(at, 5, result["true"].sum(axis=(1, 2)))
     assert at.select_slider(key="_w_pop_n").disabled  # the sample's size no longer applies
+    for widget in (*at.number_input, *at.selectbox, *at.select_slider, *at.slider,
+                   *at.button, *at.date_input):
+        assert widget.help, f"control {widget.label!r} has no help text"
     # own budgets: people are picked from the file's ids, not typed synthetic ones
     who = at.selectbox(key="pop_who")
     assert list(who.options) == names
@@ -299,6 +302,7 @@ def test_own_population_upload_own_budgets_and_a_bad_file():
     ledger = book(at)._ledgers[drawn.population][1]
     assert dict(zip(ledger.uids, ledger.budget, strict=True))["chen"] == pytest.approx(0.05)
     assert at.button(key="pop_who_set").disabled  # budgets fixed once drawn on
+    assert at.selectbox(key="_w_pop_mix").disabled
     # a malformed file: a clear message, no traceback, the population and settings stay
     at.file_uploader(key="pop_traj_upload").set_value(
         ("broken.csv", b"who,when\n1,2\n", "text/csv"))
@@ -309,6 +313,11 @@ def test_own_population_upload_own_budgets_and_a_bad_file():
     assert sorted(kept.private.users["uid"]) == names
     assert at.selectbox(key="_w_pop_tau").value == "median"
     assert book(at).draws() == (drawn,)
+    at.number_input(key="_w_pop_own_days").set_value(31)  # a window too big for the page:
+    at.select_slider(key="_w_pop_own_cell").set_value(500.0)  # said, and nothing falls back
+    run(at)
+    assert any("cannot be released on this window" in e.value for e in at.error)
+    assert not at.get("download_button") and not figures(at)
     other = fresh()  # another browser session at the same time sees the sample, not the file
     users = other.session_state[STORE]["pop_result"][1]["releases"]["personalised"]
     assert not set(users.private.users["uid"]) & set(names)
