@@ -395,7 +395,13 @@ class AttackReport:
     def table(self) -> pd.DataFrame:
         """One row per place: the medians and the 10–90 % range over the draws."""
         def q(a: np.ndarray, p: float) -> np.ndarray:
-            return np.nanpercentile(a, p, axis=0) if a.size else np.full(len(self.places), np.nan)
+            """Percentile p over the draws per place, ignoring NaN draws (a place the attack
+            never says yes to has NaN precision in every draw: NaN, without a warning)."""
+            out = np.full(len(self.places), np.nan)
+            seen = np.isfinite(a).any(axis=0) if a.size else np.zeros(len(self.places), bool)
+            if seen.any():
+                out[seen] = np.nanpercentile(a[:, seen], p, axis=0)
+            return out
 
         return pd.DataFrame({
             "place": list(self.places),
@@ -429,17 +435,13 @@ HARDER = (
 )
 
 
-def _pct(x: float) -> str:
-    return "—" if not math.isfinite(x) else f"{100 * x:.0f} %"
-
-
 def place_sentences(report: AttackReport, *, labels: Sequence[str] | None = None,
                     visits: bool = True) -> list[str]:
     """One plain paragraph per place with the report's numbers (``labels`` replace the place
     names, e.g. "place 1" in a public story; ``visits=False`` leaves out the visit attack,
     whose baseline is the share of time spent at the place). Markdown bold marks the
     numbers."""
-    from .formatting import plain_distance
+    from .formatting import plain_distance, plain_percent
 
     names = list(labels) if labels is not None else list(report.places)
     table = report.table()
@@ -454,10 +456,15 @@ def place_sentences(report: AttackReport, *, labels: Sequence[str] | None = None
             f"**{plain_distance(row.raw_m)}** from the raw trace and "
             f"{plain_distance(row.baseline_median_m)} guessing without the file."
         )
-        if visits:
-            text += (f" Asked \"there now?\", it is right {_pct(row.visit_precision)} of the "
-                     f"times it says yes and finds {_pct(row.visit_recall)} of the moments there "
-                     f"(always saying yes: right {_pct(row.always_yes_precision)}).")
+        if visits and not math.isfinite(row.visit_precision):
+            text += (" Asked \"there now?\", it never says yes in any simulated release, so it "
+                     f"finds none of the moments there (always saying yes: right "
+                     f"{plain_percent(row.always_yes_precision)}).")
+        elif visits:
+            text += (f" Asked \"there now?\", it is right {plain_percent(row.visit_precision)} "
+                     f"of the times it says yes and finds {plain_percent(row.visit_recall)} of "
+                     f"the moments there (always saying yes: right "
+                     f"{plain_percent(row.always_yes_precision)}).")
         if located[j]:
             radius = max(report.radius_m, float(report.place_radius_m[j]))
             what = ("the protection radius r" if radius == report.radius_m

@@ -352,3 +352,30 @@ def test_home_is_found_where_the_nights_are(lat, lon, nights, seed):
                            np.r_[n_lat, d_lat][order], np.r_[n_lon, d_lon][order])
     home = at.home_work(trace, utc_offset_h=0)["home"]
     assert lm.haversine_m(home[0], home[1], lat, lon) < 50.0
+
+
+def test_a_place_the_attack_never_says_yes_to_reads_as_such_without_a_warning():
+    """Precision is undefined in a draw where the visit attack never says yes: the table keeps
+    NaN for it (no numpy warning), and the sentence says the attack never said yes instead of
+    'right — of the times'."""
+    import warnings
+
+    from lmdk_core.attacks import AttackReport, place_sentences
+
+    draws, places = 3, 2
+    prec = np.array([[0.5, np.nan], [0.7, np.nan], [0.6, np.nan]])
+    rep = AttackReport(
+        places=("A", "B"), place_radius_m=np.full(places, 100.0), epsilon=1.0, radius_m=200.0,
+        scheme="skip", draws=draws, released_m=np.full((draws, places), 900.0),
+        raw_m=np.full(places, 10.0), baseline_m=np.full((draws, places), 5000.0),
+        precision=prec, recall=np.array([[0.2, 0.0]] * draws),
+        raw_precision=np.array([0.9, 0.8]), raw_recall=np.array([0.9, 0.7]),
+        prevalence=np.array([0.3, 0.1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = rep.table()
+        text = place_sentences(rep)
+    assert table["visit_precision"].iloc[0] == pytest.approx(0.6)
+    assert np.isnan(table["visit_precision"].iloc[1])
+    assert "right 60 % of the times it says yes" in text[0]
+    assert "never says yes" in text[1] and "—" not in text[1]
