@@ -309,7 +309,6 @@ def _tau(text: str) -> float | str:
 
 def _load_population(args: argparse.Namespace, progress: Progress
                      ) -> tuple[Any, pd.DataFrame | None]:
-    import lmdk_core as lm
     from lmdk_core import population as P
 
     if args.generate:
@@ -323,7 +322,7 @@ def _load_population(args: argparse.Namespace, progress: Progress
         return args.input, None
     path = pathlib.Path(args.input)
     progress.note(f"reading {path}")
-    return lm.read_trajectories(path, progress=progress), None
+    return P.read_population(path, progress=progress), None  # the Population page's reader
 
 
 def _is_parquet_source(text: str) -> bool:
