@@ -367,7 +367,8 @@ def own_population() -> dict[str, Any] | None:
         stored = state.page_value(KEY + "own")
         failed = state.page_value(KEY + "own_error")
         if up is not None and (stored is None or stored["file_id"] != up.file_id) and (
-                failed is None or failed[0] != up.file_id):
+                failed is None or failed[0] != up.file_id) and (
+                up.file_id != state.page_value(KEY + "own_dismissed")):
             bar = st.progress(0.0, text=f"Reading {plain_text(up.name)}…")
 
             def tell(stage: str, done: int, total: int) -> None:  # the reader's progress
@@ -392,14 +393,17 @@ def own_population() -> dict[str, Any] | None:
                      f"{'your earlier file' if stored else 'the synthetic sample'}: "
                      f"{plain_text(failed[1])}", icon="⚠️")
         if stored is None:
-            st.caption("Until you upload a file, the page uses the synthetic sample.")
+            st.caption("The page uses the synthetic sample"
+                       + (" (you went back to it: remove the file above and upload it again "
+                          "to use it)." if up is not None and up.file_id == state.page_value(
+                              KEY + "own_dismissed") else " until you upload a file."))
             return None
         for msg in stored["repairs"][:3]:
             st.caption(f"Repaired while reading: {plain_text(msg)}")
         start, days, cell, bbox = sample_window()
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
-        c2.button("Back to the sample", key=KEY + "own_forget", on_click=state.set_page_value,
-                  args=(KEY + "own", None),
+        c2.button("Back to the sample", key=KEY + "own_forget", on_click=forget_own,
+                  args=(stored["file_id"],),
                   help="Forget your file in this session and use the synthetic sample again.")
         try:
             pop = own_grid(stored, start, days, cell, bbox)
@@ -413,6 +417,14 @@ def own_population() -> dict[str, Any] | None:
                    "(private: publisher only). Each person's landmarks are their two longest "
                    "stays (as `lmdk population --suggest-places 2`).")
         return pop
+
+
+def forget_own(file_id: str) -> None:
+    """Button callback: back to the sample; the file still in the uploader is not read again
+    (uploading it anew, or another file, is)."""
+    state.set_page_value(KEY + "own", None)
+    state.set_page_value(KEY + "own_pop", None)
+    state.set_page_value(KEY + "own_dismissed", file_id)
 
 
 def own_grid(stored: dict[str, Any], start: Any, days: int, cell: float,

@@ -318,6 +318,10 @@ def test_own_population_upload_own_budgets_and_a_bad_file():
     run(at)
     assert any("cannot be released on this window" in e.value for e in at.error)
     assert not at.get("download_button") and not figures(at)
+    at.button(key="pop_own_forget").click()  # back to the sample: the file is not read again
+    run(at)
+    users = at.session_state[STORE]["pop_result"][1]["releases"]["personalised"].private.users
+    assert len(users) == 200 and not set(users["uid"]) & set(names)
     other = fresh()  # another browser session at the same time sees the sample, not the file
     users = other.session_state[STORE]["pop_result"][1]["releases"]["personalised"]
     assert not set(users.private.users["uid"]) & set(names)
