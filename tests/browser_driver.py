@@ -219,6 +219,20 @@ def click_map(page, lat: float, lon: float) -> None:
     page.locator(MAP).click(position=map_point(page, lat, lon))
 
 
+def add_place(page, lat: float, lon: float, timeout_ms: int = 60_000) -> None:
+    """Click the map at (lat, lon), where there is no place yet, and wait until the map draws one
+    place more and the click's run has finished. (Waiting for the run alone raced with it on a
+    loaded machine: a run that starts later than :func:`wait_idle`'s ``settle_ms`` after the
+    click, or one the page's script state never shows, was not waited for, and the test read
+    the page before the place existed.)"""
+    count = f"() => Number(document.querySelector('{MAP}').dataset.places || 0)"
+    before = page.evaluate(count)
+    n = runs(page)
+    click_map(page, lat, lon)
+    page.wait_for_function(f"b => ({count})() > b", arg=before, timeout=timeout_ms)
+    wait_idle(page, since=n, timeout_ms=timeout_ms)
+
+
 STILL_JS = """(el, [frames, most]) => new Promise((done) => {
   let last = null, same = 0, seen = 0;
   const step = () => {

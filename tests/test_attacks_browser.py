@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 from browser_driver import (
     VIEWPORTS,
-    click_map,
+    add_place,
     goto_app,
     home_of_first_user,
     resize,
-    wait_idle,
 )
 
 import lmdk_core as lm
@@ -57,8 +56,7 @@ def test_story_shows_the_attack_numbers(browser, story):
 def test_page_section_4b_shows_the_numbers(browser, server):
     page = browser.new_page(viewport={"width": VIEWPORTS[0][0], "height": VIEWPORTS[0][1]})
     goto_app(page, f"{server}/?tiles=none")
-    click_map(page, *home_of_first_user())
-    wait_idle(page, settle_ms=800)
+    add_place(page, *home_of_first_user())
     page.get_by_text("4b · What an attacker learns").click()  # collapsed at first
     text = page.get_by_text("median over 20 simulated releases").first
     text.wait_for(timeout=60_000)
