@@ -44,6 +44,7 @@ from lmdk_core import LmdkError
 from lmdk_core import population as P
 from lmdk_core.correlation import personalised_release_temporal_loss
 from lmdk_core.errors import LmdkWarning, ParameterError
+from lmdk_core.times import epoch_ns
 
 from . import charts, state
 from .data_section import progress_text
@@ -208,7 +209,7 @@ def ledger_section(pop: dict[str, Any], prefs: pd.DataFrame, pop_key: tuple, see
                              key=w(KEY + "ledger_eps", 0.01, QUERY_EPSILONS),
                              help="The privacy budget each simulated query spends per record "
                                   "(smaller: more noise, more queries before budgets run out).")
-    key = ("pop_ledger", pop_key, seed)
+    key = ("pop_ledger", pop_key, pop["grid"], seed)
     sim = state.page_value(KEY + "sim")
     if sim is None or sim["key"] != key:
         try:
@@ -267,7 +268,7 @@ def real_section(pop: dict[str, Any], pop_key: tuple, prefs: pd.DataFrame, schem
     sess = book()
     release = {"grid": pop["grid"], "places": pop["places"], "scheme": scheme,
                "method": "personalised", "tau": tau, "mix": mix}
-    key = (pop_key, scheme, tau)
+    key = (pop_key, pop["grid"], scheme, tau)  # one draw per window and settings
     try:
         plan = sess.plan(pop_key, pop["traj"], prefs, key=key, **release)
     except LmdkError as exc:
@@ -443,12 +444,11 @@ def own_grid(stored: dict[str, Any], start: Any, days: int, cell: float,
             f"{PAGE_MAX_COUNTS:,}: use larger cells, a smaller box or fewer days "
             "(the command line `lmdk population` has no such limit)")
     traj = stored["traj"]
-    b, _ = grid.locate(traj["time"].to_numpy(dtype="datetime64[ns]").view(np.int64),
-                       traj["lat"].to_numpy(), traj["lon"].to_numpy())
+    b, _ = grid.locate(epoch_ns(traj["time"]), traj["lat"].to_numpy(), traj["lon"].to_numpy())
     with st.spinner("Finding each person's longest stays…"):
         places = P.suggest_user_places(traj, top=2)
     pop = {"traj": traj, "places": places, "grid": grid, "uids": P.people_ids(traj),
-           "inside": int((b >= 0).sum()), "source": ("uploaded", *key),
+           "inside": int((b >= 0).sum()), "source": ("uploaded", stored["file_id"]),
            "label": f"your file {stored['name']}"}
     state.set_page_value(KEY + "own_pop", (key, pop))
     return pop
@@ -559,7 +559,7 @@ def main() -> None:
     if people is None:
         return
     pop_key: tuple = (pop["source"], mix_name, P.preferences_fingerprint(people))
-    key = (pop_key, scheme, tau, int(seed))
+    key = (pop_key, pop["grid"], scheme, tau, int(seed))
     memo = state.page_value(KEY + "result")
     if memo is None or memo[0] != key:  # recompute only when a setting changed (per session)
         try:

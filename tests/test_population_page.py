@@ -303,6 +303,10 @@ def test_own_population_upload_own_budgets_and_a_bad_file():
     assert dict(zip(ledger.uids, ledger.budget, strict=True))["chen"] == pytest.approx(0.05)
     assert at.button(key="pop_who_set").disabled  # budgets fixed once drawn on
     assert at.selectbox(key="_w_pop_mix").disabled
+    at.number_input(key="_w_pop_own_days").set_value(2)  # another window, the same people:
+    run(at)  # their ledger (spends and draws) goes on; the new window is not drawn yet
+    assert _metric(at, "Real releases drawn") == "1" and not at.get("download_button")
+    assert book(at)._ledgers[drawn.population][1] is ledger
     # a malformed file: a clear message, no traceback, the population and settings stay
     at.file_uploader(key="pop_traj_upload").set_value(
         ("broken.csv", b"who,when\n1,2\n", "text/csv"))
