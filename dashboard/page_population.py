@@ -1,12 +1,16 @@
 """Streamlit page "Population": personalised privacy for many people (standalone script).
 
 Run it alone with ``streamlit run dashboard/page_population.py`` or add it to the app's
-navigation (``st.Page("page_population.py", title="Population")``). The page generates a
-synthetic population (or takes uploaded preferences), releases counts per grid cell × hour with
-the personalised Sample mechanism and the baselines, and shows the released heat map over time
-beside the true one, the error of each method, the users kept per bin (as released) and the
-ledger's state across repeated queries. Every privacy decision lives in
-:mod:`lmdk_core.population`; this module only arranges controls and views.
+navigation (``st.Page("page_population.py", title="Population")``). The page uses a synthetic
+population, or the user's own file (uid, time, lat, lon; read by
+:func:`lmdk_core.population.read_population` and kept in this browser session only) on a public
+window the user types; people's own budgets are set by picking their ids. It releases counts per
+grid cell × hour with the personalised Sample mechanism and the baselines, and shows the
+released heat map over time beside the true one, the error of each method, the people counted
+per hour (released totals clipped to [0, number of people]: free post-processing) and the
+ledger's state across repeated queries. Every acronym on the page has plain words beside it.
+Every privacy decision lives in :mod:`lmdk_core.population`; this module only arranges controls
+and views.
 
 Exploring is free: the heat maps, the error table and the repeated-query ledger are *previews*
 (releases with a simulation seed, never downloadable). "The real release" draws the personalised
