@@ -447,7 +447,10 @@ def _trial_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: 
     from .release import release_locations
     from .smoothing import smooth_release
 
+    from .landmarks import trajectory_points
+
     child = spawn_seeds(int(rng), 1)[0]
+    points = trajectory_points(traj)  # the errors need no times: converted once, not per call
     raw, smoothed = {}, {}
     n_lm = int(np.count_nonzero(mask))
     for scheme in schemes:
@@ -460,8 +463,8 @@ def _trial_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: 
         rel = release_locations(traj, mask, epsilon=epsilon, scheme=scheme, radius_m=radius_m,
                                 rng=simulation_rng(child), noise="fast",
                                 **p)
-        raw[scheme] = mae_metres(traj, rel)
-        smoothed[scheme] = mae_metres(traj, smooth_release(rel))
+        raw[scheme] = mae_metres(points, rel)
+        smoothed[scheme] = mae_metres(points, smooth_release(rel))
         if reuse is not None and scheme in _MASK_FREE:
             reuse[key] = (raw[scheme], smoothed[scheme])
     return raw, smoothed
