@@ -367,8 +367,9 @@ def own_population() -> dict[str, Any] | None:
             type=["csv", "tsv", "txt", "gz", "parquet", "zip"], key=KEY + "traj_upload",
             on_change=state.page_upload_changed, args=(KEY + "own", KEY + "traj_upload"),
             help="One row per location fix: person id, time (UTC), latitude, longitude — the "
-                 "files `lmdk population FILE` reads. It replaces the synthetic sample on this "
-                 "page for this browser session only; no other session can see it.")
+                 "files the command “lmdk population FILE” reads. It replaces the synthetic "
+                 "sample on this page for this browser session only; no other session can see "
+                 "it.")
         stored = state.page_value(KEY + "own")
         failed = state.page_value(KEY + "own_error")
         if up is not None and (stored is None or stored["file_id"] != up.file_id) and (
@@ -420,7 +421,7 @@ def own_population() -> dict[str, Any] | None:
         c1.caption(f"Using **{plain_text(stored['name'])}**: {len(pop['uids']):,} people, "
                    f"{pop['inside']:,} of {len(traj):,} points inside the public window "
                    "(private: publisher only). Each person's landmarks are their two longest "
-                   "stays (as `lmdk population --suggest-places 2`).")
+                   "stays (as “lmdk population --suggest-places 2”).")
         return pop
 
 
@@ -446,7 +447,7 @@ def own_grid(stored: dict[str, Any], start: Any, days: int, cell: float,
             f"this grid has {grid.n_rows}×{grid.n_cols} cells × {grid.n_bins} hours = "
             f"{grid.n_cells * grid.n_bins:,} counts, more than the page's "
             f"{PAGE_MAX_COUNTS:,}: use larger cells, a smaller box or fewer days "
-            "(the command line `lmdk population` has no such limit)")
+            "(the command “lmdk population” has no such limit)")
     traj = stored["traj"]
     b, _ = grid.locate(epoch_ns(traj["time"]), traj["lat"].to_numpy(), traj["lon"].to_numpy())
     with st.spinner("Finding each person's longest stays…"):
@@ -535,10 +536,14 @@ def main() -> None:
     ledger_box = st.container()  # the population's ledger at a glance, filled below
     own = own_population()
     top = st.columns([1, 2])
-    n_users = top[0].select_slider(
-        "People (sample)", PEOPLE, key=w(KEY + "n", 1000, PEOPLE), disabled=own is not None,
-        help="Size of the synthetic population (no real person); your own file sets its own.")
-    pop = own if own is not None else population(int(n_users), 200, 0)
+    if own is None:
+        n_users = top[0].select_slider(
+            "People (sample)", PEOPLE, key=w(KEY + "n", 1000, PEOPLE),
+            help="Size of the synthetic population (no real person).")
+        pop = population(int(n_users), 200, 0)
+    else:  # the sample's size is kept in the store for when the sample comes back
+        pop = own
+        top[0].markdown(f"**People:** {len(pop['uids']):,} (your file)")
     locked = pop["source"][0] == "uploaded" and any(
         cast(tuple, d.population)[0] == pop["source"] for d in book().draws())
     mixes = tuple(P.MIXES)
