@@ -16,6 +16,7 @@ from browser_driver import (
     home_of_first_user,
     resize,
     runs,
+    selected_value,
     wait_idle,
 )
 
@@ -52,14 +53,21 @@ def test_guide_layout_and_use_epsilon(server, browser):
         assert guide.get_by_text("Recommended:").count() == 1
         sidebar = page.locator("[data-testid='stSidebar']")
         # Skip (the default) reads the true trace for its ε, so the guide offers no button for
-        # it (b2f7cf9): Uniform's ε is a formula, one click
+        # it (b2f7cf9): Uniform's ε is a formula, one click (at a target within the ε range, as
+        # tests/test_guide.py::test_target_accuracy_sets_epsilon)
         schemes = sidebar.locator("[data-testid='stSelectbox']").filter(
             has_text="Allocation scheme")
         n = runs(page)
         schemes.click()
         page.get_by_role("option", name=SCHEME_LABELS["uniform"]).click()
+        assert SCHEME_LABELS["uniform"] in selected_value(schemes, SCHEME_LABELS["uniform"])
+        wait_idle(page, since=n)
+        n = runs(page)
+        target = guide.locator("input[aria-label^='I want released points within about']")
+        target.fill("5000000")
+        target.press("Enter")
         button = guide.get_by_role("button", name=re.compile("^Use ε = "))
-        button.wait_for(timeout=60_000)  # the rerun for Uniform has drawn the guide's button
+        button.wait_for(timeout=60_000)  # the rerun for the target has drawn the guide's button
         wait_idle(page, since=n)
         eps_box = sidebar.locator("input[aria-label='Privacy budget ε of the next release']")
         before = eps_box.input_value()
