@@ -254,10 +254,12 @@ def _markers(x, y, idx, name, color, *, symbol, hover, size=9, **kw) -> dict:
 
 def _epsilon_line(x, epsilon: float, *, xaxis: str = "x", yaxis: str = "y") -> dict:
     """The target ε as a dashed horizontal line spanning the data (one 2-point trace)."""
-    x0, x1 = (x[0], x[-1]) if len(x) else (0, 1)
+    # the ends as an array, not scalars: plotly 5.18 writes numpy datetime64 scalars as integer
+    # nanoseconds, which a date axis reads as milliseconds (the line landed in the far future)
+    ends = np.asarray(x)[[0, -1]] if len(x) else np.array([0, 1])
     return dict(
         type="scatter",
-        x=[x0, x1],
+        x=ends,
         y=[epsilon, epsilon],
         name=f"target ε = {epsilon:g}",
         mode="lines",

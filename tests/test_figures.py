@@ -529,3 +529,15 @@ def test_every_axis_states_its_unit():
             if text is None or text in ("scheme", "timestamp index"):  # categories, counts
                 continue
             assert re.search(r"\((m|°[EN]|UTC|units of ε)[,)]", text), (ax, text)
+
+
+def test_target_line_spans_the_times_on_every_plotly():
+    """The dashed target-ε line ends at the first and last time as dates (plotly 5.18 wrote
+    numpy datetime64 scalars as integer nanoseconds, i.e. a line in the far future)."""
+    import json
+
+    time = np.array(["2024-03-06T16:00:13", "2024-03-07T01:28:01"], dtype="datetime64[ns]")
+    fig = loss_figure([0.5, 0.5], [1.0, 1.0], epsilon=1.0, time=time)
+    (line,) = [t for t in json.loads(fig.to_json())["data"] if t["name"].startswith("target")]
+    assert all(isinstance(v, str) for v in line["x"]), line["x"]  # dates, not numbers
+    assert [pd.Timestamp(v) for v in line["x"]] == [pd.Timestamp(t) for t in time]

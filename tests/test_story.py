@@ -312,7 +312,7 @@ def test_story_map_draws_no_randomness(released, monkeypatch):
 
 def _visible_text(doc: str) -> str:
     """The words a reader sees: scripts, styles and the maps' inner pages removed, tags stripped."""
-    out = re.sub(r"<(script|style)>.*?</\1>", " ", doc, flags=re.S)
+    out = re.sub(r"<(script|style)\b[^>]*>.*?</\1>", " ", doc, flags=re.S)  # any attributes
     out = re.sub(r'srcdoc="[^"]*"', "", out)
     return html.unescape(re.sub(r"<[^>]+>", " ", out))
 
