@@ -7,9 +7,9 @@ coordinates as old exports wrote them), as the phone's Timeline export (``semant
 visits and ``timelinePath``, ``rawSignals``) and as a CSV (``time,lat,lon``). Each is read with
 ``lmdk_core.read_trajectories`` in the same process after a warm-up read; the table gives µs per
 point, the CPU seconds of this process, the ratio to the CSV of the same points, and the time
-of the same read reporting progress (as the page and the CLI do). Reading must be linear: µs per point roughly
-constant in N, and the ratio too (issue 27: 1,000,000 records took 385 s, quadratic; target
-< 10 s on 2 cores). Never fails on timing.
+of the same read reporting progress (as the page and the CLI do). Reading must be linear: µs per
+point roughly constant in N, and the ratio too (issue 27: 1,000,000 records took 385 s,
+quadratic; target < 10 s on 2 cores). Never fails on timing.
 
 Usage: ``python bench/bench_takeout.py [--points 50000 200000 1000000] [--repeat R]
 [--formats records timeline]``
