@@ -442,12 +442,11 @@ def _trial_errors(traj: Any, mask: np.ndarray, schemes: Sequence[str], epsilon: 
     the same seed (its first child seed), so the raw errors equal its table's. ``reuse``: see
     :func:`estimate_errors` (the budgets of event, user and uniform, hence their seeded noise,
     depend on the landmarks at most through |L|)."""
+    from .landmarks import trajectory_points
     from .metrics import mae_metres
     from .noise.source import simulation_rng, spawn_seeds
     from .release import release_locations
     from .smoothing import smooth_release
-
-    from .landmarks import trajectory_points
 
     child = spawn_seeds(int(rng), 1)[0]
     points = trajectory_points(traj)  # the errors need no times: converted once, not per call
