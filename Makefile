@@ -11,9 +11,14 @@
 # tests. tests/conftest.py puts the browser and slow files first and --no-loadscope-reorder
 # keeps that order (xdist's own puts the files with most tests first, which left the few-test
 # browser and notebook files for last and one worker idle at the end); it also compiles the numba
-# kernels once before the workers' first test (tests/numba_warmup.py). Timing: 95-109 s on an
-# idle 2-core machine two sessions before issue 29 (1,345 tests); 320-346 s for 1,597 tests on
-# the shared, loaded machine of issue 29's session, where TIMING_NOTE.
+# kernels once before the workers' first test (tests/numba_warmup.py). Timing (pytest's figure,
+# 2 cores): 95-109 s idle two sessions before issue 29 (1,345 tests); 320-346 s (1,597 tests) on
+# the machine shared with other sessions in issue 29's; after its test changes (one page load
+# per dashboard page for axe + modebar, one resized page for the three map sizes, one AppTest
+# first run per module for the read-only tests, no fixed sleeps) 359 s for 1,828 tests from a
+# clean worktree with the load average at 6-9 from other sessions: 342 CPU-s in all processes
+# (/usr/bin/time user+sys, servers and browsers included), i.e. ~171 s if the two cores were
+# ours alone. -n 3 was not measured (that machine gave no comparable second run).
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
