@@ -119,8 +119,8 @@ def render(
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
         return None, None
     guarantee = accounting.landmark_guarantee(release.eps, mask)
-    base = dict(epsilon=float(s.epsilon), guarantee=float(np.max(guarantee)),
-                n_landmarks=int(mask.sum()), radius_m=float(s.radius_m))
+    base = dict(epsilon=float(s.epsilon), guarantee=guarantee, landmarks=mask,
+                radius_m=float(s.radius_m))
     c1, c2, c3 = st.columns([2, 1, 1])
     source = c1.radio("Correlation model", SOURCES, key="loss_source",
                       help=" ".join(f"{i + 1}. {h}" for i, h in enumerate(SOURCE_HELP)))
@@ -132,7 +132,7 @@ def render(
     chosen = _model(source, c2, traj, key, s, release, mask)
     if chosen is None:
         state.put(MODEL_INFO_KEY, None)
-        _lead(lead, loss_text.loss_sentences(**base))
+        _lead(lead, loss_text.release_sentences(**base))
         return None, None
     model, token = chosen
     state.put(MODEL_INFO_KEY, model_info(model, token))
@@ -141,7 +141,7 @@ def render(
     try:
         lm_loss = _loss(np.asarray(release.eps), mask, model, token, float(separation))
     except LmdkError as err:
-        _lead(lead, loss_text.loss_sentences(**base))
+        _lead(lead, loss_text.release_sentences(**base))
         st.error(plain_text(err))
         return None, None
     loss = lm_loss.loss
@@ -158,9 +158,8 @@ def render(
                 help="Upper bound on the loss of one moment for the two most distant cells "
                 f"of the model (largest over time).{scope}", **flag)
     joint = float(np.max(lm_loss.composed_pair)) if mask.any() else None
-    _lead(lead, loss_text.loss_sentences(
-        **base, separation_m=float(separation), pair=float(np.max(loss.pair)),
-        worst=float(np.max(loss.tpl)), joint=joint, cap=float(loss.cap)))
+    _lead(lead, loss_text.release_sentences(**base, loss=lm_loss,
+                                            separation_m=float(separation)))
     m[2].metric("Bound, landmarks + t", "—" if joint is None else fmt_number(joint),
                 help="Upper bound on the joint loss of all landmark moments and one more, for "
                 f"places at the chosen distance. Mark a place in section 2 to see it.{scope}",

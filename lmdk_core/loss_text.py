@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from .errors import ParameterError
 from .formatting import plain_distance, plain_number
 
-__all__ = ["MEANINGLESS_ABOVE", "LossSentences", "loss_sentences", "odds_factor"]
+__all__ = ["MEANINGLESS_ABOVE", "LossSentences", "bound_text", "loss_sentences", "odds_factor",
+           "release_sentences"]
 
 MEANINGLESS_ABOVE = 10.0
 """A loss bound above this (odds multiplied by more than e^10 ≈ 22,026) promises practically
@@ -49,6 +53,15 @@ def odds_factor(loss: float) -> str:
         return (f"more than e^{plain_number(MEANINGLESS_ABOVE)} ≈ "
                 f"{plain_number(math.exp(MEANINGLESS_ABOVE))}×")
     return f"≈ {plain_number(math.exp(loss))}×"
+
+
+def bound_text(loss: float) -> str:
+    """A loss bound (nats) as shown next to its label: the number, and above
+    :data:`MEANINGLESS_ABOVE` the words saying it promises practically nothing."""
+    text = plain_number(loss)
+    if math.isfinite(float(loss)) and float(loss) > MEANINGLESS_ABOVE:
+        text += f" — promises practically nothing (above {plain_number(MEANINGLESS_ABOVE)})"
+    return text
 
 
 def _times_eps(x: float, epsilon: float) -> str:
@@ -112,3 +125,27 @@ def loss_sentences(*, epsilon: float, guarantee: float, n_landmarks: int, radius
                 "correlation could in the worst case expose those moments. The guarantee G "
                 "above does not depend on the model.")
     return LossSentences(protected, not_protected, correlated, joint_text, large)
+
+
+def release_sentences(*, epsilon: float, guarantee: Any, landmarks: Any, radius_m: float,
+                      loss: Any = None, separation_m: float | None = None) -> LossSentences:
+    """:func:`loss_sentences` for a release: the one preparation of its arguments, shared by
+    the app's loss section and the Jupyter explorer. ``guarantee`` is G_t per timestamp (ε
+    units), ``landmarks`` the landmark mask, ``radius_m`` the protection radius (metres);
+    ``loss`` (optional) the release's :class:`~lmdk_core.correlation.LandmarkTemporalLoss`
+    computed with pair distance ``separation_m`` (metres; required with ``loss``)."""
+    g = np.asarray(guarantee, dtype=float)
+    mask = np.asarray(landmarks, dtype=bool)
+    base: dict[str, Any] = dict(epsilon=float(epsilon),
+                                guarantee=float(g.max()) if g.size else 0.0,
+                                n_landmarks=int(mask.sum()), radius_m=float(radius_m))
+    if loss is None:
+        return loss_sentences(**base)
+    if separation_m is None or loss.loss.pair is None:
+        raise ParameterError("the sentences about a pair of places need the loss computed with "
+                             "separation_m (metres)")
+    joint = (float(np.max(loss.composed_pair))
+             if mask.any() and loss.composed_pair is not None else None)
+    return loss_sentences(**base, separation_m=float(separation_m),
+                          pair=float(np.max(loss.loss.pair)), worst=float(np.max(loss.loss.tpl)),
+                          joint=joint, cap=float(loss.cap))
