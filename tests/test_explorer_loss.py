@@ -18,6 +18,7 @@ true trace.
 
 from __future__ import annotations
 
+import html
 import math
 import re
 import warnings
@@ -26,15 +27,18 @@ import numpy as np
 import pandas as pd
 import pytest
 from correlation_exact import case_exact
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("anywidget")
 pytest.importorskip("ipywidgets")
 
 import lmdk_core as lk
-from lmdk_core import correlation, loss_models
+from lmdk_core import correlation, loss_models, loss_text
 from lmdk_core.errors import ParameterError
 from lmdk_core.geo import haversine_m
 from lmdk_core.jupyter import ExplorerSession
+from lmdk_core.jupyter.session import SUMMARY_BOUNDS, SUMMARY_LABELS
 from lmdk_core.noise.exact import lattice_index, lattice_params
 
 TOL = 1e-9
@@ -317,3 +321,104 @@ def test_every_location_model_says_when_it_does_not_cover_the_trace():
     assert loss_models.extent_warning(large, span, 200.0) is None
     preset = loss_models.preset_model("moderate", radius_m=200.0, extent_m=2_000.0)
     assert "public preset" in loss_models.extent_warning(preset, span, 200.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 27, major 2 (the explorer half): the app's plain sentences, and no bare big number.
+
+BIG = re.compile(r"\d{1,3}(?:,\d{3})+|\d{5,}")  # a number ≥ 10,000 as plain_number writes it
+
+
+def _apps_sentences(r, radius_m: float) -> loss_text.LossSentences:
+    """The app's lead for the release ``r`` shows, prepared as dashboard/loss_section.py did
+    before the preparation moved into lmdk_core (the model's loss recomputed from the model,
+    G_t summed directly): an independent route to the same arguments."""
+    eps, mask = np.asarray(r.release.eps, dtype=float), np.asarray(r.landmarks, dtype=bool)
+    g = eps[mask].sum() + np.where(mask, 0.0, eps)  # G_t = Σ_{i ∈ L ∪ {t}} ε_i
+    base = dict(epsilon=float(r.release.epsilon), guarantee=float(g.max()),
+                n_landmarks=int(mask.sum()), radius_m=radius_m)
+    if r.model is None:
+        return loss_text.loss_sentences(**base)
+    lm = correlation.model_loss(eps, mask, r.model, separation=radius_m)
+    return loss_text.loss_sentences(
+        **base, separation_m=radius_m, pair=float(np.max(lm.loss.pair)),
+        worst=float(np.max(lm.loss.tpl)),
+        joint=float(np.max(lm.composed_pair)) if mask.any() else None, cap=float(lm.loss.cap))
+
+
+@pytest.mark.parametrize("model", ["preset", "none"])
+def test_explorer_sentences_are_the_apps_for_the_same_settings(model):
+    s = _alice(loss_model=model)
+    got = s.result.sentences()
+    assert got == _apps_sentences(s.result, 200.0)
+    lines = got.lines()
+    assert lines[0].startswith("Protected") and lines[1].startswith("Not protected")
+    if model == "preset":  # alice's bounds are far above 10: the page says what that means
+        assert got.large is not None and "promises practically nothing" in got.large
+        return
+    assert got.correlated is None and len(lines) == 2
+    # without places: the sentence for "no landmark yet", still the app's
+    s.remove_place("Home")
+    s.remove_place("Clinic")
+    assert s.result.sentences() == _apps_sentences(s.result, 200.0)
+    assert "no moment of this trace is in a marked place yet" in s.result.sentences().protected
+
+
+def _unexplained(lead: str, summary: str) -> list[str]:
+    """Every number ≥ 10,000 the explorer shows without its meaning: in the lead, a sentence
+    that does not say what it is (times ε, odds, a bound); in the table, a row whose label is
+    not a plain label, or a bound above MEANINGLESS_ABOVE not marked as promising nothing."""
+    bad = []
+    for item in re.findall(r"<li[^>]*>(.*?)</li>", lead):
+        if BIG.search(item) and not re.search(r"ε|odds|bound", item):
+            bad.append(item)
+    plain = set(SUMMARY_LABELS.values()) - set(SUMMARY_LABELS)
+    bounds = {SUMMARY_LABELS[k] for k in SUMMARY_BOUNDS}
+    for label, value in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", summary):
+        label, value = html.unescape(label), html.unescape(value)
+        if not BIG.search(value):
+            continue
+        number = float(BIG.search(value).group().replace(",", ""))
+        if label not in plain or (label in bounds and number > loss_text.MEANINGLESS_ABOVE
+                                  and "promises practically nothing" not in value):
+            bad.append(f"{label}: {value}")
+    return bad
+
+
+def test_no_five_digit_number_without_a_sentence_saying_what_it_means(monkeypatch):
+    from lmdk_core.jupyter import explorer
+
+    ex = explorer.Explorer(lk.load_sample(), user="alice", places=[HOME, CLINIC],
+                           scheme="skip", interval_s=300.0, loss_model="preset", rng=3)
+    r = ex.result
+    assert r.loss.composed.max() > 10_000  # the issue's case: a five-digit bound is shown
+    assert BIG.search(ex.summary.value) and BIG.search(ex.lead.value)
+    assert _unexplained(ex.lead.value, ex.summary.value) == []
+    # the lead is the app's sentences, every one, in order
+    shown = [re.sub(r"</?i>", "*", html.unescape(x))
+             for x in re.findall(r"<li[^>]*>(.*?)</li>", ex.lead.value)]
+    assert shown == _apps_sentences(r, 200.0).lines()
+    # each bound row: the number (3 significant digits) and, above 10, what it promises
+    rows = {html.unescape(k): html.unescape(v) for k, v in
+            re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", ex.summary.value)}
+    composed = rows[SUMMARY_LABELS["bound: landmarks + t, worst pair"]]
+    assert composed.startswith(lk.formatting.plain_number(float(r.loss.composed.max())))
+    assert "promises practically nothing" in composed
+    # broken variants fail the check: the former bare keys, and a bound with its number only
+    monkeypatch.setattr(explorer, "SUMMARY_LABELS", {})
+    ex.set(epsilon=1.5)
+    assert any("bound: landmarks + t, worst pair" in b
+               for b in _unexplained(ex.lead.value, ex.summary.value))
+    monkeypatch.undo()
+    monkeypatch.setattr(explorer.loss_text, "bound_text", lk.formatting.plain_number)
+    ex.set(epsilon=1.0)
+    assert _unexplained(ex.lead.value, ex.summary.value)
+    monkeypatch.setattr(explorer, "lead_html", lambda s: "<ul><li>up to 43,400</li></ul>")
+    assert _unexplained(explorer.lead_html(None), "") == ["up to 43,400"]
+
+
+@given(st.floats(0.0, 1e7, allow_nan=False))
+def test_a_bound_says_it_promises_nothing_exactly_above_the_threshold(x):
+    text = loss_text.bound_text(x)
+    assert text.startswith(lk.formatting.plain_number(x))
+    assert ("promises practically nothing" in text) == (x > loss_text.MEANINGLESS_ABOVE)

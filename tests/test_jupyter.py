@@ -19,6 +19,7 @@ pytest.importorskip("ipywidgets")
 import lmdk_core as lk
 from lmdk_core.errors import ParameterError
 from lmdk_core.jupyter import ExplorerSession, explore, tile_source
+from lmdk_core.jupyter.session import SUMMARY_LABELS
 from lmdk_core.session import BudgetExceededError
 
 HOME = (39.9925, 116.3395)
@@ -455,7 +456,7 @@ def test_summary_shows_shares_and_numbers_as_the_app_does(alice):
     fresh, n = int(np.sum(rel.published)), len(rel.published)
     assert 0 < fresh < n
     cells = dict(re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", ex.summary.value))
-    shown = cells["fresh releases"]
+    shown = cells[SUMMARY_LABELS["fresh releases"]]
     assert re.fullmatch(r"\d{1,3} %", shown), shown
     assert abs(int(shown.removesuffix(" %")) - 100 * fresh / n) <= 0.5
     # other numbers: 3 significant digits, thousands separators, no long decimals

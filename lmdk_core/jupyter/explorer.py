@@ -34,6 +34,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from typing import Any
 
 import ipywidgets as w
@@ -41,7 +42,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .. import figures, loss_models
+from .. import figures, loss_models, loss_text
 from .._deprecation import renamed
 from ..errors import LmdkError
 from ..formatting import plain_duration, plain_number, plain_percent
@@ -53,6 +54,8 @@ from .session import (
     LOSS_LABELS,
     LOSS_MODELS,
     MAX_TIMESTAMPS,
+    SUMMARY_BOUNDS,
+    SUMMARY_LABELS,
     ExplorerResult,
     ExplorerSession,
 )
@@ -192,6 +195,7 @@ class Explorer:
         self.banner = w.HTML()
         self.ledger = w.HTML()
         self.summary = w.HTML()
+        self.lead = w.HTML(layout=w.Layout(width="100%"))  # the plain sentences (lead_html)
         self.places_table = w.HTML()
         self.status = w.HTML()
         self.draw_button = w.Button(
@@ -237,13 +241,14 @@ class Explorer:
             self.controls["new_place_radius_m"], self.scheme_info, self.tiles,
             w.HBox([self.preview_button, self.remove_button]),
             self.draw_button, self.ledger, w.HBox([self.budget_input, self.budget_button]),
-            self.status, self.summary, self.places_table,
-        ], layout=w.Layout(width="440px"))
+            self.status, self.places_table,
+        ], layout=w.Layout(width="440px", flex="0 0 440px"))
         self.widget = w.VBox([
             w.HTML("<b>Click the map to add a landmark place; click a place to select it, "
                    "click it again to remove it.</b>"),
             self.banner,
-            w.HBox([w.Box([self.map], layout=w.Layout(flex="1 1 auto", min_width="360px")),
+            w.HBox([w.VBox([self.map, self.lead, self.summary],  # wide: sentences, long labels
+                           layout=w.Layout(flex="1 1 0%", min_width="360px")),
                     panel]),
             self.outputs["allocation"], self.outputs["error"], self.outputs["loss"],
         ])
@@ -511,8 +516,9 @@ class Explorer:
         s = self.session.settings
         self._sync_controls()
         self.scheme_info.value = f"<i>{_escape(SCHEME_INFO[s['scheme']])}</i>"
-        rows = "".join(f"<tr><td>{_escape(k)}</td><td>{_fmt(v, k)}</td></tr>"
-                       for k, v in r.summary().items())
+        rows = "".join(f"<tr><td>{_escape(SUMMARY_LABELS.get(k, k))}</td><td>{_fmt(v, k)}</td>"
+                       "</tr>" for k, v in r.summary().items())
+        self.lead.value = lead_html(r.sentences())
         notes = "".join(f"<br><small>{_escape(m)}</small>" for m in r.warnings)
         model = ("" if r.model is None else
                  f"<br><small>Model: {_escape(r.model.description)}. Source: "
@@ -540,6 +546,18 @@ def _escape(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+_EMPHASIS = re.compile(r"[*]([^*]+)[*]")
+
+
+def lead_html(sentences: loss_text.LossSentences) -> str:
+    """The app's loss-section lead (:func:`lmdk_core.loss_text.release_sentences`) as HTML: one
+    list item per sentence, in the app's order, ``*word*`` in italics as the app's Markdown."""
+    items = "".join("<li style='margin-bottom:4px'>" + _EMPHASIS.sub(r"<i>\1</i>", _escape(line))
+                    + "</li>" for line in sentences.lines())
+    return ("<div style='line-height:1.4'><b>What this release protects, in plain words</b>"
+            f"<ul style='margin-top:4px;padding-left:20px'>{items}</ul></div>")
+
+
 _SHARES = frozenset({"fresh releases"})
 """Summary rows that are shares of the timestamps (shown as percentages, as the app does)."""
 
@@ -552,6 +570,8 @@ def _fmt(v: Any, key: str = "") -> str:
     if isinstance(v, int):
         return f"{v:,}"
     if isinstance(v, float):
+        if key in SUMMARY_BOUNDS:
+            return _escape(loss_text.bound_text(v))
         return plain_percent(v) if key in _SHARES else plain_number(v)
     return _escape(str(v))
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import loss_models
+from .. import loss_models, loss_text
 from .._deprecation import renamed
 from ..accounting import landmark_guarantee
 from ..errors import LmdkError, ParameterError
@@ -55,6 +55,8 @@ __all__ = [
     "LOSS_LABELS",
     "LOSS_MODELS",
     "MAX_TIMESTAMPS",
+    "SUMMARY_BOUNDS",
+    "SUMMARY_LABELS",
     "ExplorerResult",
     "ExplorerSession",
     "auto_interval",
@@ -83,6 +85,34 @@ LOSS_LABELS: dict[str, str] = {
 DEFAULT_CENTRE: tuple[float, float] = (39.99, 116.33)
 """Default public centre (lat, lon) of the DP model's grid: the bundled sample's area, as in the
 dashboard. It must be a public point, never derived from the data."""
+
+_ADDS = "what correlation could add in the worst case, under this model (nats)"
+SUMMARY_LABELS: dict[str, str] = {
+    "release shown": "What is shown",
+    "timestamps": "Moments released (timestamps)",
+    "landmark timestamps": "Moments at your places (landmark timestamps)",
+    "MAE (m)": "Mean error (m) — average distance between true and released points",
+    "fresh releases": "Fresh releases — share of moments with a new noisy point (the others "
+                      "repeat an earlier one)",
+    "budget spent Σε_t": "Budget spent over all moments Σε_t",
+    "max G_t": "Largest guarantee at your places G_t (units of ε; your promise is G_t ≤ ε)",
+    "landmark-private (G_t ≤ ε)": "Landmark promise kept at every moment (G_t ≤ ε)",
+    "bound: one moment, worst pair": f"One moment, the model's two farthest places — {_ADDS}",
+    "bound: landmarks + t, worst pair": ("Your landmark moments and one more, the model's two "
+                                         f"farthest places — {_ADDS}"),
+    "bound: landmarks + t, places r apart": ("Your landmark moments and one more, two places "
+                                             f"r apart — {_ADDS}"),
+    "composition bound": ("Composition bound — no correlation can make a bound above larger "
+                          "(Σε_t × the largest per-step loss, nats)"),
+    "bounds hold for": "These bounds hold for",
+}
+"""Plain row labels (with units) for the keys of :meth:`ExplorerResult.summary`, as the
+explorer shows them; the keys themselves stay short and stable for code."""
+
+SUMMARY_BOUNDS = frozenset(k for k in SUMMARY_LABELS if k.startswith("bound:")) | {
+    "composition bound"}
+"""Summary keys holding a loss bound (nats): shown with :func:`lmdk_core.loss_text.bound_text`,
+which says when a bound promises practically nothing."""
 
 _KEPT = 16  # seeded previews, released-point models and losses kept per session
 
@@ -123,7 +153,8 @@ class ExplorerResult:
     spanning more than the model covers, …); ``covered_m`` the distance up to which the
     location model's bounds hold (its worst pair's reach; None without a model) and ``beyond``
     True when the trace shown (or the pair at r) is further apart than that: the figures are
-    then no bound for those places.
+    then no bound for those places; ``radius_m`` the protection radius r (metres), also the
+    distance of the loss's pair of places.
     """
 
     traj: pd.DataFrame
@@ -139,6 +170,7 @@ class ExplorerResult:
     preview: Preview | None = None
     covered_m: float | None = None
     beyond: bool = False
+    radius_m: float | None = None
 
     @property
     def is_real(self) -> bool:
@@ -156,8 +188,20 @@ class ExplorerResult:
         """Mean location error in metres over timestamps with an output."""
         return mae_metres(self.traj, self.release)
 
+    def sentences(self) -> loss_text.LossSentences:
+        """What is protected, what is not and what correlation could add, in plain words: the
+        app's loss-section lead for the same settings
+        (:func:`lmdk_core.loss_text.release_sentences`)."""
+        if self.radius_m is None:
+            raise ParameterError("this result has no protection radius (radius_m)")
+        return loss_text.release_sentences(
+            epsilon=self.release.epsilon, guarantee=self.guarantee, landmarks=self.landmarks,
+            radius_m=self.radius_m, loss=self.loss,
+            separation_m=self.radius_m if self.loss is not None else None)
+
     def summary(self) -> dict[str, Any]:
-        """The headline numbers shown above the charts (losses in nats; bounds under the model)."""
+        """The headline numbers shown above the charts (losses in nats; bounds under the model).
+        The explorer labels each key with :data:`SUMMARY_LABELS`."""
         eps = self.release.epsilon
         g = self.guarantee
         out: dict[str, Any] = {
@@ -605,7 +649,8 @@ class ExplorerSession:
                               errors_m=errors, model=model, loss=loss, warnings=tuple(notes),
                               drawn=drawn, preview=preview,
                               covered_m=covered if loss is not None else None,
-                              beyond=beyond and loss is not None)
+                              beyond=beyond and loss is not None,
+                              radius_m=float(self.settings["radius_m"]))
 
     def _span(self, traj: pd.DataFrame) -> float:
         """The largest distance between two fixes of ``traj`` (cached per trajectory)."""
