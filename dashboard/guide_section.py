@@ -17,6 +17,7 @@ import streamlit as st
 
 from lmdk_core import advice
 from lmdk_core.errors import LmdkError
+from lmdk_core.formatting import plain_percent
 
 from . import compute, smoothing_section, state
 from .formatting import fmt_distance, fmt_duration, fmt_number, plain_text
@@ -140,7 +141,7 @@ def _off_map(traj: pd.DataFrame, release: Any, recommended: str | None) -> None:
 
     mean = mae_metres(traj, release)
     hint = f" choose {SCHEME_LABELS[recommended].split(' (')[0]}," if recommended else ""
-    text = (f"Released points are on average {fmt_distance(mean)} away — {100 * share:.0f} % "
+    text = (f"Released points are on average {fmt_distance(mean)} away — {plain_percent(share)} "
             f"fall outside the map. Raise ε,{hint} or release fewer moments (sidebar: Release "
             "interval).")
     if mean >= FAR_M:
