@@ -102,8 +102,8 @@ SUMMARY_LABELS: dict[str, str] = {
                                          f"farthest places — {_ADDS}"),
     "bound: landmarks + t, places r apart": ("Your landmark moments and one more, two places "
                                              f"r apart — {_ADDS}"),
-    "composition bound": ("Composition bound — no correlation can make a bound above larger "
-                          "(Σε_t × the largest per-step loss, nats)"),
+    "composition bound": ("Composition bound — the sum of all budgets Σε_t times the largest "
+                          "per-step loss (nats)"),
     "bounds hold for": "These bounds hold for",
 }
 """Plain row labels (with units) for the keys of :meth:`ExplorerResult.summary`, as the
