@@ -18,7 +18,9 @@
 # first run per module for the read-only tests, no fixed sleeps) 359 s for 1,828 tests from a
 # clean worktree with the load average at 6-9 from other sessions: 342 CPU-s in all processes
 # (/usr/bin/time user+sys, servers and browsers included), i.e. ~171 s if the two cores were
-# ours alone. -n 3 was not measured (that machine gave no comparable second run).
+# ours alone. -n 3 against -n auto (2 workers) on the layer that waits most on other processes
+# (`-m e2e`, 48 tests, load average 2-5): 106.5 s against 109.4 and 134.3 s; no gain beyond the
+# noise for a third collection and more contention in the CPU-bound layers, so -n auto stays.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
