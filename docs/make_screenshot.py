@@ -1,5 +1,5 @@
 """Regenerate the README's screenshots: the dashboard on the bundled sample with the first
-person’s home and clinic stays marked.
+person's home and clinic stays marked.
 
 Drives the real app in headless Chromium (helpers in tests/browser_driver.py), clicks the
 first user's home and clinic (the sample's ground-truth labels) on the map, picks a scheme

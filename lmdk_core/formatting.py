@@ -60,11 +60,12 @@ def plain_percent(share: float) -> str:
     x = float(share)
     if not math.isfinite(x):
         return "—"
-    if 0 < x < 0.005:
+    text = f"{x:.0%}"  # rounds half to even: 0.005 reads '0%' and 0.995 '100%'
+    if text == "0%" and x > 0:
         return "< 1 %"
-    if 0.995 <= x < 1:
+    if text == "100%" and x < 1:
         return "> 99 %"
-    return f"{x:.0%}".replace("%", " %")
+    return text.replace("%", " %")
 
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
