@@ -309,6 +309,22 @@ def test_progress_only_on_a_terminal_or_when_asked(trace, tmp_path, capsys, monk
         (tmp_path / "b" / name).read_bytes()  # same seed, same file
 
 
+HOLD_AFTER_FIRST_WRITE = """
+import sys, time
+from lmdk_core import cli
+shown = cli.Progress.__call__
+def hold(self, stage, done, total):
+    out = shown(self, stage, done, total)
+    if stage == "write" and done >= 1:  # the first chunk is on disk, in the temporary dir:
+        time.sleep(60)  # hold until the test's Ctrl-C arrives (else a loaded machine may see
+    return out          # the whole file written first); the interrupt surfaces from here
+cli.Progress.__call__ = hold
+sys.exit(cli.main(sys.argv[1:]))
+"""
+"""The CLI with its progress display held after the first chunk is written: a Ctrl-C sent on
+that line always lands mid-write (the interrupt comes out of the CLI's own progress call)."""
+
+
 def test_ctrl_c_mid_write_leaves_no_partial_output(tmp_path):
     n = 60_000  # 30 chunks of rows: interrupted after the first is written
     rng = np.random.default_rng(0)
@@ -318,7 +334,7 @@ def test_ctrl_c_mid_write_leaves_no_partial_output(tmp_path):
         tmp_path / "big.csv", index=False)
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lmdk_core.cli", "release", str(tmp_path / "big.csv"),
+        [sys.executable, "-c", HOLD_AFTER_FIRST_WRITE, "release", str(tmp_path / "big.csv"),
          "--epsilon", "1", "--scheme", "uniform", "--out", str(out), "--progress",
          "--chunk-rows", "2000"],
         stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})

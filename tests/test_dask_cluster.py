@@ -142,6 +142,9 @@ def mark(self, stage, done, total):  # say when the partitions run, whatever the
     if stage == "partitions" and done == 1:
         sys.stderr.write("PARTITIONS-RUNNING\\n")
         sys.stderr.flush()
+        import time
+        time.sleep(60)  # hold here until the test's Ctrl-C arrives (a loaded machine may
+        # otherwise finish every partition first); the interrupt surfaces from this call
     return shown(self, stage, done, total)
 cli.Progress.__call__ = mark
 sys.exit(cli.main(sys.argv[1:]))
