@@ -40,13 +40,16 @@ def test_the_package_list_names_every_package_and_the_app_under_its_own_name():
 
 
 def test_lmdk_app_dry_run_names_the_installed_app(capsys):
-    """In the project's editable install the installed lmdk_dashboard is the repo's dashboard/."""
+    """The command runs the app file of the installed lmdk_dashboard (in the project's editable
+    install: the dashboard/ of the checkout the venv was installed from)."""
     assert cli.main(["app", "--dry-run", "--port", "8600"]) == 0
     cmd = shlex.split(capsys.readouterr().out)
-    assert cmd == [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"),
-                   "--server.port", "8600"]
     spec = importlib.util.find_spec(cli.APP_PACKAGE)
-    assert spec is not None and cli.app_path().parent == Path(spec.origin).parent
+    assert spec is not None and spec.origin is not None
+    installed = Path(spec.origin).parent
+    assert cmd == [sys.executable, "-m", "streamlit", "run", str(installed / "app.py"),
+                   "--server.port", "8600"]
+    assert installed.name == "dashboard" and (installed / "app.py").is_file()
 
 
 def test_lmdk_app_without_the_package_says_so(monkeypatch, capsys):
