@@ -311,6 +311,9 @@ def test_progress_only_on_a_terminal_or_when_asked(trace, tmp_path, capsys, monk
 
 HOLD_AFTER_FIRST_WRITE = """
 import sys, time
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal: pytest-xdist
+# workers ignore SIGINT, and a child inherits that, so Ctrl-C would never reach the CLI
 from lmdk_core import cli
 shown = cli.Progress.__call__
 def hold(self, stage, done, total):

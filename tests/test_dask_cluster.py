@@ -136,6 +136,9 @@ def test_killing_a_worker_mid_release_changes_nothing(cluster, data):
 
 CHILD = """
 import sys
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal: pytest-xdist
+# workers ignore SIGINT, and a child inherits that, so Ctrl-C would never reach the CLI
 from lmdk_core import cli
 shown = cli.Progress.__call__
 def mark(self, stage, done, total):  # say when the partitions run, whatever the display
