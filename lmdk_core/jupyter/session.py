@@ -137,7 +137,7 @@ def auto_interval(traj: pd.DataFrame, max_timestamps: int = MAX_TIMESTAMPS) -> f
     return INTERVALS_S[-1]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class ExplorerResult:
     """What the explorer shows for the current setting.
 
