@@ -23,7 +23,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import ParameterError
 from .formatting import (
@@ -356,10 +355,11 @@ def _budget_figure(release: Any) -> Any:
     import plotly.graph_objects as go
 
     from .figures import OKABE_ITO, TEMPLATE
+    from .times import utc_times
 
     eps = np.asarray(release.budget, dtype=np.float64)
     x = (np.arange(eps.size) if release.time is None
-         else pd.DatetimeIndex(release.time).to_numpy())
+         else utc_times(release.time, "release.time"))
     xtitle = "timestamp index" if release.time is None else "time (UTC)"
     return go.Figure(
         [go.Scatter(x=x, y=eps, mode="lines", line={"color": OKABE_ITO["blue"], "shape": "hv"},

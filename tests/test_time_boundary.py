@@ -213,8 +213,6 @@ ALLOWED = {  # module: why it may convert itself
     # the synthetic taxi generator's own clock (seconds from a fixed public start); reads no caller
     # times
     "patterns/taxi.py",
-    # plots release.time (already the boundary's naive-UTC datetime64[ns]) as a DatetimeIndex
-    "story.py",
 }
 
 
