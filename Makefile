@@ -12,15 +12,13 @@
 # keeps that order (xdist's own puts the files with most tests first, which left the few-test
 # browser and notebook files for last and one worker idle at the end); it also compiles the numba
 # kernels once before the workers' first test (tests/numba_warmup.py). Timing (pytest's figure,
-# 2 cores): 95-109 s idle two sessions before issue 29 (1,345 tests); 320-346 s (1,597 tests) on
-# the machine shared with other sessions in issue 29's; after its test changes (one page load
-# per dashboard page for axe + modebar, one resized page for the three map sizes, one AppTest
-# first run per module for the read-only tests, no fixed sleeps) 359 s for 1,828 tests from a
-# clean worktree with the load average at 6-9 from other sessions: 342 CPU-s in all processes
-# (/usr/bin/time user+sys, servers and browsers included), i.e. ~171 s if the two cores were
-# ours alone. -n 3 against -n auto (2 workers) on the layer that waits most on other processes
-# (`-m e2e`, 48 tests, load average 2-5): 106.5 s against 109.4 and 134.3 s; no gain beyond the
-# noise for a third collection and more contention in the CPU-bound layers, so -n auto stays.
+# 2 cores): 95-109 s idle two sessions before issue 29 (1,345 tests); 320-346 s (1,597 tests)
+# when issue 29 was taken up; after its test changes (one page load per dashboard page for axe +
+# modebar, one resized page for the three map sizes, one AppTest first run per module for the
+# read-only tests, no fixed sleeps, Ctrl-C tests that no longer wait out a SIGINT the xdist
+# worker ignores) 189 s for 1,832 tests in a clean worktree on an idle machine (250 CPU-s in all
+# processes, /usr/bin/time user+sys, servers and browsers included) and 202 s from a fresh clone
+# with `CI=true make test`. -n 3 took 192 s (276 CPU-s): no gain, so -n auto stays.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
