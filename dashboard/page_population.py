@@ -87,8 +87,7 @@ TAU_WORDS = {
 }
 def _mix_words(name: str) -> str:
     """A mix in plain words: the share of people in each budget group (from the mix itself)."""
-    return f"{name}: " + ", ".join(f"{share * 100:.0f} % {group}"
-                                   for group, share, _, _ in P.MIXES[name].groups)
+    return f"{name}: {P.MIXES[name].label()}"
 
 
 def _group_ranges() -> str:

@@ -56,6 +56,13 @@ def _run_seeds(rng: Any, runs: int) -> list[Any]:
     return spawn_seeds(None if rng is None else int(rng), runs)
 
 
+def _mean_published(errors: np.ndarray) -> float:
+    """Mean of the per-run errors over the runs that published something; NaN (no warning) when
+    none did."""
+    ok = errors[np.isfinite(errors)]
+    return float(ok.mean()) if ok.size else float("nan")
+
+
 def compare_schemes(
     traj: Any,
     landmarks: Any = None,
@@ -122,7 +129,7 @@ def compare_schemes(
             gmax[k] = g.max() if g.size else 0.0
         rows.append({
             "scheme": scheme,
-            "mae_m_mean": float(np.nanmean(mae)) if np.isfinite(mae).any() else float("nan"),
+            "mae_m_mean": _mean_published(mae),
             "mae_m_std": float(np.nanstd(mae, ddof=1)) if np.isfinite(mae).sum() > 1 else 0.0,
             "fresh_share_mean": float(fresh.mean()),
             "budget_spent": float(spent.mean()),
@@ -145,13 +152,6 @@ DUMMY_COMPARISON_COLUMNS = (
     "runs",
 )
 """Columns of :func:`compare_with_dummies` output, in order."""
-
-
-def _mean_published(errors: np.ndarray) -> float:
-    """Mean of the per-run errors over the runs that published something; NaN (no warning) when
-    none did."""
-    ok = errors[np.isfinite(errors)]
-    return float(ok.mean()) if ok.size else float("nan")
 
 
 def compare_with_dummies(

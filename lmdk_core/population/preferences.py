@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, SourceFormatError
+from ..formatting import plain_percent
 from ..mechanisms import as_rng
 
 __all__ = [
@@ -84,7 +85,8 @@ class PreferenceMix:
         return out
 
     def label(self) -> str:
-        return " / ".join(f"{g[0]} {g[1]:.0%}" for g in self.groups)
+        """The mix in plain words: the share of people in each group ('54 % conservative, …')."""
+        return ", ".join(f"{plain_percent(share)} {group}" for group, share, _, _ in self.groups)
 
 
 ICDE15_MIX = PreferenceMix((("conservative", 0.54, 0.1, 0.5), ("moderate", 0.37, 0.5, 2.0),
