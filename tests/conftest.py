@@ -114,15 +114,21 @@ def layer_of(file_name: str) -> str:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Each test gets its file's layer marker (:data:`LAYERS`); then the longest modules first:
+    """Each test gets its file's layer marker (:data:`LAYERS`), and a skip when it is marked
+    ``browser`` and Chromium is missing; then the longest modules first:
     those with browser tests, then those with slow tests, then
     the rest (a stable sort: files and the tests within a file keep their order). `make test`
     hands whole files to its workers in this order (--dist loadfile --no-loadscope-reorder), so
     the short files even out the workers' loads at the end; xdist's own order (most tests
     first) left the few-test browser and notebook files for last and one worker idle ~7 s."""
+    from browser_driver import CHROMIUM
+
+    no_browser = pytest.mark.skip(reason=f"{CHROMIUM} missing (run `make chromium`)")
     by_module: dict[object, int] = {}
     for item in items:
         item.add_marker(layer_of(item.path.name))
+        if item.get_closest_marker("browser") and not os.path.exists(CHROMIUM):
+            item.add_marker(no_browser)  # every browser test, one rule (was a copy per file)
         w = 0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("slow") else 2
         by_module[item.module] = min(by_module.get(item.module, 2), w)
     items.sort(key=lambda item: by_module[item.module])

@@ -9,12 +9,10 @@ Skipped only when no Chromium is installed (`make chromium` installs one).
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 from browser_driver import (  # server and browser helpers, shared with bench/ and docs/
-    CHROMIUM,
     MAP,
     chart_signature,
     click_map,
@@ -30,9 +28,6 @@ from browser_driver import (  # server and browser helpers, shared with bench/ a
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 

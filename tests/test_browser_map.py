@@ -14,7 +14,6 @@ import time
 
 import pytest
 from browser_driver import (
-    CHROMIUM,
     MAP,
     VIEWPORTS,
     elapse,
@@ -38,9 +37,6 @@ HOME, CLINIC = "Stay near wudaokou home", "Stay near pku third hospital"
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 CIRCLE_CHECK_AT = (1440, 900)  # the circle-click check once (each click is a few seconds)

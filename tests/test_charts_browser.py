@@ -5,7 +5,6 @@ plotly.js alone draws none of them. Skipped only when no Chromium is installed."
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +17,6 @@ from lmdk_core.figures import error_figure
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -4,12 +4,10 @@ Skipped only when no Chromium is installed (`make chromium`)."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 from browser_driver import (
-    CHROMIUM,
     VIEWPORTS,
     add_place,
     goto_app,
@@ -25,9 +23,6 @@ from dashboard.privacy_section import SCHEME_LABELS
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 

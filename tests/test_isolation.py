@@ -7,17 +7,12 @@ not the file's name or its person anywhere on its page.
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from browser_driver import CHROMIUM, MAP, goto_app, goto_apps, runs, wait_idle
+from browser_driver import MAP, goto_app, goto_apps, runs, wait_idle
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 FIELD = "input[aria-label='Add a place at (latitude, longitude)']"

@@ -9,10 +9,9 @@ background sends its position and a click on a circle sends only the place.
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
-from browser_driver import CHROMIUM, wait_zoomed
+from browser_driver import wait_zoomed
 
 from lmdk_core import map_view
 from lmdk_core.palette import RELEASE_COLOUR
@@ -20,9 +19,6 @@ from lmdk_core.places import Place
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 EVIL = '<img src=x onerror="window.__xss=1">Home'

@@ -8,12 +8,10 @@ wheel over an unfocused map scrolls the page instead of zooming the map.
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 from browser_driver import (
-    CHROMIUM,
     MAP,
     elapse,
     goto_app,
@@ -28,9 +26,6 @@ from lmdk_core.geo import haversine_m
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 PLACES_JS = """el => Object.values(el.lmdkMap._layers)

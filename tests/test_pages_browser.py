@@ -14,18 +14,14 @@ Skipped only when no Chromium is installed (`make chromium`)."""
 
 from __future__ import annotations
 
-import os
 from urllib.parse import urlparse
 
 import pytest
-from browser_driver import CHROMIUM, MAP, goto_app, resize, runs, wait_idle
+from browser_driver import MAP, goto_app, resize, runs, wait_idle
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} missing (run `make chromium`)"
-    ),
 ]
 
 PATHS = ("", "patterns", "population")
