@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .validation import check_epsilon, check_int, check_nonnegative, check_positive
+from .validation import check_epsilon, check_int, check_nonnegative, check_positive, check_seed
 
 __all__ = [
     "PREFERENCE",
@@ -297,13 +297,7 @@ def skip_mean_error(traj: Any, landmarks: Any, *, epsilon: float, radius_m: floa
     owner, never part of a release."""
     eps = check_epsilon(epsilon)
     r = check_positive(radius_m, "radius_m")
-    return _SkipCurve(traj, landmarks, r, _seed(rng))(eps)
-
-
-def _seed(rng: Any) -> int:
-    if rng is None or isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
-        raise ParameterError(f"rng must be an integer seed >= 0 (a simulation), got {rng!r}")
-    return int(rng)
+    return _SkipCurve(traj, landmarks, r, check_seed(rng, "skip_mean_error"))(eps)
 
 
 EPSILON_SEARCH_MAX = 1e12
@@ -336,7 +330,7 @@ def epsilon_for_mean_error(
     fresh = epsilon_for_error(scheme, target_error=target, n=n, n_landmarks=n_lm, radius_m=r)
     if scheme != "skip" or n_lm == 0:
         return TargetAdvice(scheme, target, fresh, 0.0, fresh, False)
-    curve = _SkipCurve(traj, mask, r, _seed(rng))
+    curve = _SkipCurve(traj, mask, r, check_seed(rng, "epsilon_for_mean_error"))
     if not curve.n or not curve.floor_m < target or not curve(EPSILON_SEARCH_MAX) <= target:
         return TargetAdvice(scheme, target, float("inf"), curve.floor_m, fresh, True)
     hi = fresh  # about where it starts: a repeat is on average no closer than a fresh point

@@ -39,7 +39,7 @@ from .errors import ParameterError
 from .geo import degrees_to_metres, haversine_m, metres_to_degrees
 from .noise.source import simulation_rng, spawn_seeds
 from .times import epoch_ns, ns_index, seconds
-from .validation import check_int, check_positive
+from .validation import check_int, check_positive, check_seed
 
 __all__ = [
     "ATTACK_DRAWS",
@@ -517,9 +517,8 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
 
     rs = _settings(settings)
     draws = check_int(draws, "draws", minimum=1)
-    if rng is None or isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
-        raise ParameterError("attack_report needs an integer seed rng= (its draws are "
-                             "simulations; a real release is never attacked)")
+    check_seed(rng, "attack_report",
+               "its draws are simulations; a real release is never attacked")
     pls = as_places(places)
     if not pls:
         raise ParameterError("mark at least one place to attack")
@@ -689,8 +688,7 @@ def population_reidentification(traj: pd.DataFrame, places: pd.DataFrame, epsilo
     draws = check_int(draws, "draws", minimum=1)
     if scheme not in DETERMINISTIC:
         raise ParameterError(f"scheme must be one of {', '.join(DETERMINISTIC)}")
-    if rng is None or isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
-        raise ParameterError("population_reidentification needs an integer seed rng=")
+    check_seed(rng, "population_reidentification")
     eps = (dict(zip(epsilons["uid"], epsilons["epsilon"], strict=True))
            if isinstance(epsilons, pd.DataFrame) else dict(epsilons))
     frame = traj.sort_values(["uid", "time"], kind="stable").reset_index(drop=True)

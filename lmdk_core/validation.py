@@ -52,6 +52,15 @@ def check_int(value: Any, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_seed(rng: Any, what: str, why: str = "a simulation") -> int:
+    """Return ``rng`` as an int if it is an integer seed ≥ 0, else raise ParameterError naming
+    ``what`` needs one and ``why`` (for functions whose draws must be reproducible simulations,
+    never a real release's fresh OS randomness)."""
+    if rng is None or isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
+        raise ParameterError(f"{what} needs an integer seed rng= >= 0 ({why}), got {rng!r}")
+    return int(rng)
+
+
 def check_probability(value: Any, name: str) -> float:
     """Return ``value`` as a float in [0, 1], else raise ParameterError."""
     x = check_nonnegative(value, name)

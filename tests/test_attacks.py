@@ -109,6 +109,8 @@ def test_refuses_a_real_release(alice):
     assert len(at.public_trace(preview)) > 0  # a preview is a simulation
     with pytest.raises(ParameterError, match="seed"):
         at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=None)
+    with pytest.raises(ParameterError, match="seed rng= >= 0"):  # not numpy's ValueError
+        at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=-1)
 
 
 def test_bad_input_raises_the_package_error(alice):
