@@ -40,6 +40,7 @@ PARAM_LABELS = {
     "sample_landmarks": "Always release a fresh point at your places (lmdk addition)",
     "landmark_share": "Share of ε kept for your places (0–0.95)",
     "speed": "How fast you move at your places (m/s)",
+    "fill": "Moments without a fresh point show",
 }
 """Plain labels of the scheme parameters (lmdk_core.release.SCHEME_PARAMS names)."""
 
@@ -62,7 +63,17 @@ PARAM_HELP = {
     "speed": "The speed you assume while at your places, in metres per second (per moment when "
     "the trace has no times): 0 for places where you stay put, about 1.4 walking, 10 or more "
     "driving. Only this assumption is used, never your actual moves, so it costs no privacy.",
+    "fill": "What the release shows at a moment where it publishes no fresh point (at your "
+    "places). 'The last point' repeats the last fresh point and can be shown at once. 'A line "
+    "between the points around it' puts it on the straight line, in time, between the fresh "
+    "points before and after it: often closer to where you were, but it can only be shown once "
+    "the next fresh point exists. Both are computed from the released points and their times "
+    "only, so neither costs privacy budget; both show when you were at your places.",
 }
+
+FILL_LABELS = {"repeat": "The last point (shown at once)",
+               "interpolate": "A line between the points around it (delayed)"}
+"""Plain names of the ``fill`` values (lmdk_core.schemes.fill.FILLS)."""
 
 DEFAULT_SCHEME = "skip"
 """Default scheme. Skip is landmark-private and spends the full ε on ordinary moments, so on the
@@ -152,6 +163,10 @@ def controls() -> Settings:
         )
         if name == "landmark_share":
             params[name] = _share_input(label, widget_key, helptext)
+        elif name == "fill":
+            params[name] = st.selectbox(label, tuple(FILL_LABELS), key=widget_key,
+                                        index=tuple(FILL_LABELS).index(str(default)),
+                                        format_func=FILL_LABELS.get, help=helptext)
         elif name == "speed":
             params[name] = float(st.number_input(label, value=float(default), min_value=0.0,
                                                  max_value=100.0, step=0.1, format="%.2f",

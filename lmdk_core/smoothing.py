@@ -10,7 +10,9 @@ has exactly the guarantee of its input and costs no budget (docs/smoothing.md).
 Repeats are detected from the output itself: a row identical to the previous row (same lat and
 lon, or the same value) is a republished approximation, not a new observation, and NaN rows
 (nothing released yet) are not observations either. The smoother estimates every row — repeats
-included — from the fresh observations before and after it.
+included — from the fresh observations before and after it. Under the public setting
+``fill="interpolate"`` a filled row is a point on the line through its neighbours at its time,
+detected the same way (:func:`lmdk_core.schemes.fill.interpolated_rows`).
 
 Model, per axis (east/north metres in the local projection of :mod:`lmdk_core.geo` for
 locations; the value itself for values): a random walk, constant-velocity or integrated
@@ -36,6 +38,7 @@ import numpy as np
 from .errors import ParameterError
 from .geo import degrees_to_metres, offset_points
 from .release import Release
+from .schemes.fill import interpolated_rows, time_axis
 from .times import epoch_ns, seconds
 
 __all__ = ["MOTION", "noise_variance", "smooth_release"]
@@ -601,6 +604,8 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
         r = _law_variance(release, kind, n)
         source = "law" if r is not None else "fitted on the released points"
     obs = observations(y)
+    if release.params.get("fill", "repeat") == "interpolate":  # filled rows are not observations
+        obs &= ~interpolated_rows(y, time_axis(release.time, n), longitude=kind == "locations")
     if kind == "locations" and obs.any():
         first = int(np.argmax(obs))
         lat0, lon0 = float(y[first, 0]), float(y[first, 1])

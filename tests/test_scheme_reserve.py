@@ -229,7 +229,7 @@ def test_bad_parameters(params, match):
 
 
 def test_defaults_and_derived_figures():
-    assert SCHEME_PARAMS["reserve"] == {"landmark_share": "auto", "speed": 0.1}
+    assert SCHEME_PARAMS["reserve"] == {"landmark_share": "auto", "speed": 0.1, "fill": "repeat"}
     x = np.zeros(50)
     r = release_values(x, [10, 11, 12], epsilon=2.0, scheme="reserve", landmark_share=0.25)
     assert r.params["regular_epsilon"] == 1.5
@@ -272,6 +272,11 @@ def test_page_offers_reserve_in_plain_words(fake_map, home):
     app.checkbox(key="param_reserve_landmark_share_auto").set_value(False)
     run(app)
     assert app.number_input(key="param_reserve_landmark_share").value == 0.2
+    fill = app.selectbox(key="param_reserve_fill")  # the fill, in plain words, reaches the release
+    assert fill.value == "repeat" and "fill" not in fill.label and fill.help
+    fill.set_value("interpolate")
+    run(app)
+    assert kept(app)[-1].params["fill"] == "interpolate"
 
 
 def _gap_trip(n=410, gap_s=2_935_003.0, seed=3):

@@ -20,6 +20,7 @@ from ..validation import check_int, check_nonnegative, check_probability
 from ._space import Space
 from ._types import SchemeOutput
 from .adaptive import run_adaptive
+from .fill import apply_fill, check_fill
 from .reserve import check_share, run_reserve
 from .vectorised import run_vectorised
 from .wevent import run_wevent
@@ -58,9 +59,9 @@ SCHEME_PARAMS: dict[str, dict[str, object]] = {
     "event": {},
     "user": {},
     "uniform": {},
-    "skip": {},
+    "skip": {"fill": "repeat"},
     "adaptive": {"s_min": 0.1, "inc": 0.1, "dec": 0.1, "sample_landmarks": True},
-    "reserve": {"landmark_share": "auto", "speed": 0.1},
+    "reserve": {"landmark_share": "auto", "speed": 0.1, "fill": "repeat"},
     "bd": {"w": 10},
     "ba": {"w": 10},
 }
@@ -71,6 +72,10 @@ adaptive: ``s_min`` lowest sampling rate in [0, 1]; ``inc``/``dec`` rate step up
 reserve: ``landmark_share`` the share s of ε reserved for landmarks, in [0, 1), or "auto" (the
 public model's best); ``speed`` (≥ 0) the public motion model: metres per second for locations
 with times, metres per timestamp without times, value units per timestamp for values.
+skip/reserve: ``fill`` what a moment without a fresh release shows: "repeat" (the last fresh
+release; online, the thesis's Skip) or "interpolate" (the linear interpolation in public time of
+the fresh releases before and after it; delayed until the next fresh release; free
+post-processing, :mod:`lmdk_core.schemes.fill`).
 bd/ba: ``w`` window length in timestamps (≥ 1).
 """
 
@@ -96,6 +101,7 @@ _CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "w": lambda v, name: check_int(v, name, minimum=1),
     "landmark_share": check_share,
     "speed": check_nonnegative,
+    "fill": check_fill,
 }
 
 
@@ -128,6 +134,8 @@ def run_scheme(
     """
     source = as_source(rng)
     noise = check_noise(noise)
+    fill = params.get("fill", "repeat")
+    params = {k: v for k, v in params.items() if k != "fill"}  # applied below, to any scheme
     if scheme == "adaptive":
         out = run_adaptive(space, landmarks, epsilon, source, noise, **params)
     elif scheme == "reserve":
@@ -136,6 +144,8 @@ def run_scheme(
         out = run_wevent(scheme, space, landmarks, epsilon, source, noise, **params)
     else:
         out = run_vectorised(scheme, space, landmarks, epsilon, source, noise)
+    if fill != "repeat":  # post-processing of the fresh releases: budgets unchanged
+        out = out._replace(columns=apply_fill(out.columns, out.published, space, fill))
     return with_achieved(out, landmarks, noise)
 
 

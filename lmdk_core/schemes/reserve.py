@@ -56,6 +56,7 @@ from ..noise.source import RandomSource
 from ._kernel import usable
 from ._space import Space
 from ._types import SchemeOutput
+from .fill import public_times
 from .vectorised import run_budget
 
 AUTO_SHARES = np.round(np.arange(96) * 0.01, 2)
@@ -160,17 +161,6 @@ def _tail(epsilon: float, delta: float, deposits: int, m: int) -> float:
     while Fraction(e) + spent > Fraction(epsilon):
         e = math.nextafter(e, 0.0)
     return e
-
-
-def public_times(space: Space) -> np.ndarray:
-    """τ_t: seconds since the first timestamp (running maximum) or the timestamp index."""
-    if space.seconds is None:
-        return np.arange(space.n, dtype=float)
-    s = np.asarray(space.seconds, dtype=float)
-    s = np.where(np.isfinite(s), s, -np.inf)
-    s = np.maximum.accumulate(s) if s.size else s
-    s = np.where(np.isfinite(s), s, 0.0)
-    return s - (s[0] if s.size else 0.0)
 
 
 class _Plan:
