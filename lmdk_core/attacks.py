@@ -22,10 +22,17 @@ attack on the raw trace and with a data-free baseline (docs/attacks.md).
 
 Local time: the adversary takes the UTC offset from the released longitudes (15° per hour), a
 guess that reads only the public file, unless ``utc_offset_h`` is given.
+
+Two adversaries per release: one reads the file as it is; the other smooths it first
+(:func:`lmdk_core.smooth_release`: free post-processing that reads only the public columns and
+public parameters) and runs the same attacks on the result, through the same
+:func:`public_trace` gate. :class:`AttackReport` keeps both; its sentences use the one that lands
+closer to each place, or the smoothing one alone when the file is published smoothed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Hashable, Mapping, Sequence
@@ -44,6 +51,7 @@ from .validation import check_int, check_positive, check_seed
 __all__ = [
     "ATTACK_DRAWS",
     "AttackReport",
+    "DISTANCE_COLUMNS",
     "PublicTrace",
     "attack_report",
     "attacker_guesses",
@@ -360,12 +368,16 @@ class AttackReport:
     """The attacks of one setting over ``draws`` simulated releases (arrays: draws × places).
 
     ``released_m``: distance from each place to the adversary's nearest guess in each simulated
-    release; ``raw_m``: the same from the raw trace; ``baseline_m``: from as many uniform random
-    guesses in the trace's bounding box (no data). ``precision``/``recall``: the visit attack
-    per draw; ``raw_precision``/``raw_recall`` on the raw trace; ``prevalence``: the share of
-    moments at each place (the precision of always saying yes, whose recall is 1); ``hide``:
-    the releases had dummy landmarks. Computed from the true places: the numbers contain no
-    coordinates, but they are not covered by ε (docs/attacks.md)."""
+    release, reading the file as it is; ``smoothed_m``: the same after smoothing the file
+    (:func:`lmdk_core.smooth_release` with its defaults); ``raw_m``: from the raw trace;
+    ``baseline_m``: from as many uniform random guesses in the trace's bounding box (no data).
+    ``precision``/``recall`` and ``smoothed_precision``/``smoothed_recall``: the visit attack per
+    draw on the file and on the smoothed file; ``raw_precision``/``raw_recall`` on the raw trace;
+    ``prevalence``: the share of moments at each place (the precision of always saying yes,
+    whose recall is 1); ``hide``: the releases had dummy landmarks; ``published_smoothed``: the
+    public file is published smoothed, so the smoothing adversary is the only one
+    (:meth:`as_published`). Computed from the true places: the numbers contain no coordinates,
+    but they are not covered by ε (docs/attacks.md)."""
 
     places: tuple[str, ...]
     place_radius_m: np.ndarray
@@ -381,11 +393,33 @@ class AttackReport:
     raw_precision: np.ndarray
     raw_recall: np.ndarray
     prevalence: np.ndarray
+    smoothed_m: np.ndarray
+    smoothed_precision: np.ndarray
+    smoothed_recall: np.ndarray
     hide: bool = False
+    published_smoothed: bool = False
+
+    def as_published(self, *, smoothed: bool) -> AttackReport:
+        """The same report for a public file published smoothed (``smoothed=True``: only the
+        adversary reading the smoothed file exists) or as released (both adversaries)."""
+        return dataclasses.replace(self, published_smoothed=bool(smoothed))
+
+    def smoothing_wins(self) -> np.ndarray:
+        """Per place: the sentences use the adversary who smooths the file — the only one when
+        the file is published smoothed, else when its median distance is strictly smaller."""
+        smoothed = np.median(self.smoothed_m, axis=0)
+        if self.published_smoothed:
+            return np.ones(smoothed.size, dtype=bool)
+        return smoothed < np.median(self.released_m, axis=0)
+
+    def attacker_m(self) -> np.ndarray:
+        """Nearest-guess distances (draws × places) of the adversary the sentences use."""
+        return np.where(self.smoothing_wins()[None, :], self.smoothed_m, self.released_m)
 
     def median_m(self) -> np.ndarray:
-        """Median over the draws of the nearest-guess distance, per place (metres)."""
-        return np.median(self.released_m, axis=0)
+        """Median over the draws of the nearest-guess distance of the adversary the sentences
+        use (:meth:`smoothing_wins`), per place (metres)."""
+        return np.median(self.attacker_m(), axis=0)
 
     def located(self) -> np.ndarray:
         """Per place: the median simulated release puts a guess within the protection radius
@@ -405,17 +439,38 @@ class AttackReport:
 
         return pd.DataFrame({
             "place": list(self.places),
+            "attacker": np.where(self.smoothing_wins(), "smoothed", "file"),
             "release_median_m": q(self.released_m, 50),
             "release_p10_m": q(self.released_m, 10),
             "release_p90_m": q(self.released_m, 90),
+            "smoothed_median_m": q(self.smoothed_m, 50),
+            "smoothed_p10_m": q(self.smoothed_m, 10),
+            "smoothed_p90_m": q(self.smoothed_m, 90),
             "raw_m": self.raw_m,
             "baseline_median_m": q(self.baseline_m, 50),
             "visit_precision": q(self.precision, 50),
             "visit_recall": q(self.recall, 50),
+            "smoothed_visit_precision": q(self.smoothed_precision, 50),
+            "smoothed_visit_recall": q(self.smoothed_recall, 50),
             "raw_visit_precision": self.raw_precision,
             "raw_visit_recall": self.raw_recall,
             "always_yes_precision": self.prevalence,
         })
+
+    def distances(self) -> pd.DataFrame:
+        """Per place, the median nearest-guess distance (metres) of each adversary —
+        :data:`DISTANCE_COLUMNS`: from the file, after smoothing it, from the raw trace, with no
+        data — and ``shown``: the column of the adversary the sentences use."""
+        t = self.table()
+        file, smoothed, raw, none = DISTANCE_COLUMNS
+        return pd.DataFrame({
+            "place": t["place"], file: t["release_median_m"], smoothed: t["smoothed_median_m"],
+            raw: t["raw_m"], none: t["baseline_median_m"],
+            "shown": np.where(t["attacker"] == "smoothed", smoothed, file)})
+
+
+DISTANCE_COLUMNS = ("from the file", "after smoothing it", "raw trace", "no data")
+"""The adversaries of :meth:`AttackReport.distances`, in its column order."""
 
 
 GUARANTEE_COVERS = (
@@ -448,21 +503,33 @@ def place_sentences(report: AttackReport, *, labels: Sequence[str] | None = None
     located = report.located()
     out = []
     for j, row in table.iterrows():
+        file_m, smooth_m = row.release_median_m, row.smoothed_median_m
+        if report.published_smoothed:  # the smoothed file is all there is to read
+            who, col, other = "an attacker looking for it in the public file (smoothed)", \
+                "smoothed", (f"; published unsmoothed, the file would let it land within "
+                             f"{plain_distance(min(file_m, smooth_m))}")
+        elif row.attacker == "smoothed":
+            who, col, other = "an attacker who smooths the public file", "smoothed", \
+                f"; reading the file as it is, {plain_distance(file_m)}"
+        else:
+            who, col, other = "an attacker looking for it in the public file", "release", \
+                f"; smoothing the file first, {plain_distance(smooth_m)}"
+        vis = "smoothed_visit" if col == "smoothed" else "visit"
+        precision, recall = row[f"{vis}_precision"], row[f"{vis}_recall"]
         text = (
-            f"**{names[j]}**: an attacker looking for it in the public file lands within "
-            f"**{plain_distance(row.release_median_m)}** (median over {report.draws} simulated "
-            f"releases; 10–90 %: {plain_distance(row.release_p10_m)}–"
-            f"{plain_distance(row.release_p90_m)}), against "
-            f"**{plain_distance(row.raw_m)}** from the raw trace and "
+            f"**{names[j]}**: {who} lands within **{plain_distance(row[f'{col}_median_m'])}** "
+            f"(median over {report.draws} simulated releases; 10–90 %: "
+            f"{plain_distance(row[f'{col}_p10_m'])}–{plain_distance(row[f'{col}_p90_m'])}"
+            f"{other}), against **{plain_distance(row.raw_m)}** from the raw trace and "
             f"{plain_distance(row.baseline_median_m)} guessing without the file."
         )
-        if visits and not math.isfinite(row.visit_precision):
+        if visits and not math.isfinite(precision):
             text += (" Asked \"there now?\", it never says yes in any simulated release, so it "
                      f"finds none of the moments there (always saying yes: right "
                      f"{plain_percent(row.always_yes_precision)}).")
         elif visits:
-            text += (f" Asked \"there now?\", it is right {plain_percent(row.visit_precision)} "
-                     f"of the times it says yes and finds {plain_percent(row.visit_recall)} of "
+            text += (f" Asked \"there now?\", it is right {plain_percent(precision)} "
+                     f"of the times it says yes and finds {plain_percent(recall)} of "
                      f"the moments there (always saying yes: right "
                      f"{plain_percent(row.always_yes_precision)}).")
         if located[j]:
@@ -479,7 +546,7 @@ def guarantee_sentences(report: AttackReport) -> list[str]:
     """What the guarantee covers and what it does not, and — when the attack locates a place
     within the protection radius — the settings that can make it harder."""
     out = [GUARANTEE_COVERS, GUARANTEE_LEAVES]
-    if report.scheme == "skip" and not report.hide:
+    if report.scheme == "skip" and not report.hide and not report.published_smoothed:
         out.append("Skip shows those times openly: it repeats the last released point at every "
                    "moment at your places.")
     if report.located().any():
@@ -504,8 +571,10 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
                   allocation: Any = None) -> AttackReport:
     """Run every single-trace attack on ``draws`` seeded simulated releases of ``traj`` (one
     person; landmarks = the points within ``places``) with ``settings``
-    (:class:`~lmdk_core.session.ReleaseSettings` or a mapping of its fields), on the raw trace,
-    and against a data-free baseline.
+    (:class:`~lmdk_core.session.ReleaseSettings` or a mapping of its fields) — each read as it
+    is and after :func:`lmdk_core.smooth_release` (free post-processing of the public file, with
+    its defaults: the page's smoothed download) — on the raw trace, and against a data-free
+    baseline.
 
     ``rng``: an integer seed, required — the result is a deterministic function of it, and the
     draws are simulations (:func:`public_trace` refuses anything else). ``allocation``: a
@@ -514,6 +583,7 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
     from .landmarks import place_masks
     from .places import as_places
     from .session import _draw
+    from .smoothing import smooth_release
 
     rs = _settings(settings)
     draws = check_int(draws, "draws", minimum=1)
@@ -536,25 +606,27 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
     raw_pr = np.array([_precision_recall(visit_inference(raw, p.as_tuple()),
                                          truth[j][raw.rows]) for j, p in enumerate(pls)])
     seeds = spawn_seeds(int(rng), draws + 1)
-    rel_m = np.empty((draws, len(pls)))
-    pr = np.empty((draws, len(pls), 2))
+    dist = np.empty((2, draws, len(pls)))  # [the file as it is, the file smoothed]
+    pr = np.empty((2, draws, len(pls), 2))
     for i in range(draws):  # one simulated release per draw; each attack is vectorised
         rel, _, _ = _draw(traj, mask, rs, allocation, rng=simulation_rng(seeds[i]))
-        pub = public_trace(rel)
-        g = _guesses(pub, eps, r, utc_offset_h, STAY_GUESSES)
-        rel_m[i] = _nearest_m(g, plat, plon)
-        for j, p in enumerate(pls):  # a few places
-            said = visit_inference(pub, p.as_tuple(), epsilon=eps, radius_m=r)
-            pr[i, j] = _precision_recall(said, truth[j][pub.rows])
+        for k, shown in enumerate((rel, smooth_release(rel))):  # public columns + parameters
+            pub = public_trace(shown)  # the same gate: a simulated release only
+            g = _guesses(pub, eps, r, utc_offset_h, STAY_GUESSES)
+            dist[k, i] = _nearest_m(g, plat, plon)
+            for j, p in enumerate(pls):  # a few places
+                said = visit_inference(pub, p.as_tuple(), epsilon=eps, radius_m=r)
+                pr[k, i, j] = _precision_recall(said, truth[j][pub.rows])
     base = simulation_rng(seeds[draws])
     k = 2 + STAY_GUESSES
     blat = base.uniform(raw.lat.min(), raw.lat.max(), size=(draws, k))
     blon = base.uniform(raw.lon.min(), raw.lon.max(), size=(draws, k))
     base_m = haversine_m(plat[None, :, None], plon[None, :, None], blat[:, None, :],
                          blon[:, None, :]).min(axis=2)
-    return AttackReport(names, prad, rs.epsilon, r, rs.scheme, draws, rel_m, raw_m, base_m,
-                        pr[..., 0], pr[..., 1], raw_pr[:, 0], raw_pr[:, 1],
-                        truth.mean(axis=1), bool(rs.hide))
+    return AttackReport(names, prad, rs.epsilon, r, rs.scheme, draws, dist[0], raw_m, base_m,
+                        pr[0, ..., 0], pr[0, ..., 1], raw_pr[:, 0], raw_pr[:, 1],
+                        truth.mean(axis=1), dist[1], pr[1, ..., 0], pr[1, ..., 1],
+                        bool(rs.hide))
 
 
 # ----------------------------------------------------------------------------- re-identification

@@ -12,8 +12,9 @@
   cell (:data:`POPULATION_GUARANTEE`; docs/personalised-dp.md §3).
 * ``lmdk attack TRACE --places P.geojson --epsilon 1`` — prints what an attacker learns from
   the public file (lmdk_core.attacks): per place, the distance of its guesses and its visit
-  precision/recall over seeded simulated releases, against the raw trace and a data-free
-  baseline. Nothing is released or written.
+  precision/recall over seeded simulated releases, read as they are and after smoothing them
+  (free post-processing), against the raw trace and a data-free baseline. Nothing is released
+  or written.
 * ``lmdk app`` — starts the dashboard (``streamlit run`` on the installed ``lmdk_dashboard``
   package's ``app.py``; ``--dry-run`` prints the command instead; needs the ``app`` extra).
 * ``lmdk evaluate`` — prints the error table: personalised vs Minimum vs Threshold vs
@@ -502,10 +503,17 @@ def _cmd_attack(args: argparse.Namespace, progress: Progress) -> None:
     table[metres] = table[metres].round(0)
     shares = [c for c in table.columns if "precision" in c or "recall" in c]
     table[shares] = table[shares].round(2)
+    near = rep.distances()
+    near[list(attacks.DISTANCE_COLUMNS)] = near[list(attacks.DISTANCE_COLUMNS)].round(0)
     sys.stdout.write(f"Attacks on {rep.draws} simulated releases (seed {args.seed}; never a real "
                      f"release): ε = {args.epsilon:g}, r = {args.radius_m:g} m, scheme "
                      f"{args.scheme}\n")
-    sys.stdout.write(table.to_string(index=False) + "\n\n")
+    sys.stdout.write("Median distance (m) from each place to the attacker's nearest guess; "
+                     "'shown': the attacker the sentences below use\n")
+    sys.stdout.write(near.to_string(index=False) + "\n\n")
+    sys.stdout.write("Every figure, one column per place (release_*: reading the file as it is; "
+                     "smoothed_*: after smoothing it)\n")
+    sys.stdout.write(table.set_index("place").T.to_string() + "\n\n")
     for text in sentences:
         sys.stdout.write(text.replace("**", "") + "\n")
 

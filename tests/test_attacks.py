@@ -73,6 +73,9 @@ def test_deterministic_given_a_seed(alice):
     pd.testing.assert_frame_equal(a.table(), b.table())
     np.testing.assert_array_equal(a.released_m, b.released_m)
     assert not np.array_equal(a.released_m, c.released_m)
+    for name in ("smoothed_m", "smoothed_precision", "smoothed_recall"):  # the smoothing attacker
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert not np.array_equal(a.smoothed_m, c.smoothed_m)
 
 
 def test_every_draw_is_a_seeded_simulation(alice, monkeypatch):
@@ -89,9 +92,21 @@ def test_every_draw_is_a_seeded_simulation(alice, monkeypatch):
         assert out[0].seeded
         return out
 
+    from lmdk_core import smoothing
+
+    smoothed = []
+    real_smooth = smoothing.smooth_release
+
+    def smooth_spy(release, **kw):
+        assert release.seeded and not kw  # a simulated draw, the page's default smoothing
+        smoothed.append(out := real_smooth(release, **kw))
+        return out
+
     monkeypatch.setattr(ses, "_draw", spy)
+    monkeypatch.setattr(smoothing, "smooth_release", smooth_spy)
     at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=1, draws=3)
     assert len(seen) == 3 and all(isinstance(g, np.random.Generator) for g in seen)
+    assert len(smoothed) == 3 and all(s.seeded for s in smoothed)  # one smoothing per draw
 
 
 def test_refuses_a_real_release(alice):
@@ -105,8 +120,16 @@ def test_refuses_a_real_release(alice):
     drawn = session.draw("me", alice, mask, ReleaseSettings(epsilon=1.0), key="k")
     with pytest.raises(ParameterError, match="real release"):
         at.public_trace(drawn)
+    # smoothing is post-processing: the smoothed real release is still a real release
+    with pytest.raises(ParameterError, match="real release"):
+        at.public_trace(lm.smooth_release(real))
+    with pytest.raises(ParameterError, match="real release"):
+        at.public_trace(lm.smooth_release(real).to_frame())
+    with pytest.raises(ParameterError, match="real release"):
+        at.public_trace(session.smoothed(drawn))  # the page's smoothed download
     preview = session.preview(alice, mask, ReleaseSettings(epsilon=1.0), key="p")
     assert len(at.public_trace(preview)) > 0  # a preview is a simulation
+    assert len(at.public_trace(session.smoothed(preview))) > 0
     with pytest.raises(ParameterError, match="seed"):
         at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=None)
     with pytest.raises(ParameterError, match="seed rng= >= 0"):  # not numpy's ValueError
@@ -243,10 +266,14 @@ def test_cli_attack_prints_the_table(alice, tmp_path, capsys):
     args = [str(trace), "--places", str(places), "--epsilon", "1", "--draws", "3", "--quiet"]
     assert main(["attack", *args]) == 0
     out = capsys.readouterr().out
-    assert "never a real release" in out and "release_median_m" in out
+    assert "never a real release" in out and "smoothed_median_m" in out
     rep = at.attack_report(alice, [HOME], settings={"epsilon": 1.0}, rng=0, draws=3)
-    first = out.splitlines()[2].split()
-    assert first[0] == "Home" and float(first[1]) == round(float(rep.median_m()[0]))
+    lines = out.splitlines()
+    assert lines[2].split() == ["place", *" ".join(at.DISTANCE_COLUMNS).split(), "shown"]
+    row = rep.distances().iloc[0]  # Home: both attackers, the raw trace and no data
+    want = [f"{round(float(row[c])):.1f}" for c in at.DISTANCE_COLUMNS]
+    assert lines[3].split()[:5] == ["Home", *want] and lines[3].endswith(row["shown"])
+    assert at.place_sentences(rep)[0].replace("**", "") in out
     assert at.GUARANTEE_COVERS in out
     assert main(["attack", *args[:3], "--epsilon", "0", "--quiet"]) == 1  # bad ε: exit 1
     assert "lmdk: error" in capsys.readouterr().err
@@ -265,16 +292,16 @@ def test_attack_figures_only_in_the_private_story(alice, sample):
     public = html.unescape(release_story(rel, attack=rep, **kw))
     assert ATTACK_PUBLIC_NOTE in public
     assert "lands within" not in public and "Oncology" not in public
-    for value in rep.table().release_median_m:
+    for value in np.r_[rep.table().release_median_m, rep.table().smoothed_median_m]:
         assert f"within {lm.formatting.plain_distance(value)}" not in public
     for p in (HOME, secret):  # no true coordinate, at any usual precision
         for digits in (4, 5, 6):
             assert f"{p.lat:.{digits}f}" not in public and f"{p.lon:.{digits}f}" not in public
     private = release_story(rel, attack=rep, include_private=True, traj=one,
                             landmarks=np.zeros(len(one), bool), **kw)
-    row = rep.table().iloc[1]
-    assert (f"Oncology ward: an attacker looking for it in the public file lands within "
-            f"{lm.formatting.plain_distance(row.release_median_m)}") in private
+    text = at.place_sentences(rep)[1].replace("**", "")
+    assert text.startswith("Oncology ward: an attacker ") and text in html.unescape(private)
+    assert f"lands within {lm.formatting.plain_distance(rep.median_m()[1])}" in text
     assert "always saying yes" in private and "not covered by ε" in private
     assert ATTACK_STORY_TAG not in public
 
@@ -372,7 +399,8 @@ def test_a_place_the_attack_never_says_yes_to_reads_as_such_without_a_warning():
         raw_m=np.full(places, 10.0), baseline_m=np.full((draws, places), 5000.0),
         precision=prec, recall=np.array([[0.2, 0.0]] * draws),
         raw_precision=np.array([0.9, 0.8]), raw_recall=np.array([0.9, 0.7]),
-        prevalence=np.array([0.3, 0.1]))
+        prevalence=np.array([0.3, 0.1]), smoothed_m=np.full((draws, places), 950.0),
+        smoothed_precision=prec, smoothed_recall=np.array([[0.2, 0.0]] * draws))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         table = rep.table()
@@ -381,3 +409,79 @@ def test_a_place_the_attack_never_says_yes_to_reads_as_such_without_a_warning():
     assert np.isnan(table["visit_precision"].iloc[1])
     assert "right 60 % of the times it says yes" in text[0]
     assert "never says yes" in text[1] and "—" not in text[1]
+
+
+def _report(file_m, smoothed_m, **kw) -> at.AttackReport:
+    """A report with given distances (draws × places) and fixed visit figures."""
+    file_m, smoothed_m = np.asarray(file_m, float), np.asarray(smoothed_m, float)
+    draws, places = file_m.shape
+    ones = np.ones((draws, places))
+    return at.AttackReport(
+        places=tuple(f"P{j}" for j in range(places)), place_radius_m=np.full(places, 100.0),
+        epsilon=1.0, radius_m=200.0, scheme="event", draws=draws, released_m=file_m,
+        raw_m=np.full(places, 5.0), baseline_m=np.full((draws, places), 4000.0),
+        precision=0.5 * ones, recall=0.25 * ones, raw_precision=np.ones(places),
+        raw_recall=np.ones(places), prevalence=np.full(places, 0.1), smoothed_m=smoothed_m,
+        smoothed_precision=0.75 * ones, smoothed_recall=0.125 * ones, **kw)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 3), st.integers(0, 10**6), st.booleans())
+def test_the_sentences_use_the_stronger_attacker_or_the_published_one(draws, places, seed,
+                                                                     published):
+    """Property: per place, the headline median is the smaller of the two attackers' medians
+    (ties: the file as it is), or the smoothing attacker's alone when the file is published
+    smoothed — checked against medians taken here with sorted lists — and the sentence names
+    that attacker with its own numbers."""
+    g = np.random.default_rng(seed)
+    file_m = g.integers(1, 4000, (draws, places)).astype(float)
+    smooth_m = g.integers(1, 4000, (draws, places)).astype(float)
+    rep = _report(file_m, smooth_m).as_published(smoothed=published)
+
+    def median(col):
+        v = sorted(col.tolist())
+        return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+    for j, text in enumerate(at.place_sentences(rep)):
+        f, s = median(file_m[:, j]), median(smooth_m[:, j])
+        smoothing = published or s < f
+        assert rep.median_m()[j] == (s if smoothing else f)
+        shown = lm.formatting.plain_distance(s if smoothing else f)
+        assert f"lands within **{shown}**" in text
+        assert ("right 75 %" if smoothing else "right 50 %") in text  # that attacker's visits
+        if published:
+            assert "(smoothed)" in text and (f"would let it land within "
+                                             f"{lm.formatting.plain_distance(min(f, s))}") in text
+        elif smoothing:
+            assert "who smooths the public file" in text
+            assert f"reading the file as it is, {lm.formatting.plain_distance(f)}" in text
+        else:
+            assert f"smoothing the file first, {lm.formatting.plain_distance(s)}" in text
+    table = rep.distances()
+    np.testing.assert_array_equal(table["from the file"], np.median(file_m, axis=0))
+    np.testing.assert_array_equal(table["after smoothing it"], np.median(smooth_m, axis=0))
+
+
+def test_a_report_that_always_shows_the_file_attacker_would_fail_that_check():
+    """The check above has power: when smoothing lands closer, showing the file attacker's
+    median (the pre-issue behaviour) differs from the stronger attacker's."""
+    rep = _report([[900.0], [1100.0]], [[300.0], [500.0]])
+    assert rep.median_m()[0] == 400.0 and np.median(rep.released_m) == 1000.0
+    assert "who smooths the public file lands within **400 m**" in at.place_sentences(rep)[0]
+
+
+def test_smoothing_helps_the_attacker_at_small_epsilon_and_not_against_skip_repeats(alice):
+    """On the sample (alice's home, Skip, r = 200 m, fixed seed, 20 draws as on the page): at
+    ε = 0.1 smoothing the file first brings the attacker closer in the median; at ε = 10 it
+    moves it away — the smoother counts Skip's repeats at home once and bridges the night
+    between fresh points, while the repeated point itself is what betrays home. So the report
+    shows the file attacker there. docs/attacks.md states both."""
+    low = at.attack_report(alice, [HOME], settings={"epsilon": 0.1, "radius_m": 200.0}, rng=4)
+    lo = low.table()
+    assert lo.smoothed_median_m[0] < lo.release_median_m[0] and lo.attacker[0] == "smoothed"
+    high = at.attack_report(alice, [HOME], settings={"epsilon": 10.0, "radius_m": 200.0}, rng=4,
+                            draws=5)
+    hi = high.table()
+    assert hi.smoothed_median_m[0] > hi.release_median_m[0] and hi.attacker[0] == "file"
+    # published smoothed, the reader of the smoothed file is the only attacker
+    assert high.as_published(smoothed=True).median_m()[0] == hi.smoothed_median_m[0]
