@@ -1,7 +1,10 @@
 """Section 4b: what an attacker learns from the public file, next to what the guarantee covers.
 
 The numbers come from :func:`lmdk_core.attacks.attack_report` on seeded simulated releases with
-the page's settings (never the real release), cached per setting in this session."""
+the page's settings (never the real release), cached per setting in this session. They are shown
+for the public file as the page publishes it: smoothed when section 4's toggle is on (then the
+only attacker reads the smoothed file), else the stronger of the attacker reading the file as it
+is and the one who smooths it first (:meth:`~lmdk_core.attacks.AttackReport.as_published`)."""
 
 from __future__ import annotations
 
@@ -13,8 +16,8 @@ import streamlit as st
 from lmdk_core import attacks
 from lmdk_core.errors import LmdkError
 
-from . import compute, state
-from .formatting import plain_text
+from . import compute, smoothing_section, state
+from .formatting import fmt_distance, plain_text
 from .privacy_section import bounded_allocation, release_key
 
 ATTACK_SEED = 0
@@ -25,6 +28,28 @@ simulated releases cost about as much as the rest of a click, so they run only o
 and the charts above and below come first."""
 RECORD_KEY = "attack_record"
 """This section's last report and the release it is for (read by the stakeholder story)."""
+
+
+SMOOTHING_IS_FREE = ("smoothing reads only the public file and its settings, so anyone can do "
+                     "it and it changes nothing in the guarantee.")
+PUBLISHED_SMOOTHED = ("Your public download is smoothed (section 4), so the figures are those of "
+                      "an attacker reading the smoothed file.")
+PUBLISHED_AS_IS = ("Your public download is not smoothed, so each place shows the stronger of an "
+                   "attacker reading the file as it is and one who smooths it first.")
+
+
+def distance_table(rep: attacks.AttackReport) -> pd.DataFrame:
+    """The report's median distances per place (:meth:`~lmdk_core.attacks.AttackReport.
+    distances`) in plain words, headed for the file the page publishes."""
+    file, smoothed, raw, none = attacks.DISTANCE_COLUMNS
+    names = ({file: "Unsmoothed file (not published)", smoothed: "Smoothed file (published)"}
+             if rep.published_smoothed else
+             {file: "From the file", smoothed: "After smoothing it"})
+    names |= {"place": "Place", raw: "From your raw trace", none: "Guessing (no data)"}
+    table = rep.distances().drop(columns="shown")
+    for col in attacks.DISTANCE_COLUMNS:
+        table[col] = [fmt_distance(v) for v in table[col]]
+    return table.rename(columns=names)
 
 
 @st.cache_resource(**compute.SESSION)
@@ -50,22 +75,26 @@ def render(traj: pd.DataFrame, key: Any, rs: Any) -> attacks.AttackReport | None
             st.info("Mark a place on the map to see what an attacker reading the public file "
                     "learns about it.")
             return None
+        smoothed = smoothing_section.enabled()  # what the public download holds
         st.caption(
             f"The attacker reads only the public file (times and released locations) and its "
-            f"settings (ε, r, scheme). Run on {attacks.ATTACK_DRAWS} simulated releases with "
+            f"settings (ε, r, scheme), and may smooth it first: {SMOOTHING_IS_FREE} Run on "
+            f"{attacks.ATTACK_DRAWS} simulated releases with "
             "these settings — never on your real release — and on your raw trace for "
             "comparison. Its guesses: the densest released spot at night and in working hours, "
-            "and the longest runs of a repeated point (docs/attacks.md)."
+            "and the longest runs of a repeated point (docs/attacks.md). "
+            + (PUBLISHED_SMOOTHED if smoothed else PUBLISHED_AS_IS)
         )
         allocation = bounded_allocation(key)
         try:
             rkey = release_key(key, rs, allocation)
             with st.spinner(f"Attacking {attacks.ATTACK_DRAWS} simulated releases…",
                             show_time=True):  # shown only while it runs (kept per setting)
-                rep = report(rkey, places, traj, rs, allocation)
+                rep = report(rkey, places, traj, rs, allocation).as_published(smoothed=smoothed)
         except LmdkError as err:
             st.error(f"The attacks could not run: {plain_text(err)}")
             return None
+        st.dataframe(distance_table(rep), hide_index=True)
         for text in attacks.place_sentences(rep):
             st.markdown(text)
         st.markdown(" ".join(attacks.guarantee_sentences(rep)))

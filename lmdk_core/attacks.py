@@ -50,8 +50,8 @@ from .validation import check_int, check_positive, check_seed
 
 __all__ = [
     "ATTACK_DRAWS",
-    "AttackReport",
     "DISTANCE_COLUMNS",
+    "AttackReport",
     "PublicTrace",
     "attack_report",
     "attacker_guesses",

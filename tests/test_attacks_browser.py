@@ -34,7 +34,7 @@ def story(tmp_path_factory):
     path.write_text(release_story(rel, epsilon=1.0, allocation="skip", scheme="skip",
                                   settings={}, attack=rep, include_private=True, traj=one,
                                   landmarks=np.zeros(len(one), bool)), "utf-8")
-    return path, plain_distance(rep.table().iloc[0].release_median_m)
+    return path, plain_distance(rep.median_m()[0])  # the attacker the sentence names
 
 
 def _shows_at_every_size(page, text) -> None:

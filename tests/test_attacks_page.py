@@ -62,20 +62,51 @@ def test_collapsed_at_first_computes_nothing(page):
     run(at)
 
 
+def _section_table(at: AppTest):
+    box = next(e for e in at.expander if "What an attacker learns" in e.label)
+    return box.dataframe[0].value
+
+
 def test_panel_shows_the_numbers_of_simulated_releases(page):
     at, calls = page
     assert len(calls) > 1, "section 4b ran no attack"
     rep = calls[-1]["report"]
     assert isinstance(calls[-1]["rng"], int)  # seeded simulations only
+    assert at.toggle(key="smooth_release").value  # the page publishes the smoothed file
     text = _section_text(at)
     row = rep.table().iloc[0]
-    assert f"within **{plain_distance(row.release_median_m)}** (median over 20 simulated" in text
+    # the figures are those of the smoothed file, the one the page publishes
+    assert (f"in the public file (smoothed) lands within **{plain_distance(row.smoothed_median_m)}"
+            f"** (median over 20 simulated") in text
     assert f"against **{plain_distance(row.raw_m)}** from the raw trace" in text
     assert row.raw_m < 100  # the raw trace gives home away
     assert attacks.GUARANTEE_COVERS in text and attacks.GUARANTEE_LEAVES in text
+    shown = rep.as_published(smoothed=True)
+    assert text.startswith("\n".join(attacks.place_sentences(shown)))
     # the located-place sentence appears exactly when the code says the place is located
     assert ("locates a place although its moments are protected" in text) == bool(
-        rep.located().any())
+        shown.located().any())
+    table = _section_table(at)
+    assert list(table.iloc[0]) == [row.place, *(plain_distance(v) for v in (
+        row.release_median_m, row.smoothed_median_m, row.raw_m, row.baseline_median_m))]
+    assert "Smoothed file (published)" in table.columns
+
+
+def test_unsmoothed_download_shows_the_stronger_attacker_without_new_attacks(page):
+    """Smoothing off: the public file is the release itself, so each place shows whichever
+    attacker lands closer — reading it or smoothing it first — from the same report."""
+    at, calls = page
+    n = len(calls)
+    at.toggle(key="smooth_release").set_value(False)
+    run(at)
+    assert len(calls) == n  # the same simulated releases: the toggle only changes the reading
+    rep = calls[-1]["report"]
+    text = _section_text(at)
+    assert text.startswith("\n".join(attacks.place_sentences(rep)))
+    row = rep.table().iloc[0]
+    best = min(row.release_median_m, row.smoothed_median_m)
+    assert rep.median_m()[0] == best and f"lands within **{plain_distance(best)}**" in text
+    assert list(_section_table(at).columns)[1:3] == ["From the file", "After smoothing it"]
 
 
 @pytest.mark.slow
