@@ -246,79 +246,106 @@ def _kalman_rts(y, obs, dt, r, q, kind, tau, v0, robust_k, smooth, gap, reset_va
 
 
 @numba.njit(cache=True, nogil=True)
-def _loglik_grid(y, obs, dt, r_grid, q, kind, tau, v0s, gap):
+def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap):
     """Gaussian log-likelihood of the observations of ``y`` (n, k) under the filter of
-    :func:`_kalman_rts` (no robust weights, no smoothing) for every observation variance in
-    ``r_grid`` (``v0s``: the prior velocity variance for each) in one pass over the rows.
+    :func:`_kalman_rts` (no robust weights, no smoothing) for every motion model c (``qs[c]``,
+    ``kinds[c]``, ``taus[c]``) and every observation variance in ``r_grid`` (``v0s[c, g]``: the
+    prior velocity variance), in one pass over the rows; returns (models, variances).
 
     The same arithmetic as ``_kalman_rts(..., robust_k=0, smooth=False)`` followed by
     ``-0.5·(Σ log S + n_obs·log R + Σ ν²/S / R)``, so the numbers are identical; only the
-    per-R passes, the stored filter states and the transition of each row (computed once for all
-    R) are saved.
+    per-model and per-R passes, the stored filter states and the transition of each row
+    (computed once per model for all R) are saved. For a random walk (kind 0) the velocity
+    terms are exactly zero (F = [[1, 0], [0, 0]], zero prior and process velocity variance), so
+    they are skipped: adding or multiplying those zeros leaves every number bit for bit as is.
     """
     n, k = y.shape
+    nm = qs.size
     m = r_grid.size
-    x0 = np.empty((m, k))
-    x1 = np.empty((m, k))
-    p00 = np.empty(m)
-    p01 = np.empty(m)
-    p11 = np.empty(m)
-    sum_log_s = np.zeros(m)
-    sum_nu2 = np.zeros(m)
+    x0 = np.empty((nm, m, k))
+    x1 = np.zeros((nm, m, k))
+    p00 = np.empty((nm, m))
+    p01 = np.zeros((nm, m))
+    p11 = np.zeros((nm, m))
+    sum_log_s = np.zeros((nm, m))
+    sum_nu2 = np.zeros((nm, m))
     n_obs = 0
     first = n  # the first observation starts every filter: position y, velocity 0
     for i in range(n):
         if obs[i]:
             first = i
             break
-    for g in range(m):
-        if first < n:
-            x0[g, :] = y[first, :]
-        x1[g, :] = 0.0
-        p00[g] = r_grid[g]
-        p01[g] = 0.0
-        p11[g] = v0s[g] if kind else 0.0
+    for c in range(nm):
+        for g in range(m):
+            if first < n:
+                x0[c, g, :] = y[first, :]
+            p00[c, g] = r_grid[g]
+            p11[c, g] = v0s[c, g] if kinds[c] else 0.0
     for i in range(first + 1, n):
-        t01, t11, t00q, t01q, t11q = _transition(kind, dt[i], q, tau)
         reset = dt[i] > gap
-        if obs[i]:
+        o = obs[i]
+        if o:
             n_obs += k
+        for c in range(nm):
+            kind = kinds[c]
+            t01, t11, t00q, t01q, t11q = _transition(kind, dt[i], qs[c], taus[c])
+            if kind == 0:  # random walk: position only (see docstring)
+                for g in range(m):
+                    r = r_grid[g]
+                    a00 = p00[c, g] + (_RESET * r if reset else t00q)
+                    if o:
+                        s = a00 + r
+                        d2 = 0.0
+                        for a in range(k):
+                            nu = y[i, a] - x0[c, g, a]
+                            d2 += nu * nu
+                        sum_log_s[c, g] += k * math.log(s / r)
+                        sum_nu2[c, g] += d2 / s * r
+                        g0 = a00 / s
+                        for a in range(k):
+                            nu = y[i, a] - x0[c, g, a]
+                            x0[c, g, a] += g0 * nu
+                        p00[c, g] = a00 * r / s
+                    else:
+                        p00[c, g] = a00
+                continue
+            for g in range(m):
+                r = r_grid[g]
+                f01, f11, q00, q01, q11 = t01, t11, t00q, t01q, t11q
+                if reset:
+                    f01, f11, q00, q01, q11 = 0.0, 0.0, _RESET * r, 0.0, v0s[c, g]
+                a00 = p00[c, g] + 2.0 * f01 * p01[c, g] + f01 * f01 * p11[c, g] + q00
+                a01 = f11 * p01[c, g] + f01 * f11 * p11[c, g] + q01
+                a11 = f11 * f11 * p11[c, g] + q11
+                for a in range(k):
+                    x0[c, g, a] = x0[c, g, a] + f01 * x1[c, g, a]
+                    x1[c, g, a] = f11 * x1[c, g, a]
+                if o:
+                    s = a00 + r
+                    d2 = 0.0
+                    for a in range(k):
+                        nu = y[i, a] - x0[c, g, a]
+                        d2 += nu * nu
+                    sum_log_s[c, g] += k * math.log(s / r)
+                    sum_nu2[c, g] += d2 / s * r
+                    g0 = a00 / s
+                    g1 = a01 / s
+                    for a in range(k):
+                        nu = y[i, a] - x0[c, g, a]
+                        x0[c, g, a] += g0 * nu
+                        x1[c, g, a] += g1 * nu
+                    p00[c, g] = a00 * r / s
+                    p01[c, g] = a01 * r / s
+                    p11[c, g] = a11 - a01 * a01 / s
+                else:
+                    p00[c, g] = a00
+                    p01[c, g] = a01
+                    p11[c, g] = a11
+    out = np.empty((nm, m))
+    for c in range(nm):
         for g in range(m):
             r = r_grid[g]
-            f01, f11, q00, q01, q11 = t01, t11, t00q, t01q, t11q
-            if reset:
-                f01, f11, q00, q01, q11 = 0.0, 0.0, _RESET * r, 0.0, v0s[g] if kind else 0.0
-            a00 = p00[g] + 2.0 * f01 * p01[g] + f01 * f01 * p11[g] + q00
-            a01 = f11 * p01[g] + f01 * f11 * p11[g] + q01
-            a11 = f11 * f11 * p11[g] + q11
-            for a in range(k):
-                x0[g, a] = x0[g, a] + f01 * x1[g, a]
-                x1[g, a] = f11 * x1[g, a]
-            if obs[i]:
-                s = a00 + r
-                d2 = 0.0
-                for a in range(k):
-                    nu = y[i, a] - x0[g, a]
-                    d2 += nu * nu
-                sum_log_s[g] += k * math.log(s / r)
-                sum_nu2[g] += d2 / s * r
-                g0 = a00 / s
-                g1 = a01 / s
-                for a in range(k):
-                    nu = y[i, a] - x0[g, a]
-                    x0[g, a] += g0 * nu
-                    x1[g, a] += g1 * nu
-                p00[g] = a00 * r / s
-                p01[g] = a01 * r / s
-                p11[g] = a11 - a01 * a01 / s
-            else:
-                p00[g] = a00
-                p01[g] = a01
-                p11[g] = a11
-    out = np.empty(m)
-    for g in range(m):
-        r = r_grid[g]
-        out[g] = -0.5 * (sum_log_s[g] + n_obs * math.log(r) + sum_nu2[g] / r)
+            out[c, g] = -0.5 * (sum_log_s[c, g] + n_obs * math.log(r) + sum_nu2[c, g] / r)
     return out
 
 
@@ -458,9 +485,8 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
             rough = _rough_variance(fy, fobs)
             r_grid = sorted({float(min(max(f * rough, lo_r), hi_r)) for f in _R_GRID})
         fits = []  # (log-likelihood, model, R) of each candidate at its best R
-        for cand in CANDIDATES:
-            c_code = _KINDS[cand[0]]
-            lls_r = _grid_loglik(fy, fobs, fdt, r_grid, cand[1], c_code, cand[2], step, gap)
+        grids = _models_loglik(fy, fobs, fdt, r_grid, CANDIDATES, step, gap)  # one pass
+        for cand, lls_r in zip(CANDIDATES, grids, strict=True):
             top = (-np.inf, 1.0)
             for ll, rr in zip(lls_r, r_grid, strict=True):
                 if ll > top[0]:
@@ -514,11 +540,25 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
 
 def _grid_loglik(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r_grid: list[float], q: float,
                  code: int, tau: float, step: float, gap: float) -> np.ndarray:
-    """Log-likelihood of the filter at each observation variance of ``r_grid`` (one batched
-    pass: :func:`_loglik_grid`)."""
+    """Log-likelihood of the filter of one motion model at each observation variance of
+    ``r_grid`` (one batched pass: :func:`_loglik_grid`)."""
+    kind = next(name for name, c in _KINDS.items() if c == code)
+    return _models_loglik(y, obs, dt, r_grid, ((kind, q, tau),), step, gap)[0]
+
+
+def _models_loglik(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r_grid: list[float],
+                   models: tuple[tuple[str, float, float], ...], step: float, gap: float
+                   ) -> np.ndarray:
+    """Log-likelihood of the filter of every motion model ``(kind, q, tau)`` at each observation
+    variance of ``r_grid``, shape (models, variances): one pass over the rows for all of them
+    (:func:`_loglik_grid`)."""
     r_arr = np.asarray(r_grid, dtype=np.float64)
-    v0s = np.array([_v0(code, q, float(rr), step) for rr in r_arr])
-    return _loglik_grid(y, obs, dt, r_arr, float(q), code, float(tau), v0s, float(gap))
+    codes = np.array([_KINDS[kind] for kind, _, _ in models], dtype=np.int64)
+    qs = np.array([float(q) for _, q, _ in models])
+    taus = np.array([float(tau) for _, _, tau in models])
+    v0s = np.array([[_v0(int(code), float(q), float(rr), step) for rr in r_arr]
+                    for code, q in zip(codes, qs, strict=True)]).reshape(len(models), r_arr.size)
+    return _loglik_grid(y, obs, dt, r_arr, qs, codes, taus, v0s, float(gap))
 
 
 FIT_ROWS = 50_000

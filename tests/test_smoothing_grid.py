@@ -1,6 +1,7 @@
 """The batched likelihood of smooth_release's variance fit (lmdk_core.smoothing._loglik_grid):
-the same numbers as one filter pass per candidate variance, and the exact Gaussian likelihood
-of the observations (prediction-error decomposition checked against the dense covariance)."""
+the same numbers as one filter pass per candidate variance (and, for motion="auto", per candidate
+model: all models share one pass), and the exact Gaussian likelihood of the observations
+(prediction-error decomposition checked against the dense covariance)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,24 @@ def test_batched_grid_is_the_per_variance_filter_exactly(case):
     got = sm._grid_loglik(y, obs, dt, grid, q, code, tau, 30.0, 600.0)
     want = _per_r(y, obs, dt, grid, q, code, tau, 30.0, 600.0)
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(3, 25), st.integers(0, 2**31 - 1))
+def test_all_models_in_one_pass_are_each_models_filter_exactly(n, seed):
+    """motion="auto"'s one pass over every candidate (random walks take a velocity-free path)
+    gives each model's per-variance filter numbers bit for bit, with a cv model mixed in."""
+    rng = np.random.default_rng(seed)
+    y = np.cumsum(rng.normal(0, 30.0, (n, 2)), axis=0) + rng.normal(0, 50.0, (n, 2))
+    obs = rng.random(n) < 0.8
+    dt = rng.uniform(1.0, 120.0, n)
+    dt[rng.random(n) < 0.1] = 5000.0  # gaps: restarts
+    models = (*sm.CANDIDATES, ("cv", 0.05, 0.0))
+    grid = sorted(float(f) * 2500.0 for f in sm._R_GRID)
+    got = sm._models_loglik(y, obs, dt, grid, models, 30.0, 600.0)
+    want = [_per_r(y, obs, dt, grid, q, sm._KINDS[kind], tau, 30.0, 600.0)
+            for kind, q, tau in models]
+    np.testing.assert_array_equal(got, np.array(want))
 
 
 @settings(max_examples=20, deadline=None)
