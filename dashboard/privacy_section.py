@@ -64,15 +64,17 @@ PARAM_HELP = {
     "the trace has no times): 0 for places where you stay put, about 1.4 walking, 10 or more "
     "driving. Only this assumption is used, never your actual moves, so it costs no privacy.",
     "fill": "What the release shows at a moment where it publishes no fresh point (at your "
-    "places). 'The last point' repeats the last fresh point and can be shown at once. 'A line "
-    "between the points around it' puts it on the straight line, in time, between the fresh "
-    "points before and after it: often closer to where you were, but it can only be shown once "
-    "the next fresh point exists. Both are computed from the released points and their times "
-    "only, so neither costs privacy budget; both show when you were at your places.",
+    "places). 'The last point' repeats the last fresh point and can be shown at once. 'On the "
+    "line' puts it on the straight line, in time, between the fresh points before and after it: "
+    "often closer to where you were, but worse when you left and came back in between. "
+    "'Halfway' puts it midway between those two choices. The last two can only be shown once "
+    "the next fresh point exists. All are computed from the released points and their times "
+    "only, so none costs privacy budget; all show when you were at your places.",
 }
 
 FILL_LABELS = {"repeat": "The last point (shown at once)",
-               "interpolate": "A line between the points around it (delayed)"}
+               "interpolate": "On the line between the points around it (delayed)",
+               "halfway": "Halfway between those two (delayed)"}
 """Plain names of the ``fill`` values (lmdk_core.schemes.fill.FILLS)."""
 
 DEFAULT_SCHEME = "skip"

@@ -11,8 +11,8 @@ Repeats are detected from the output itself: a row identical to the previous row
 lon, or the same value) is a republished approximation, not a new observation, and NaN rows
 (nothing released yet) are not observations either. The smoother estimates every row — repeats
 included — from the fresh observations before and after it. Under the public setting
-``fill="interpolate"`` a filled row is a point on the line through its neighbours at its time,
-detected the same way (:func:`lmdk_core.schemes.fill.interpolated_rows`).
+``fill="interpolate"`` or ``"halfway"`` a filled row is a point on a line in time through its
+neighbours, detected the same way (:func:`lmdk_core.schemes.fill.interpolated_rows`).
 
 Model, per axis (east/north metres in the local projection of :mod:`lmdk_core.geo` for
 locations; the value itself for values): a random walk, constant-velocity or integrated
@@ -644,8 +644,10 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
         r = _law_variance(release, kind, n)
         source = "law" if r is not None else "fitted on the released points"
     obs = observations(y)
-    if release.params.get("fill", "repeat") == "interpolate":  # filled rows are not observations
-        obs &= ~interpolated_rows(y, time_axis(release.time, n), longitude=kind == "locations")
+    fill = release.params.get("fill", "repeat")
+    if fill != "repeat":  # a delayed fill's filled rows are not observations
+        obs &= ~interpolated_rows(y, time_axis(release.time, n), fill=fill,
+                                  longitude=kind == "locations")
     if kind == "locations" and obs.any():
         first = int(np.argmax(obs))
         lat0, lon0 = float(y[first, 0]), float(y[first, 1])

@@ -1,13 +1,14 @@
 """The scheme parameter ``fill`` (lmdk_core.schemes.fill; proof in docs/landmark-reserve.md §7).
 
-* ``fill="interpolate"`` changes no budget: ε_t, the fresh flags, the achieved ε'_t and hence
-  every G_t are those of ``fill="repeat"`` (hypothesis, Skip and Reserve, values and locations),
-  and G_t ≤ ε in exact rational arithmetic;
+* the delayed fills ("interpolate", "halfway") change no budget: ε_t, the fresh flags, the
+  achieved ε'_t and hence every G_t are those of ``fill="repeat"`` (hypothesis, Skip and
+  Reserve, values and locations), and G_t ≤ ε in exact rational arithmetic;
 * the filled values read only the fresh releases and the public times: changing the true data
   at every non-fresh moment changes nothing (same seed); a deliberately broken fill that reads
   the true point there fails that check;
 * exact interpolation on hand-computed cases (uneven times, rows, the antimeridian), edges
-  (before the first and after the last fresh release, no fresh release, all fresh);
+  (before the first and after the last fresh release, no fresh release, all fresh); "halfway"
+  is never worse at a moment than the mean of the repeat's and the line's errors;
 * the smoother treats filled rows as it treats repeats (same smoothed output), the public files
   keep the same rows, bad values raise ParameterError.
 """
@@ -29,6 +30,7 @@ from lmdk_core.schemes import fill as fl
 from lmdk_core.schemes._space import forward_fill
 
 NAN = np.nan
+DELAYED = ("interpolate", "halfway")
 
 
 def _trace(x, seconds):
@@ -67,16 +69,17 @@ def cases(draw):
     rng = np.random.default_rng(seed)
     seconds = np.cumsum(rng.integers(1, 600, x.size) if steps == "uneven" else
                         np.full(x.size, 30)) - (30 if steps == "even" else 0)
-    return x, mask, epsilon, seed, scheme, params, seconds
+    fill = draw(st.sampled_from(DELAYED))
+    return x, mask, epsilon, seed, scheme, params, seconds, fill
 
 
 @settings(max_examples=40, deadline=None)
 @given(cases())
 def test_interpolate_changes_no_budget_and_keeps_every_fresh_release(case):
-    x, mask, epsilon, seed, scheme, params, seconds = case
+    x, mask, epsilon, seed, scheme, params, seconds, fill = case
     for kind, data in (("values", x), ("locations", _trace(x, seconds))):
         rep = _release(kind, data, mask, epsilon, scheme, seed, "repeat", **params)
-        itp = _release(kind, data, mask, epsilon, scheme, seed, "interpolate", **params)
+        itp = _release(kind, data, mask, epsilon, scheme, seed, fill, **params)
         np.testing.assert_array_equal(itp.budget, rep.budget)
         np.testing.assert_array_equal(itp.published, rep.published)
         assert itp.params["achieved_epsilon"] == rep.params["achieved_epsilon"]
@@ -85,19 +88,19 @@ def test_interpolate_changes_no_budget_and_keeps_every_fresh_release(case):
         for a, b in zip(_cols(itp), _cols(rep), strict=True):
             np.testing.assert_array_equal(a[pub], b[pub])  # fresh releases untouched
             np.testing.assert_array_equal(np.isnan(a), np.isnan(b))  # same rows with output
-        assert itp.params["fill"] == "interpolate" and rep.params["fill"] == "repeat"
+        assert itp.params["fill"] == fill and rep.params["fill"] == "repeat"
 
 
-def _ignores_nonfresh(kind, x, mask, seed, seconds, rng) -> bool:
-    """True when the interpolated Skip release is unchanged (same seed) after the true data
-    at every non-fresh moment is replaced by far-away values."""
+def _ignores_nonfresh(kind, x, mask, seed, seconds, rng, fill="interpolate") -> bool:
+    """True when the filled Skip release is unchanged (same seed) after the true data at every
+    non-fresh moment is replaced by far-away values."""
     rel = _release(kind, x if kind == "values" else _trace(x, seconds), mask, 1.0, "skip",
-                   seed, "interpolate")
+                   seed, fill)
     y = x.copy()
     pub = np.asarray(rel.published)
     y[~pub] = rng.uniform(-1e4, 1e4, int((~pub).sum()))
     other = _release(kind, y if kind == "values" else _trace(y, seconds), mask, 1.0, "skip",
-                     seed, "interpolate")
+                     seed, fill)
     return all(np.array_equal(a, b, equal_nan=True)
                for a, b in zip(_cols(rel), _cols(other), strict=True))
 
@@ -105,10 +108,10 @@ def _ignores_nonfresh(kind, x, mask, seed, seconds, rng) -> bool:
 @settings(max_examples=30, deadline=None)
 @given(cases())
 def test_filled_values_read_only_the_fresh_releases_and_the_times(case):
-    x, mask, _, seed, _, _, seconds = case
+    x, mask, _, seed, _, _, seconds, fill = case
     rng = np.random.default_rng(seed)
     for kind in ("values", "locations"):
-        assert _ignores_nonfresh(kind, x, mask, seed, seconds, rng)
+        assert _ignores_nonfresh(kind, x, mask, seed, seconds, rng, fill)
 
 
 def test_a_fill_that_reads_the_true_point_is_caught(monkeypatch):
@@ -148,6 +151,21 @@ def test_exact_interpolation_by_hand():
     (both,) = fl.interpolate_fill((rows,), pubs, tau)
     np.testing.assert_allclose(both[0], out)
     np.testing.assert_array_equal(both[1], v + 1)
+    # halfway: λ = 1/2 of the same shares: 1 + 3·1/6 = 1.5, 1 + 3·4/6 = 3, 7 + ½·(3 − 7) = 5
+    (half,) = fl.interpolate_fill((v,), pub, tau, weight=0.5)
+    np.testing.assert_allclose(half, [NAN, 1.0, 1.5, 3.0, 7.0, 5.0, 3.0, 3.0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases())
+def test_halfway_is_never_worse_than_the_mean_of_repeat_and_line(case):
+    """At every moment |x − halfway| ≤ (|x − repeat| + |x − line|)/2 (values, same draw)."""
+    x, mask, epsilon, seed, scheme, params, _, _ = case
+    err = {f: np.abs(np.asarray(_release("values", x, mask, epsilon, scheme, seed, f,
+                                         **params).values) - x) for f in fl.FILLS}
+    ok = np.isfinite(err["repeat"])
+    bound = (err["repeat"] + err["interpolate"]) / 2
+    assert np.all(err["halfway"][ok] <= bound[ok] * (1 + 1e-12) + 1e-9)
 
 
 def test_longitude_goes_the_short_way_round():
@@ -187,7 +205,8 @@ def test_release_matches_the_hand_formula_on_its_own_fresh_values():
 
 # ----------------------------------------------------------------------------- consumers
 
-def test_the_smoother_reads_filled_rows_as_it_reads_repeats():
+@pytest.mark.parametrize("fill", DELAYED)
+def test_the_smoother_reads_filled_rows_as_it_reads_repeats(fill):
     rng = np.random.default_rng(3)
     n = 400
     x = np.cumsum(rng.normal(0, 30, n))
@@ -196,9 +215,9 @@ def test_the_smoother_reads_filled_rows_as_it_reads_repeats():
     mask[50:90] = True
     data = _trace(x, np.arange(n) * 30.0)
     rep = _release("locations", data, mask, 1.0, "skip", 11, "repeat")
-    itp = _release("locations", data, mask, 1.0, "skip", 11, "interpolate")
+    itp = _release("locations", data, mask, 1.0, "skip", 11, fill)
     tau = fl.time_axis(itp.time, n)
-    found = fl.interpolated_rows(np.column_stack(_cols(itp)), tau, longitude=True)
+    found = fl.interpolated_rows(np.column_stack(_cols(itp)), tau, fill=fill, longitude=True)
     pub = np.asarray(itp.published)
     inside = ~pub & (np.cumsum(pub) > 0) & (np.cumsum(pub[::-1])[::-1] > 0)
     np.testing.assert_array_equal(found, inside)  # exactly the filled rows between fresh ones
@@ -226,3 +245,30 @@ def test_bad_fill_raises(bad):
 def test_fill_is_a_parameter_of_skip_and_reserve_only():
     with pytest.raises(ParameterError, match="unknown parameter"):
         release_values(np.arange(5.0), [1], epsilon=1.0, scheme="uniform", fill="interpolate")
+
+
+def test_the_evaluation_fills_its_batched_draws_as_the_release_does():
+    """bench/evaluation.py fills its batched rows with the library's fill; one row equals the
+    release with that fill and the same seed (so its fill rows measure the real option)."""
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        import evaluation as ev
+    finally:
+        sys.path.remove(str(bench))
+    rng = np.random.default_rng(6)
+    n = 50
+    mask = rng.random(n) < 0.4
+    data = _trace(np.cumsum(rng.normal(0, 9, n)), np.cumsum(rng.integers(1, 300, n)))
+    series = ev.Series("locations", (data["lat"].to_numpy(), data["lon"].to_numpy()),
+                       data["time"], 100.0, data)
+    for fill in DELAYED:
+        rep = _release("locations", data, mask, 1.0, "skip", 9, "repeat")
+        itp = _release("locations", data, mask, 1.0, "skip", 9, fill)
+        got = ev.filled(series, [c[None, :] for c in _cols(rep)],
+                        np.asarray(rep.published)[None, :], fill)
+        for g, want in zip(got, _cols(itp), strict=True):
+            np.testing.assert_array_equal(g[0], want)

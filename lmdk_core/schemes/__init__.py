@@ -73,9 +73,9 @@ reserve: ``landmark_share`` the share s of ε reserved for landmarks, in [0, 1),
 public model's best); ``speed`` (≥ 0) the public motion model: metres per second for locations
 with times, metres per timestamp without times, value units per timestamp for values.
 skip/reserve: ``fill`` what a moment without a fresh release shows: "repeat" (the last fresh
-release; online, the thesis's Skip) or "interpolate" (the linear interpolation in public time of
-the fresh releases before and after it; delayed until the next fresh release; free
-post-processing, :mod:`lmdk_core.schemes.fill`).
+release; online, the thesis's Skip), "interpolate" (the straight line in public time between the
+fresh releases before and after it) or "halfway" (the midpoint of those two); the last two are
+delayed until the next fresh release; all are free post-processing (:mod:`lmdk_core.schemes.fill`).
 bd/ba: ``w`` window length in timestamps (≥ 1).
 """
 

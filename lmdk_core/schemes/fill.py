@@ -1,21 +1,25 @@
 """What a release shows at a moment without a fresh release: the scheme parameter ``fill``.
 
 Skip and Reserve publish fresh only where their budget ε_t > 0; every other moment shows a
-function of the fresh releases around it:
+function of the fresh releases around it. Between two fresh releases x̃_a, x̃_b at moments
+t_a < t < t_b with public times τ, and w_t = (τ_t − τ_a)/(τ_b − τ_a):
 
-* ``fill="repeat"`` (default; the thesis's Skip, online): the last fresh release (NaN before the
-  first one);
-* ``fill="interpolate"`` (delayed): between two fresh releases at t_a < t < t_b, the linear
-  interpolation in public time of the two *released* points,
-  x̃_a + (τ_t − τ_a)/(τ_b − τ_a)·(x̃_b − x̃_a); after the last fresh release, the repeat;
-  before the first, NaN. The output at t is known once t_b's fresh release exists: a delay of
-  at most the run of non-fresh moments around t.
+* ``fill="repeat"`` (default; the thesis's Skip, online): x̃_a, the last fresh release;
+* ``fill="interpolate"`` (delayed): x̃_a + w_t·(x̃_b − x̃_a), the straight line in time between
+  the two released points;
+* ``fill="halfway"`` (delayed): x̃_a + (w_t/2)·(x̃_b − x̃_a), the midpoint of the two above, so at
+  every moment its error is at most the mean of theirs (triangle inequality): a hedge for runs
+  in which the person leaves and comes back, where the straight line is worse than the repeat.
 
-Both read only released values at fresh moments, the fresh-release flags (a function of the
-scheme's schedule) and the public times τ, never the data: post-processing, so every ε_t and
-G_t is that of the scheme's fresh releases alone (proof: docs/landmark-reserve.md §7).
-Locations interpolate latitude and longitude linearly in degrees, longitude along the shorter
-way round the antimeridian.
+After the last fresh release every fill repeats it; before the first there is nothing (NaN).
+A delayed fill's output at t is known once t_b's fresh release exists: a delay of at most the
+run of non-fresh moments around t.
+
+Every fill reads only released values at fresh moments, the fresh-release flags (a function of
+the scheme's schedule) and the public times τ, never the data: post-processing, so every ε_t
+and G_t is that of the scheme's fresh releases alone (proof: docs/landmark-reserve.md §7).
+Locations move latitude and longitude linearly in degrees, longitude along the shorter way round
+the antimeridian.
 """
 
 from __future__ import annotations
@@ -27,7 +31,10 @@ import numpy as np
 from ..errors import ParameterError
 from ._space import Columns, Space, forward_fill
 
-FILLS = ("repeat", "interpolate")
+FILL_WEIGHT = {"repeat": 0.0, "interpolate": 1.0, "halfway": 0.5}
+"""λ of each fill: the output at t is x̃_a + λ·w_t·(x̃_b − x̃_a) (module docstring)."""
+
+FILLS = tuple(FILL_WEIGHT)
 """The values of the scheme parameter ``fill`` (Skip and Reserve)."""
 
 
@@ -70,10 +77,11 @@ def _wrap(d: np.ndarray) -> np.ndarray:
 
 
 def interpolate_fill(cols: Columns, published: np.ndarray, tau: np.ndarray, *,
-                     longitude: bool = False) -> Columns:
-    """``cols`` with every non-fresh moment between two fresh ones replaced by the linear
-    interpolation in ``tau`` of the two fresh released values; the repeat after the last fresh
-    moment; NaN before the first.
+                     weight: float = 1.0, longitude: bool = False) -> Columns:
+    """``cols`` with every non-fresh moment t between two fresh ones a < t < b replaced by
+    x̃_a + ``weight``·w_t·(x̃_b − x̃_a), w_t = (τ_t − τ_a)/(τ_b − τ_a) (1: the straight line in
+    time; 0.5: halfway between it and the repeat); the repeat after the last fresh moment; NaN
+    before the first.
 
     ``cols``: arrays of shape (..., n) (one row per release); only their entries where
     ``published`` (same shape) is True are read. ``tau``: (n,) non-decreasing public times (two
@@ -99,6 +107,7 @@ def interpolate_fill(cols: Columns, published: np.ndarray, tau: np.ndarray, *,
     span = tb - ta
     w = np.zeros(np.broadcast_shapes(pub.shape, tau.shape))
     np.divide(tau - ta, span, out=w, where=inside & (span > 0))
+    w *= float(weight)
     out = []
     last = len(cols) - 1
     for k, c in enumerate(cols):  # one or two columns (value; lat, lon)
@@ -118,7 +127,7 @@ def apply_fill(cols: Columns, published: np.ndarray, space: Space, fill: str) ->
     releases at the ``published`` moments (other entries are not read)."""
     if check_fill(fill) == "repeat":
         return forward_fill(cols, published)
-    return interpolate_fill(cols, published, public_times(space),
+    return interpolate_fill(cols, published, public_times(space), weight=FILL_WEIGHT[fill],
                             longitude=space.kind == "locations")
 
 
@@ -126,31 +135,54 @@ INTERPOLATED_RTOL = 1e-12
 """Relative tolerance of :func:`interpolated_rows` (rounding of the fill is ~1e-16 relative)."""
 
 
-def interpolated_rows(y: np.ndarray, tau: np.ndarray, *, longitude: bool = False) -> np.ndarray:
-    """True where row i of a ``fill="interpolate"`` output is a filled moment, read from the
-    public output alone: rows i−1, i, i+1 finite and row i on the line through rows i−1 and i+1
-    at its time (within INTERPOLATED_RTOL). Every filled row between two fresh releases passes
-    (its neighbours lie on the same segment); a fresh row passes only if three noisy releases
-    fall on one line to 1e-12, the analogue of two fresh releases being equal under
-    ``fill="repeat"``. ``y``: (n, k) public output; ``tau``: (n,) public times;
-    ``longitude``: the last column is a longitude in degrees."""
+def _on_line(y: np.ndarray, base: np.ndarray, other: np.ndarray, r: np.ndarray,
+             longitude: bool) -> np.ndarray:
+    """Rows where y = base + r·(other − base) within INTERPOLATED_RTOL (longitude wrapped)."""
+    d = other - base
+    if longitude:
+        d[:, -1] = _wrap(d[:, -1])
+    gap = y - (base + r[:, None] * d)
+    if longitude:
+        gap[:, -1] = _wrap(gap[:, -1])
+    scale = np.abs(base) + np.abs(y) + np.abs(other)
+    with np.errstate(invalid="ignore"):
+        return (np.abs(gap) <= INTERPOLATED_RTOL * scale).all(axis=1)
+
+
+def interpolated_rows(y: np.ndarray, tau: np.ndarray, *, fill: str = "interpolate",
+                      longitude: bool = False) -> np.ndarray:
+    """True where row i of a delayed fill's output (``fill`` "interpolate" or "halfway") is a
+    filled moment, read from the public output alone. Within a run between fresh releases the
+    filled rows and the fresh row before them lie on one line in time, ending at x̃_b (λ = 1) or
+    short of it (λ < 1). Row i is filled when it lies on that line through
+
+    * rows i−1 and i+1 at its time (every filled row whose neighbours are on the line: all of
+      them when λ = 1);
+    * for λ < 1 also rows i−2 and i−1, extended to its time (the last row of a longer run), or
+      rows i−1 and i+1 at λ times its time's share (a run of one row).
+
+    A fresh row passes only if independent noisy releases fall on one line to 1e-12: the
+    analogue of two fresh releases being equal under ``fill="repeat"``. ``y``: (n, k) public
+    output; ``tau``: (n,) public times; ``longitude``: the last column is a longitude."""
+    lam = FILL_WEIGHT[check_fill(fill)]
     y = np.asarray(y, dtype=float)
     n = y.shape[0]
     out = np.zeros(n, dtype=bool)
-    if n < 3:
+    if n < 3 or lam == 0.0:
         return out
     tau = np.asarray(tau, dtype=float)
-    a, m, b = y[:-2], y[1:-1], y[2:]
     span = tau[2:] - tau[:-2]
-    w = np.divide(tau[1:-1] - tau[:-2], span, out=np.zeros(n - 2), where=span > 0)[:, None]
-    d = b - a
-    if longitude:
-        d[:, -1] = _wrap(d[:, -1])
-    gap = m - (a + w * d)
-    if longitude:
-        gap[:, -1] = _wrap(gap[:, -1])
-    scale = np.abs(a) + np.abs(m) + np.abs(b)
-    with np.errstate(invalid="ignore"):
-        on = (np.abs(gap) <= INTERPOLATED_RTOL * scale).all(axis=1)
-    out[1:-1] = on & np.isfinite(y).all(axis=1)[1:-1] & (span > 0)
-    return out
+    w = np.divide(tau[1:-1] - tau[:-2], span, out=np.zeros(n - 2), where=span > 0)
+    inner = (w > 0) & (w < 1)
+    a, m, b = y[:-2], y[1:-1], y[2:]
+    hit = inner & _on_line(m, a, b, w, longitude)
+    if lam < 1.0:
+        hit |= inner & _on_line(m, a, b, lam * w, longitude)
+        step = tau[1:-1] - tau[:-2]                       # τ_{i−1} − τ_{i−2} for i = 2..n−1
+        ahead = tau[2:] - tau[1:-1]                       # τ_i − τ_{i−1}
+        r = np.divide(ahead, step, out=np.zeros(n - 2), where=step > 0)
+        ext = (step > 0) & (ahead > 0) & _on_line(y[2:], y[1:-1], 2 * y[1:-1] - y[:-2], r,
+                                                  longitude)
+        out[2:] |= ext
+    out[1:-1] |= hit
+    return out & np.isfinite(y).all(axis=1)
