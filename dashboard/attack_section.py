@@ -42,10 +42,10 @@ def distance_table(rep: attacks.AttackReport) -> pd.DataFrame:
     """The report's median distances per place (:meth:`~lmdk_core.attacks.AttackReport.
     distances`) in plain words, headed for the file the page publishes."""
     file, smoothed, raw, none = attacks.DISTANCE_COLUMNS
-    names = ({file: "Unsmoothed file (not published)", smoothed: "Smoothed file (published)"}
+    names = ({file: "Unsmoothed file", smoothed: "Smoothed (published)"}
              if rep.published_smoothed else
              {file: "From the file", smoothed: "After smoothing it"})
-    names |= {"place": "Place", raw: "From your raw trace", none: "Guessing (no data)"}
+    names |= {"place": "Place", raw: "Raw trace", none: "No data"}
     table = rep.distances().drop(columns="shown")
     for col in attacks.DISTANCE_COLUMNS:
         table[col] = [fmt_distance(v) for v in table[col]]

@@ -89,7 +89,7 @@ def test_panel_shows_the_numbers_of_simulated_releases(page):
     table = _section_table(at)
     assert list(table.iloc[0]) == [row.place, *(plain_distance(v) for v in (
         row.release_median_m, row.smoothed_median_m, row.raw_m, row.baseline_median_m))]
-    assert "Smoothed file (published)" in table.columns
+    assert list(table.columns)[1:3] == ["Unsmoothed file", "Smoothed (published)"]
 
 
 def test_unsmoothed_download_shows_the_stronger_attacker_without_new_attacks(page):
