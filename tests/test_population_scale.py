@@ -162,3 +162,53 @@ def test_written_population_is_the_generated_one(tmp_path):
     for c in ("time", "lat", "lon"):
         assert np.array_equal(back[c].to_numpy(), traj[c].to_numpy())
     assert len(places_by_user(places)) == 25
+
+
+_CELL = st.one_of(st.floats(-200, 200), st.sampled_from([0.0, -0.0, 90.0, -90.0, 180.0, -180.0,
+                                                          90.5, float("nan"), float("inf")]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.lists(st.tuples(_CELL, _CELL, st.one_of(_CELL, st.floats(0, 1e4))), min_size=1,
+                     max_size=6),
+       kind=st.sampled_from(["float", "int", "object", "bool"]))
+def test_place_rows_are_the_place_validators_rows_or_its_error(rows, kind):
+    """The vectorised check of a places table accepts, fixes and refuses exactly what the
+    package's one place validator (lmdk_core.places.as_places, row by row) does."""
+    from lmdk_core.landmarks import _places
+    from lmdk_core.population.core import _place_rows
+
+    table = pd.DataFrame(rows, columns=["lat", "lon", "radius_m"])
+    if kind == "int":
+        table = table.fillna(0).clip(-1e6, 1e6).round().astype(np.int64)
+    elif kind == "object":
+        table = table.astype(object)
+    elif kind == "bool":
+        table["radius_m"] = table["radius_m"] > 0
+    try:
+        want = np.column_stack(_places(table))
+    except ParameterError as exc:
+        with pytest.raises(ParameterError) as got:
+            _place_rows(table)
+        assert str(got.value) == str(exc)
+    else:
+        assert np.array_equal(_place_rows(table), want)
+
+
+def test_own_place_mask_reads_only_the_partitions_users_from_a_larger_index(pop):
+    """A partition's landmarks are the same whether the places index holds its users only or a
+    whole population with more places per user (the padding width follows the partition)."""
+    from lmdk_core.population.core import own_place_mask
+
+    traj, places, _, _ = pop
+    uids = np.array(sorted(traj["uid"].astype(str).unique()), dtype=object)
+    code = pd.Index(uids).get_indexer(traj["uid"].astype(str))
+    lat, lon = traj["lat"].to_numpy(), traj["lon"].to_numpy()
+    far = pd.DataFrame({"uid": [f"other{i // 9}" for i in range(90)], "lat": 0.0, "lon": 0.0,
+                        "radius_m": 1e7})  # users not in the partition: 9 places each
+    big = places_by_user(pd.concat([places[["uid", "lat", "lon", "radius_m"]], far]))
+    want = own_place_mask(code, lat, lon, uids, places)
+    assert want.any() and not want.all()
+    assert np.array_equal(own_place_mask(code, lat, lon, uids, big), want)
+    none = places_by_user(far)  # no place of any partition user: no landmark
+    assert not own_place_mask(code, lat, lon, uids, none).any()

@@ -291,13 +291,16 @@ def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.
     by_user = places if isinstance(places, dict) else places_by_user(places)
     if not by_user or code.size == 0:
         return out
-    k = max(len(v) for v in by_user.values())
+    # this partition's users only (the index may hold every user of a larger population)
+    mine = [by_user.get(uid) for uid in map(str, uids)]
+    k = max((len(own) for own in mine if own is not None), default=0)
+    if k == 0:
+        return out
     n_users = len(uids)
     plat = np.zeros((n_users, k))
     plon = np.zeros((n_users, k))
     prad = np.full((n_users, k), -1.0)  # padding: never within (distances are >= 0)
-    for i, uid in enumerate(map(str, uids)):
-        own = by_user.get(uid)
+    for i, own in enumerate(mine):
         if own is not None:
             plat[i, : len(own)], plon[i, : len(own)], prad[i, : len(own)] = own.T
     step = max(1, 4_000_000 // k)
@@ -333,14 +336,33 @@ def places_by_user(places: Places) -> dict[str, np.ndarray]:
     missing = [c for c in ("uid", "lat", "lon", "radius_m") if c not in places.columns]
     if missing:
         raise ParameterError(f"places table is missing column(s) {', '.join(missing)}")
-    # the same checks as landmark_mask's places (finite, |lat| <= 90, radius >= 0)
-    arr = np.column_stack(_check_places(places[["lat", "lon", "radius_m"]]))
+    arr = _place_rows(places[["lat", "lon", "radius_m"]])
     uid = places["uid"].astype(str).to_numpy()
     order = np.argsort(uid, kind="stable")
     uid, arr = uid[order], arr[order]
     starts = np.flatnonzero(np.r_[True, uid[1:] != uid[:-1]])
     ends = np.r_[starts[1:], uid.size]
     return {str(uid[s]): arr[s:e] for s, e in zip(starts, ends, strict=True)}
+
+
+def _place_rows(table: pd.DataFrame) -> np.ndarray:
+    """(lat, lon, radius_m) float rows of a places table, checked as
+    :func:`lmdk_core.landmark_mask` checks places (:func:`lmdk_core.places.as_places`: finite,
+    |lat| <= 90, |lon| <= 180, radius > 0; an empty radius becomes the default one).
+
+    Numeric columns whose every row passes those checks are taken as they are, in one
+    vectorised pass; otherwise (a failing row, an empty cell, a text or bool column) the table
+    goes through the package's one place validator, row by row, which fixes or names the row."""
+    cols = [table[c] for c in ("lat", "lon", "radius_m")]
+    if all(isinstance(c.dtype, np.dtype) and c.dtype.kind in "iuf" for c in cols):
+        arr = np.column_stack([c.to_numpy(dtype=np.float64) for c in cols])
+        lat, lon, rad = arr.T
+        with np.errstate(invalid="ignore"):
+            ok = (np.isfinite(arr).all(axis=1) & (np.abs(lat) <= 90.0)
+                  & (np.abs(lon) <= 180.0) & (rad > 0.0))
+        if ok.all():
+            return arr.reshape(len(table), 3)
+    return np.column_stack(_check_places(table)).reshape(len(table), 3)
 
 
 def _add_users(seen: set[str], users: Any) -> None:
