@@ -37,6 +37,11 @@ the model (ties: the smallest s) — and keeps s = 0 unless Ê(s) ≤ (1 − AUT
 ``landmark_share``/``regular_epsilon`` are not public parameters (``share_source`` = "auto");
 a share the user gives is (``share_source`` = "given").
 
+What a non-fresh moment shows is the scheme parameter ``fill`` (shared with Skip, applied by
+:func:`~lmdk_core.schemes.run_scheme` after this module: :mod:`lmdk_core.schemes.fill`): the repeat
+(default, online) or a delayed line between the fresh releases around it; the budgets are the
+same for every fill (docs/landmark-reserve.md §7).
+
 Why numba: the bank is a sequential state (each decision depends on the previous publication);
 the kernel is a loop over timestamps that reads no data and draws no noise.
 """
