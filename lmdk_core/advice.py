@@ -38,6 +38,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from .errors import ParameterError
@@ -274,16 +275,70 @@ class _SkipCurve:
             self.ue = ue.reshape(src.size, _PAIRS) / _UNIT_R
             self.un = un.reshape(src.size, _PAIRS) / _UNIT_R
         self.k = mean_error_factor()
+        self._seen: dict[float, float] = {}
+        self._points: list[tuple[float, float, float]] = []  # (s = r/ε, value, slope in s)
 
     def __call__(self, epsilon: float) -> float:
         if not self.n:
             return float("nan")
+        if epsilon in self._seen:  # the search may ask twice for one ε
+            return self._seen[epsilon]
         scale = self.radius_m / epsilon
         fresh = self.n_fresh * self.k * scale
-        se, sn = scale * self.ue, scale * self.un
-        rep = (np.hypot(self.de - se, self.dn - sn).sum()
-               + np.hypot(self.de + se, self.dn + sn).sum()) / (2 * _PAIRS)
-        return float((fresh + rep) / self.n)
+        minus, plus = np.empty_like(self.ue), np.empty_like(self.ue)
+        slope = _lag_norms(self.de, self.dn, self.ue, self.un, scale, minus, plus)
+        rep = (minus.sum() + plus.sum()) / (2 * _PAIRS)
+        self._seen[epsilon] = out = float((fresh + rep) / self.n)
+        # the curve in the noise scale s = r/ε at this point, and its slope there (for at_most)
+        self._points.append((scale, out, (self.n_fresh * self.k + slope / (2 * _PAIRS)) / self.n))
+        return out
+
+    def at_most(self, epsilon: float, target: float) -> bool:
+        """``self(epsilon) <= target``, the same answer, decided without evaluating the curve
+        when the points already evaluated settle it: the curve is convex in s = r/ε, so it lies
+        below the chord between evaluated points on either side of s and above the tangent at
+        any evaluated point (docs/advice.md). A bound decides only with a relative margin of
+        :data:`_DECIDE_MARGIN`, far above the rounding of an evaluation (~1e-13)."""
+        if not self.n:
+            return False
+        s = self.radius_m / epsilon
+        below = [p for p in self._points if p[0] < s]
+        above = [p for p in self._points if p[0] > s]
+        if below and above:
+            (sa, fa, _), (sb, fb, _) = max(below), min(above)
+            if fa + (fb - fa) * (s - sa) / (sb - sa) < target * (1.0 - _DECIDE_MARGIN):
+                return True
+        if self._points and max(f + d * (s - sp) for sp, f, d in self._points) > (
+                target * (1.0 + _DECIDE_MARGIN)):
+            return False
+        return self(epsilon) <= target
+
+
+_DECIDE_MARGIN = 1e-9
+"""Relative margin by which a convexity bound must clear the target in
+:meth:`_SkipCurve.at_most` (evaluations round at ~1e-13 relative)."""
+
+
+@numba.njit(cache=True, nogil=True)
+def _lag_norms(de, dn, ue, un, scale, minus, plus):
+    """|d − s·u| and |d + s·u| for every landmark moment i and noise pair j, into ``minus`` and
+    ``plus``: the same hypot of the same differences as numpy's
+    ``np.hypot(de - s·ue, dn - s·un)`` (bit for bit), in one pass without temporaries. Returns
+    the derivative of their total in s (0 for a term at its zero: a subgradient)."""
+    slope = 0.0
+    for i in range(ue.shape[0]):
+        for j in range(ue.shape[1]):
+            se = scale * ue[i, j]
+            sn = scale * un[i, j]
+            m = math.hypot(de[i, 0] - se, dn[i, 0] - sn)
+            p = math.hypot(de[i, 0] + se, dn[i, 0] + sn)
+            minus[i, j] = m
+            plus[i, j] = p
+            if m > 0.0:
+                slope -= (ue[i, j] * (de[i, 0] - se) + un[i, j] * (dn[i, 0] - sn)) / m
+            if p > 0.0:
+                slope += (ue[i, j] * (de[i, 0] + se) + un[i, j] * (dn[i, 0] + sn)) / p
+    return slope
 
 
 def skip_mean_error(traj: Any, landmarks: Any, *, epsilon: float, radius_m: float,
@@ -341,7 +396,7 @@ def epsilon_for_mean_error(
         lo /= 2.0
     for _ in range(60):  # bisection in log ε: f(lo) > target ≥ f(hi)
         mid = math.sqrt(lo * hi)
-        if curve(mid) <= target:
+        if curve.at_most(mid, target):  # = curve(mid) <= target, often without evaluating
             hi = mid
         else:
             lo = mid
