@@ -246,7 +246,7 @@ def _kalman_rts(y, obs, dt, r, q, kind, tau, v0, robust_k, smooth, gap, reset_va
 
 
 @numba.njit(cache=True, nogil=True)
-def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap):
+def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap, limits, glim, every):
     """Gaussian log-likelihood of the observations of ``y`` (n, k) under the filter of
     :func:`_kalman_rts` (no robust weights, no smoothing) for every motion model c (``qs[c]``,
     ``kinds[c]``, ``taus[c]``) and every observation variance in ``r_grid`` (``v0s[c, g]``: the
@@ -258,6 +258,14 @@ def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap):
     (computed once per model for all R) are saved. For a random walk (kind 0) the velocity
     terms are exactly zero (F = [[1, 0], [0, 0]], zero prior and process velocity variance), so
     they are skipped: adding or multiplying those zeros leaves every number bit for bit as is.
+
+    Pruning (``every`` > 0: checked every ``every`` rows): both sums only grow, so
+    ``-0.5·(partial Σ log S + n_obs·log R + partial Σ ν²/S / R)`` is an upper bound on a cell's
+    final value, computed in the same floating-point operations, whose roundings are monotone. A
+    cell stops (its value −inf) once that bound is below ``limits[c]`` (a value its model is
+    known to reach at another R: it cannot be the model's best), and a whole model stops once
+    every cell's bound is below ``glim`` (its weight in motion="auto" is then below the floor
+    anyway). ``limits`` −inf and ``glim`` −inf: nothing stops.
     """
     n, k = y.shape
     nm = qs.size
@@ -281,16 +289,44 @@ def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap):
                 x0[c, g, :] = y[first, :]
             p00[c, g] = r_grid[g]
             p11[c, g] = v0s[c, g] if kinds[c] else 0.0
+    active = np.ones((nm, m), dtype=np.bool_)
+    alive = np.ones(nm, dtype=np.bool_)
+    n_total = 0  # the final n_obs, for the bound
+    for i in range(first + 1, n):
+        if obs[i]:
+            n_total += k
+    n_log_r = np.empty(m)
+    for g in range(m):
+        n_log_r[g] = n_total * math.log(r_grid[g])
     for i in range(first + 1, n):
         reset = dt[i] > gap
         o = obs[i]
         if o:
             n_obs += k
+        if every > 0 and (i - first) % every == 0:
+            for c in range(nm):
+                if not alive[c]:
+                    continue
+                top = -np.inf
+                for g in range(m):
+                    if active[c, g]:
+                        bound = -0.5 * (sum_log_s[c, g] + n_log_r[g] + sum_nu2[c, g] / r_grid[g])
+                        if bound < limits[c]:
+                            active[c, g] = False
+                        elif bound > top:
+                            top = bound
+                if top < glim:
+                    alive[c] = False
+                    active[c, :] = False
         for c in range(nm):
+            if not alive[c]:
+                continue
             kind = kinds[c]
             t01, t11, t00q, t01q, t11q = _transition(kind, dt[i], qs[c], taus[c])
             if kind == 0:  # random walk: position only (see docstring)
                 for g in range(m):
+                    if not active[c, g]:
+                        continue
                     r = r_grid[g]
                     a00 = p00[c, g] + (_RESET * r if reset else t00q)
                     if o:
@@ -310,6 +346,8 @@ def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap):
                         p00[c, g] = a00
                 continue
             for g in range(m):
+                if not active[c, g]:
+                    continue
                 r = r_grid[g]
                 f01, f11, q00, q01, q11 = t01, t11, t00q, t01q, t11q
                 if reset:
@@ -341,11 +379,12 @@ def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap):
                     p00[c, g] = a00
                     p01[c, g] = a01
                     p11[c, g] = a11
-    out = np.empty((nm, m))
+    out = np.full((nm, m), -np.inf)
     for c in range(nm):
         for g in range(m):
-            r = r_grid[g]
-            out[c, g] = -0.5 * (sum_log_s[c, g] + n_obs * math.log(r) + sum_nu2[c, g] / r)
+            if active[c, g]:
+                r = r_grid[g]
+                out[c, g] = -0.5 * (sum_log_s[c, g] + n_obs * math.log(r) + sum_nu2[c, g] / r)
     return out
 
 
@@ -485,7 +524,7 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
             rough = _rough_variance(fy, fobs)
             r_grid = sorted({float(min(max(f * rough, lo_r), hi_r)) for f in _R_GRID})
         fits = []  # (log-likelihood, model, R) of each candidate at its best R
-        grids = _models_loglik(fy, fobs, fdt, r_grid, CANDIDATES, step, gap)  # one pass
+        grids = _models_loglik(fy, fobs, fdt, r_grid, CANDIDATES, step, gap, prune=True)
         for cand, lls_r in zip(CANDIDATES, grids, strict=True):
             top = (-np.inf, 1.0)
             for ll, rr in zip(lls_r, r_grid, strict=True):
@@ -494,7 +533,7 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
             fits.append((top[0], cand, top[1]))
         lls = np.array([f[0] for f in fits])
         w = np.exp(lls - lls.max())
-        w[w < 1e-3] = 0.0
+        w[w < _W_MIN] = 0.0
         w /= w.sum()
         out = np.zeros_like(y)
         for wi, (_, (c_kind, c_q, c_tau), rr) in zip(w, fits, strict=True):
@@ -547,18 +586,44 @@ def _grid_loglik(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r_grid: list[fl
 
 
 def _models_loglik(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r_grid: list[float],
-                   models: tuple[tuple[str, float, float], ...], step: float, gap: float
-                   ) -> np.ndarray:
+                   models: tuple[tuple[str, float, float], ...], step: float, gap: float,
+                   prune: bool = False) -> np.ndarray:
     """Log-likelihood of the filter of every motion model ``(kind, q, tau)`` at each observation
     variance of ``r_grid``, shape (models, variances): one pass over the rows for all of them
-    (:func:`_loglik_grid`)."""
+    (:func:`_loglik_grid`).
+
+    ``prune``: only what motion="auto" reads is exact — each model's largest value and where it
+    is (the first R with it), for every model whose weight exp(ll − max ll) can reach
+    :data:`_W_MIN`; a value that cannot be either is −inf. First every model is filtered at the
+    middle R of the grid (an exact value each model reaches), then the whole grid with cells and
+    models dropped by their upper bounds (docs/smoothing.md)."""
     r_arr = np.asarray(r_grid, dtype=np.float64)
     codes = np.array([_KINDS[kind] for kind, _, _ in models], dtype=np.int64)
     qs = np.array([float(q) for _, q, _ in models])
     taus = np.array([float(tau) for _, _, tau in models])
     v0s = np.array([[_v0(int(code), float(q), float(rr), step) for rr in r_arr]
                     for code, q in zip(codes, qs, strict=True)]).reshape(len(models), r_arr.size)
-    return _loglik_grid(y, obs, dt, r_arr, qs, codes, taus, v0s, float(gap))
+    none = np.full(len(models), -np.inf)
+    if not prune or r_arr.size < 3:
+        return _loglik_grid(y, obs, dt, r_arr, qs, codes, taus, v0s, float(gap), none,
+                            -np.inf, 0)
+    mid = r_arr.size // 2
+    probe = _loglik_grid(y, obs, dt, r_arr[mid:mid + 1], qs, codes, taus,
+                         np.ascontiguousarray(v0s[:, mid:mid + 1]), float(gap), none, -np.inf,
+                         0)[:, 0]
+    # a model whose every value is below this has weight < _W_MIN against the best probe
+    best = float(probe.max())
+    glim = best + math.log(_W_MIN) - _W_SLACK * max(1.0, abs(best))
+    return _loglik_grid(y, obs, dt, r_arr, qs, codes, taus, v0s, float(gap), probe, glim,
+                        _PRUNE_EVERY)
+
+
+_W_MIN = 1e-3
+"""motion="auto": a candidate model whose weight exp(ll − max ll) is below this gets none."""
+_W_SLACK = 1e-9
+"""Relative log-likelihood margin of the model pruning (values round at ~1e-16 relative)."""
+_PRUNE_EVERY = 256
+"""Rows between two pruning checks of :func:`_loglik_grid`."""
 
 
 FIT_ROWS = 50_000

@@ -78,6 +78,69 @@ def test_all_models_in_one_pass_are_each_models_filter_exactly(n, seed):
     np.testing.assert_array_equal(got, np.array(want))
 
 
+def _what_auto_reads(grid_ll):
+    """Per model: its best value and the first R index with it; the weights of motion='auto'."""
+    best = grid_ll.max(axis=1)
+    first = np.argmax(grid_ll, axis=1)
+    w = np.exp(best - best.max())
+    w[w < sm._W_MIN] = 0.0
+    return best, first, w / w.sum()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(40, 400), st.integers(0, 2**31 - 1), st.floats(0.2, 5.0),
+       st.sampled_from([4, 16, 64]))
+def test_pruned_grid_gives_auto_the_same_fits(n, seed, noise, every):
+    """The pruned grid leaves exactly what motion='auto' reads: each model with weight its best
+    value and first best R, every weight, and which model is best; pruned values are -inf."""
+    rng = np.random.default_rng(seed)
+    y = np.cumsum(rng.normal(0, 30.0, (n, 2)), axis=0) + rng.normal(0, 50.0 * noise, (n, 2))
+    obs = rng.random(n) < 0.8
+    dt = rng.uniform(1.0, 120.0, n)
+    dt[rng.random(n) < 0.02] = 5000.0
+    grid = sorted(float(f) * 2500.0 * noise**2 for f in sm._R_GRID)
+    full = sm._models_loglik(y, obs, dt, grid, sm.CANDIDATES, 30.0, 600.0)
+    old = sm._PRUNE_EVERY
+    sm._PRUNE_EVERY = every
+    try:
+        pruned = sm._models_loglik(y, obs, dt, grid, sm.CANDIDATES, 30.0, 600.0, prune=True)
+    finally:
+        sm._PRUNE_EVERY = old
+    assert np.all((pruned == full) | (pruned == -np.inf))
+    fb, ff, fw = _what_auto_reads(full)
+    pb, pf, pw = _what_auto_reads(pruned)
+    np.testing.assert_array_equal(pw, fw)
+    kept = fw > 0
+    np.testing.assert_array_equal(pb[kept], fb[kept])
+    np.testing.assert_array_equal(pf[kept], ff[kept])
+    assert np.argmax(pb) == np.argmax(fb)
+
+
+def test_pruning_drops_work_and_a_wrong_bound_changes_the_fit(monkeypatch):
+    """On a long series most cells stop early (the test above is not vacuous); a bound that is
+    not one (limits raised by a little) drops a model's best R and changes what auto reads."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    y = np.cumsum(rng.normal(0, 30.0, (n, 2)), axis=0) + rng.normal(0, 50.0, (n, 2))
+    obs, dt = np.ones(n, dtype=bool), np.full(n, 30.0)
+    grid = sorted(float(f) * 2500.0 for f in sm._R_GRID)
+    full = sm._models_loglik(y, obs, dt, grid, sm.CANDIDATES, 30.0, 600.0)
+    pruned = sm._models_loglik(y, obs, dt, grid, sm.CANDIDATES, 30.0, 600.0, prune=True)
+    assert np.isinf(pruned).mean() > 0.5
+    assert _what_auto_reads(pruned)[0].max() == _what_auto_reads(full)[0].max()
+    kernel = sm._loglik_grid
+
+    def too_high(*args):
+        args = list(args)
+        args[9] = args[9] + 50.0  # limits: "every model reaches 50 more than it does"
+        return kernel(*args)
+
+    monkeypatch.setattr(sm, "_loglik_grid", too_high)
+    wrong = sm._models_loglik(y, obs, dt, grid, sm.CANDIDATES, 30.0, 600.0, prune=True)
+    assert not np.isfinite(_what_auto_reads(wrong)[0]).all() or not np.array_equal(
+        _what_auto_reads(wrong)[1], _what_auto_reads(full)[1])
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.integers(3, 20), st.integers(0, 2**31 - 1))
 def test_batched_grid_is_the_gaussian_likelihood(n, seed):
