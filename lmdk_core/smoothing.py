@@ -653,6 +653,36 @@ def _v0(code: int, q: float, r: float, step: float) -> float:
     return 100.0 * r / (step * step)
 
 
+def bridge_long_gaps(out: np.ndarray, obs: np.ndarray, t: np.ndarray, gap: float
+                     ) -> np.ndarray:
+    """``out`` with every row that is not an observation and lies in a gap of more than ``gap``
+    (time units of ``t``) between two observations replaced by the straight line, in time,
+    between the smoothed rows at the gap's two ends; such rows after the last observation hold
+    its smoothed value.
+
+    Inside a long run of repeats (Skip at the person's places: a night at home) the motion
+    model alone carries the last velocity into the gap, and the smoothed track drifted up to
+    ~2 km from both ends on the sample at ε = 10 (mean error 1,082 m against 180 m unsmoothed);
+    the line never leaves the segment between the two ends. It reads only the smoothed output,
+    the observation flags and the public times: post-processing, free.
+    """
+    n = out.shape[0]
+    idx = np.arange(n)
+    prev = np.maximum.accumulate(np.where(obs, idx, -1))
+    nxt = np.minimum.accumulate(np.where(obs, idx, n)[::-1])[::-1]
+    pi, ni = np.maximum(prev, 0), np.minimum(nxt, n - 1)
+    after_last = nxt >= n
+    long_gap = ~obs & (prev >= 0) & (after_last | (t[ni] - t[pi] > gap))
+    line = long_gap & ~after_last
+    res = out.copy()
+    span = t[ni[line]] - t[pi[line]]
+    w = ((t[line] - t[pi[line]]) / span)[:, None]
+    res[line] = out[pi[line]] + w * (out[ni[line]] - out[pi[line]])
+    hold = long_gap & after_last
+    res[hold] = out[pi[hold]]
+    return res
+
+
 def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | None = None,
                    robust: bool = False, gap_s: float = GAP_S,
                    domain: tuple[float, float] | None = None) -> Release:
@@ -675,7 +705,9 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
     spends a public budget (event, skip: ε; user: ε/n; reserve with a share the user gave:
     ``regular_epsilon``), otherwise fitted by maximum likelihood on the released points, never
     below the law at ε. ``robust``: Huber-weighted updates (heavy-tailed noise). ``gap_s``: the
-    smoother starts afresh after a longer gap between timestamps (seconds; steps without times).
+    smoother starts afresh after a longer gap between timestamps (seconds; steps without times),
+    and rows without a new observation inside a longer gap between observations follow the
+    straight line between its two ends (:func:`bridge_long_gaps`).
     ``domain``: values only, ``(lo, hi)`` to clamp the smoothed values to.
 
     Returns a :class:`Release` with the same scheme, ε, time, ``seeded`` flag and (copied, for
@@ -726,6 +758,7 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
     if obs.any():
         out, q, r, mot = _run(np.ascontiguousarray(z), obs, dt, r, mot, bool(robust), gap,
                               r_range)
+        out = bridge_long_gaps(out, obs, np.cumsum(dt), gap)
     else:
         out, q, r = np.full_like(y, np.nan), mot[1], (r if r is not None else float("nan"))
     cols: dict[str, Any]

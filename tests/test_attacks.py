@@ -60,7 +60,7 @@ def test_attacks_degrade_as_epsilon_falls(alice):
                              rng=7, draws=10) for e in (10.0, 1.0, 0.1)]
     home = [float(r.median_m()[0]) for r in reps]
     assert home[0] < home[1] < home[2], home
-    assert home[0] < 200 and home[2] > 500, home
+    assert home[0] < 200 and home[2] > 2 * home[1], home
     precision = [float(np.nanmedian(r.precision[:, 1])) for r in reps]
     assert precision[0] > precision[1] > precision[2], precision
 
@@ -470,18 +470,18 @@ def test_a_report_that_always_shows_the_file_attacker_would_fail_that_check():
     assert "who smooths the public file lands within **400 m**" in at.place_sentences(rep)[0]
 
 
-def test_smoothing_helps_the_attacker_at_small_epsilon_and_not_against_skip_repeats(alice):
-    """On the sample (alice's home, Skip, r = 200 m, fixed seed, 20 draws as on the page): at
-    ε = 0.1 smoothing the file first brings the attacker closer in the median; at ε = 10 it
-    moves it away — the smoother counts Skip's repeats at home once and bridges the night
-    between fresh points, while the repeated point itself is what betrays home. So the report
-    shows the file attacker there. docs/attacks.md states both."""
+def test_smoothing_the_file_brings_the_attacker_closer_at_small_and_large_epsilon(alice):
+    """On the sample (alice's home, Skip, r = 200 m, fixed seed): at ε = 0.1 and at ε = 10
+    smoothing the file first brings the attacker closer in the median, so the report shows the
+    smoothing attacker. Before smooth_release drew long runs of repeats as a straight line
+    (bridge_long_gaps) it carried the arrival speed into the night and moved this attacker ~2 km
+    away at ε = 10. docs/attacks.md states it."""
     low = at.attack_report(alice, [HOME], settings={"epsilon": 0.1, "radius_m": 200.0}, rng=4)
     lo = low.table()
     assert lo.smoothed_median_m[0] < lo.release_median_m[0] and lo.attacker[0] == "smoothed"
     high = at.attack_report(alice, [HOME], settings={"epsilon": 10.0, "radius_m": 200.0}, rng=4,
                             draws=5)
     hi = high.table()
-    assert hi.smoothed_median_m[0] > hi.release_median_m[0] and hi.attacker[0] == "file"
+    assert hi.smoothed_median_m[0] < hi.release_median_m[0] and hi.attacker[0] == "smoothed"
     # published smoothed, the reader of the smoothed file is the only attacker
     assert high.as_published(smoothed=True).median_m()[0] == hi.smoothed_median_m[0]
