@@ -212,3 +212,28 @@ def test_own_place_mask_reads_only_the_partitions_users_from_a_larger_index(pop)
     assert np.array_equal(own_place_mask(code, lat, lon, uids, big), want)
     none = places_by_user(far)  # no place of any partition user: no landmark
     assert not own_place_mask(code, lat, lon, uids, none).any()
+
+
+def test_place_index_holds_each_users_rows_and_pickles_as_arrays(pop):
+    """places_by_user: each user's rows of the table, in table order; a pickled copy is the same
+    index and is a few buffers (a Dask broadcast is one message, not one per user)."""
+    import pickle
+
+    _, places, _, _ = pop
+    index = places_by_user(places)
+    table = places.assign(uid=places["uid"].astype(str))
+    assert sorted(index) == sorted(table["uid"].unique())
+    for uid, own in table.groupby("uid"):
+        assert np.array_equal(index[uid], own[["lat", "lon", "radius_m"]].to_numpy())
+    assert "nobody" not in index and index.get("nobody") is None
+    start, count = index.spans(np.array(["nobody", *sorted(index)], dtype=object))
+    assert count[0] == 0 and np.array_equal(count[1:], [len(index[u]) for u in sorted(index)])
+    assert np.array_equal(index.rows[start[1:]], [index[u][0] for u in sorted(index)])
+    blob = pickle.dumps(index, protocol=5)
+    back = pickle.loads(blob)
+    assert all(np.array_equal(back[u], index[u]) for u in index)
+    assert places_by_user(back) is back and len(places_by_user(None)) == 0
+    frames = pytest.importorskip("distributed.protocol").serialize(index)[1]
+    assert len(frames) <= 8 < len(index)  # not one frame per user
+    legacy = places_by_user({u: index[u] for u in index})  # an older dict index
+    assert all(np.array_equal(legacy[u], index[u]) for u in index)
