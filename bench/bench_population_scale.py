@@ -1,27 +1,45 @@
 """Population release at 1x, 2x, 4x and 8x T-Drive scale: time per point and peak memory.
 
 Usage: ``.venv/bin/python bench/bench_population_scale.py [--scales 1,2,4,8]
-[--engines memory,dask,old] [--old-scales 1] [--workers 2] [--keep DIR]``
+[--engines memory,dask,dask-notrim,old] [--old-scales 1] [--workers 2] [--keep DIR]``
 
 T-Drive scale is 10,357 users x 1,448 points (~15 M points). The synthetic population of the
 largest scale is written once as Parquet partitioned by user
 (:func:`lmdk_core.population.generator.write_population`, files of ~2 M points of whole users,
 never held in memory); scale k uses its first files (about k x 10,357 users; the exact number of
-points is printed). Each release runs in a fresh subprocess, so its peak memory (VmHWM) is its
-own:
+points is printed). Every scale gets the preferences and places tables of *all* users of the
+largest scale (a release is given more users' tables than its data holds). Each release runs
+in a fresh subprocess, so its peak memory (VmHWM) is its own:
 
 * ``memory`` — ``release_population(directory)``: user-disjoint partitions of 1 M points read
   and processed one at a time in this process;
 * ``dask`` — the same on a ``distributed.LocalCluster`` of ``--workers`` worker processes (one
-  thread each); the peak of the driver and of each worker process are reported;
+  thread each) with Dask's default worker environment; the peak of the driver and of each
+  worker process are reported;
+* ``dask-notrim`` — the same without the ``MALLOC_TRIM_THRESHOLD_=65536`` that Dask puts in
+  each worker's environment (``distributed.nanny.pre-spawn-environ``): with it glibc hands
+  freed memory back at once, so every large temporary of a partition is fresh pages (kernel
+  time, ~65 k page faults per 2 M-point partition instead of 2–28 k), which made a partition
+  ~1.5–2x more CPU in a worker than in process;
 * ``old`` — the engine before issue 26 (commit dc0e492, extracted with ``git archive``): the
   whole population read into one DataFrame, one global (uid, time) sort. Run only at
   ``--old-scales`` (it needs ~235 bytes per point).
 
-Printed: time per point (µs) and its ratio to the 1x run of the same engine, peak MB, and
-memory/old ratios. Targets (issue 26): time per point within 20 % from 1x to 8x; in-memory
-peak <= 2 GB at 4x; each Dask worker <= 1.5 GB. Wall-clock on a shared machine is noisy; the CPU
-seconds of the driver are printed too.
+What is timed (CPU seconds of the driver plus, for Dask, of the workers, ``os.times``):
+
+* ``cpu s`` / ``cpu us/pt``: one whole release — reading, per-user work, the noise on every
+  count of the grid (1.75 M counts), building the places index and preference table — what a
+  user sees per point for that population size;
+* not included, and printed as ``warm s``: the one-time costs of a process (imports, lazily
+  imported modules, compiled numba kernels loaded from cache, Dask worker start), paid by a
+  first release of ten users on another, small grid (so nothing of the measured grid is warm);
+* ``fixed s``: a release of ten users on the same grid and tables, after the measured one (the
+  per-release cost that does not grow with points); ``slope`` = (cpu − fixed) / (points −
+  its points) µs per point.
+
+Targets (issue 26): time per point within 20 % from 1x to 8x; in-memory peak <= 2 GB at 4x;
+each Dask worker <= 1.5 GB. Wall-clock on a shared machine is noisy; CPU seconds are the
+figure to compare.
 """
 
 from __future__ import annotations
@@ -39,50 +57,76 @@ T_DRIVE_USERS, T_DRIVE_POINTS = 10_357, 1_448
 OLD_COMMIT = "dc0e492"
 
 CHILD = r"""
-import json, sys, time
-import numpy as np, pandas as pd
+import glob, json, os, shutil, sys, tempfile, time
+import pandas as pd
+import pyarrow.parquet as pq
 engine, data, places_path, n_workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 from lmdk_core.population import ICDE15_MIX, Grid, draw_preferences, release_population
-from lmdk_core.population.noise import discrete_laplace
-discrete_laplace(4, 1.0, 0)  # load the compiled kernel before timing
 
 def vmhwm():
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
 
+def cpu_times():
+    t = os.times()
+    return t.user + t.system, t.system
+
 places = pd.read_parquet(places_path)
 prefs = draw_preferences(places["uid"].unique(), ICDE15_MIX, rng=1)  # every user of the 8x set
 places = places[places["name"] == "other"]
 grid = Grid.covering(start="2008-02-02", end="2008-02-09", cell_m=500, bin_s=3600)
-kw = dict(grid=grid, places=places, mix=ICDE15_MIX, rng=2)
-workers = {}
-worker_cpu = 0.0
-t0, c0 = time.perf_counter(), time.process_time()
-if engine == "dask":
+tmp = tempfile.mkdtemp()
+# ten whole users of the data (files sorted by uid; the first row group holds more than ten)
+rows = pq.ParquetFile(sorted(glob.glob(data + "/*.parquet"))[0]).read_row_group(0).to_pandas()
+ids = pd.unique(rows["uid"])
+assert len(ids) > 10
+ten = os.path.join(tmp, "ten")
+os.mkdir(ten)
+rows[rows["uid"].isin(ids[:10])].to_parquet(os.path.join(ten, "part-0000.parquet"))
+dkw = {}
+if engine.startswith("dask"):
+    import dask.config
     from distributed import Client, LocalCluster
+    if engine == "dask-notrim":  # Dask's worker environment without MALLOC_TRIM_THRESHOLD_
+        env = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+        env.pop("MALLOC_TRIM_THRESHOLD_", None)
+        dask.config.set({"distributed.nanny.pre-spawn-environ": env})
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                            dashboard_address=None, memory_limit="3GiB")
     client = Client(cluster)
-    client.run(lambda: __import__("lmdk_core.population.core"))  # warm imports on workers
-    w0 = client.run(time.process_time)
+    dkw = dict(engine="dask", scheduler=client)
+
+def release(path, g, rng):
+    if engine == "old":  # the engine before issue 26 takes one DataFrame
+        path = pd.concat([pd.read_parquet(f) for f in sorted(glob.glob(path + "/*.parquet"))],
+                         ignore_index=True)
+    return release_population(path, prefs, grid=g, places=places, mix=ICDE15_MIX, rng=rng,
+                              **dkw)
+
+def measured(path, g=grid, rng=2):
+    w0 = client.run(cpu_times) if dkw else {}
     t0, c0 = time.perf_counter(), time.process_time()
-    rel = release_population(data, prefs, engine="dask", scheduler=client, **kw)
-    wall_d = time.perf_counter() - t0
-    w1 = client.run(time.process_time)
-    workers = client.run(vmhwm)
-    worker_cpu = sum(w1[k] - w0[k] for k in w1)
-elif engine == "old":
-    import glob
-    frame = pd.concat([pd.read_parquet(f) for f in sorted(glob.glob(data + "/*.parquet"))],
-                      ignore_index=True)
-    rel = release_population(frame, prefs, **kw)
-else:
-    rel = release_population(data, prefs, **kw)
-wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-print(json.dumps({"engine": engine, "wall_s": wall, "cpu_s": cpu + worker_cpu,
-                  "driver_cpu_s": cpu, "peak_mb": vmhwm(),
+    rel = release(path, g, rng)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    w1 = client.run(cpu_times) if dkw else {}
+    return (rel, wall, cpu + sum(w1[k][0] - w0[k][0] for k in w1), cpu,
+            [w1[k][1] - w0[k][1] for k in w1])
+
+# one-time costs of a process (imports, lazy imports, compiled kernels, worker start): the ten
+# users released on another, small grid first, so nothing of the measured grid is warmed
+c0 = time.process_time()
+release(ten, Grid.covering(start="2008-02-02", end="2008-02-03", cell_m=5000, bin_s=3600), 3)
+warm = time.process_time() - c0 + (
+    sum(v[0] for v in client.run(cpu_times).values()) if dkw else 0.0)
+rel, wall, cpu, driver_cpu, w_sys = measured(data)
+peak, workers = vmhwm(), (client.run(vmhwm) if dkw else {})
+fixed, _, fixed_cpu, _, _ = measured(ten)  # what a release costs that is not per point
+shutil.rmtree(tmp)
+print(json.dumps({"engine": engine, "wall_s": wall, "cpu_s": cpu, "driver_cpu_s": driver_cpu,
+                  "worker_sys_s": w_sys, "peak_mb": peak,
                   "worker_peak_mb": sorted(workers.values()),
-                  "points": int(rel.private.n_points),
+                  "points": int(rel.private.n_points), "warm_cpu_s": warm,
+                  "fixed_cpu_s": fixed_cpu, "fixed_points": int(fixed.private.n_points),
                   "checksum": int(rel.private.kept_counts.sum())}))
 """
 
@@ -156,16 +200,23 @@ def report(rows: list[dict]) -> None:
     first = {}
     for r in rows:
         first.setdefault(r["engine"], r)
-    print(f"\n{'engine':<8}{'scale':>6}{'points':>13}{'wall s':>9}{'us/pt':>7}{'x 1st':>7}"
-          f"{'cpu s':>8}{'cpu us/pt':>10}{'x 1st':>7}{'peak MB':>9}  worker peaks MB")
+
+    def slope(r: dict) -> float:  # µs per point once the per-release cost is taken off
+        return 1e6 * (r["cpu_s"] - r["fixed_cpu_s"]) / (r["points"] - r["fixed_points"])
+
+    print(f"\n{'engine':<12}{'scale':>6}{'points':>13}{'wall s':>8}{'us/pt':>7}{'cpu s':>7}"
+          f"{'cpu us/pt':>10}{'x 1st':>6}{'fixed s':>8}{'slope':>7}{'x 1st':>6}{'warm s':>7}"
+          f"{'peak MB':>8}  worker peaks MB; worker sys s")
     for r in rows:
         f = first[r["engine"]]
-        us, us0 = (1e6 * r["wall_s"] / r["points"], 1e6 * f["wall_s"] / f["points"])
+        us = 1e6 * r["wall_s"] / r["points"]
         cu, cu0 = (1e6 * r["cpu_s"] / r["points"], 1e6 * f["cpu_s"] / f["points"])
         wk = ", ".join(f"{w:.0f}" for w in r["worker_peak_mb"])
-        print(f"{r['engine']:<8}{r['scale']:>5}x{r['points']:>13,}{r['wall_s']:9.1f}{us:7.3f}"
-              f"{us / us0:7.2f}{r['cpu_s']:8.1f}{cu:10.3f}{cu / cu0:7.2f}{r['peak_mb']:9.0f}"
-              f"  {wk}")
+        ws = ", ".join(f"{w:.1f}" for w in r["worker_sys_s"])
+        print(f"{r['engine']:<12}{r['scale']:>5}x{r['points']:>13,}{r['wall_s']:8.1f}{us:7.3f}"
+              f"{r['cpu_s']:7.1f}{cu:10.3f}{cu / cu0:6.2f}{r['fixed_cpu_s']:8.2f}"
+              f"{slope(r):7.3f}{slope(r) / slope(f):6.2f}{r['warm_cpu_s']:7.2f}"
+              f"{r['peak_mb']:8.0f}  {wk}{'; ' + ws if ws else ''}")
     olds = {r["scale"]: r for r in rows if r["engine"] == "old"}
     for r in rows:
         if r["engine"] == "memory" and r["scale"] in olds:
@@ -174,9 +225,13 @@ def report(rows: list[dict]) -> None:
                   f"CPU {r['cpu_s'] / o['cpu_s']:.2f}x, "
                   f"peak {r['peak_mb'] / o['peak_mb']:.2f}x (same release: "
                   f"{r['checksum'] == o['checksum']})")
-    print("'x 1st' = time per point / the same engine's at the smallest scale run; 'cpu s' is "
-          "the driver's CPU time plus, for dask, the workers' (wall-clock on a shared machine "
-          "waits for the cores); dask's peak MB is the driver's, its workers' peaks follow")
+    print("'cpu us/pt' = CPU seconds of the release (driver plus, for dask, workers) / points, "
+          "every per-release cost included; 'x 1st' = that / the same engine's at the smallest "
+          "scale run. 'fixed s' = CPU of a release of ten users on the same grid and tables "
+          "(noise on every count, the tables); 'slope' = (cpu - fixed) / (points - its points) "
+          "µs. 'warm s' = one-time costs of the process, not in 'cpu s' (a release of the ten "
+          "users on a small grid first: imports, compiled kernels, worker start). Wall-clock "
+          "on a shared machine waits for the cores; dask's peak MB is the driver's")
 
 
 if __name__ == "__main__":
