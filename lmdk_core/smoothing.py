@@ -245,6 +245,22 @@ def _kalman_rts(y, obs, dt, r, q, kind, tau, v0, robust_k, smooth, gap, reset_va
     return out, sum_log_s, sum_nu2, n_obs
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _innovation(y, i, x0, c, g, a00, r, sum_log_s, sum_nu2):
+    """Row i observed by filter (c, g) of :func:`_loglik_grid` with predicted position variance
+    ``a00``: adds its log-likelihood terms to the sums (at unit R, as :func:`_kalman_rts`) and
+    returns the innovation variance S."""
+    k = y.shape[1]
+    s = a00 + r
+    d2 = 0.0
+    for a in range(k):
+        nu = y[i, a] - x0[c, g, a]
+        d2 += nu * nu
+    sum_log_s[c, g] += k * math.log(s / r)
+    sum_nu2[c, g] += d2 / s * r
+    return s
+
+
 @numba.njit(cache=True, nogil=True)
 def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap, limits, glim, every):
     """Gaussian log-likelihood of the observations of ``y`` (n, k) under the filter of
@@ -330,13 +346,7 @@ def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap, limits, glim, ev
                     r = r_grid[g]
                     a00 = p00[c, g] + (_RESET * r if reset else t00q)
                     if o:
-                        s = a00 + r
-                        d2 = 0.0
-                        for a in range(k):
-                            nu = y[i, a] - x0[c, g, a]
-                            d2 += nu * nu
-                        sum_log_s[c, g] += k * math.log(s / r)
-                        sum_nu2[c, g] += d2 / s * r
+                        s = _innovation(y, i, x0, c, g, a00, r, sum_log_s, sum_nu2)
                         g0 = a00 / s
                         for a in range(k):
                             nu = y[i, a] - x0[c, g, a]
@@ -359,13 +369,7 @@ def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap, limits, glim, ev
                     x0[c, g, a] = x0[c, g, a] + f01 * x1[c, g, a]
                     x1[c, g, a] = f11 * x1[c, g, a]
                 if o:
-                    s = a00 + r
-                    d2 = 0.0
-                    for a in range(k):
-                        nu = y[i, a] - x0[c, g, a]
-                        d2 += nu * nu
-                    sum_log_s[c, g] += k * math.log(s / r)
-                    sum_nu2[c, g] += d2 / s * r
+                    s = _innovation(y, i, x0, c, g, a00, r, sum_log_s, sum_nu2)
                     g0 = a00 / s
                     g1 = a01 / s
                     for a in range(k):
