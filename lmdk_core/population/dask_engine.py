@@ -20,6 +20,13 @@ is published.
 
 Without a cluster (no ``scheduler``, no active ``distributed.Client``) the partitions run on a
 pool of threads on this machine. Needs the optional extra ``lmdk[dask]``.
+
+**Worker CPU.** Dask starts each worker with ``MALLOC_TRIM_THRESHOLD_=65536``
+(``distributed.nanny.pre-spawn-environ``): glibc then returns freed memory to the system at
+once, so each large temporary of a partition is new pages for the kernel to clear, and a
+partition takes more CPU (kernel time) in a worker than in process. The release is the same
+either way; dropping that variable from the cluster's configuration trades it for workers that
+keep freed memory (``bench/bench_population_scale.py --engines dask,dask-notrim`` measures both).
 """
 
 from __future__ import annotations
