@@ -12,7 +12,7 @@ cheap ``key`` (data token, uid, time range) that identifies them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -96,3 +96,12 @@ def release_error(key: Any, token: str, _traj: pd.DataFrame, _release: Any
                   ) -> tuple[np.ndarray, float]:
     """:func:`error_and_mean` of the preview or real draw ``token``, computed once per session."""
     return error_and_mean(_traj, _release)
+
+
+@st.cache_resource(scope="session", show_spinner=False, max_entries=8)
+def figure(name: str, ident: tuple, _build: Callable[[], Any]) -> Any:
+    """The chart ``name`` as ``_build()`` draws it, kept in this session under ``ident``, which
+    must name every input the chart is drawn from (release token or content hash, mask digest,
+    settings): a rerun that changed none of them (a widget elsewhere) redraws the figure without
+    building it again. The figure is never mutated (charts.figure_json works on a copy)."""
+    return _build()

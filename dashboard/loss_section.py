@@ -21,7 +21,7 @@ import streamlit as st
 from lmdk_core import accounting, figures, loss_models, loss_text
 from lmdk_core.errors import LmdkError, LmdkWarning
 
-from . import charts, state
+from . import charts, compute, state
 from .compute import CHART_POINTS
 from .formatting import fmt_distance, fmt_number, plain_text
 from .privacy_section import Settings
@@ -171,13 +171,16 @@ def render(
         st.caption("The landmark bound equals composition: your landmark moments are spread over "
                    "the whole series, so under correlation every release between them can carry "
                    "information about them.")
+    ident = (key, _release_token(release), compute.mask_digest(mask), float(s.epsilon), token,
+             float(separation), beyond)  # every input of the chart (lm_loss: _loss's key)
     charts.show(
-        figures.loss_figure(release.eps, guarantee, epsilon=s.epsilon, temporal=loss,
-                            landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
-                            max_points=CHART_POINTS, pair_label=pair_label,
-                            title="Privacy loss over time: guarantee and upper bounds"
-                            + ("" if beyond is None else
-                               f" (not a bound for places further apart than {beyond})")),
+        compute.figure("loss", ident, lambda: figures.loss_figure(
+            release.eps, guarantee, epsilon=s.epsilon, temporal=loss,
+            landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
+            max_points=CHART_POINTS, pair_label=pair_label,
+            title="Privacy loss over time: guarantee and upper bounds"
+            + ("" if beyond is None else
+               f" (not a bound for places further apart than {beyond})"))),
         key="loss_chart",
     )
     with st.expander("What each curve means", expanded=False):
