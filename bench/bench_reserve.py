@@ -20,13 +20,19 @@ automatic share, the mean error of Skip, Uniform and Reserve and Reserve/Skip; t
 sets with movement (> r), Reserve at fixed shares 0.02–0.4 and speeds 0.1–10 m/s — what any
 share could gain there (a measurement on the true data, not a rule: docs/landmark-reserve.md).
 
+``--fills DRAWS``: instead, Skip's fills x̃_a + λ·w_t·(x̃_b − x̃_a) for λ = 0 (repeat), 0.25,
+0.5 ("halfway"), 0.75, 1 ("interpolate") on bench/evaluation.py's real landmark sets at
+ε = 0.1, 1, 10 (ratio to the repeat, same draws), and the fill's time against the repeat's.
+
 Usage: python bench/bench_reserve.py [--seeds 5] [--geolife /work/evaldata/geolife_sample.txt.gz]
        [--demodata /work/evaldata/demodata_geolife.csv] [--speed 0.1] [--points 1000000]
+       python bench/bench_reserve.py --fills 20 [--data /work/evaldata]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -223,6 +229,79 @@ def timing(points: int) -> None:
           f"(ratio {out['reserve'] / out['skip']:.2f})")
 
 
+FILL_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""λ of the fill x̃_a + λ·w_t·(x̃_b − x̃_a): 0 repeat, 0.5 "halfway", 1 "interpolate"."""
+
+
+def fills(data: Path, draws: int, epsilons: tuple[float, ...] = (0.1, 1.0, 10.0)) -> None:
+    """Skip's fills at λ ∈ FILL_LAMBDAS on bench/evaluation.py's real landmark sets: per ε, the
+    largest and the mean ratio to λ = 0 (the repeat) over the sets, the largest over the sets
+    with movement, and the per-set ratios at ε = 1 (same draws for every λ)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import evaluation as ev  # the evaluation's people, landmark sets and movement measure
+
+    from lmdk_core import allocate, release_with_budget
+    from lmdk_core.schemes.fill import interpolate_fill, time_axis
+    from lmdk_core.times import utc_times
+
+    people, _, _ = ev.load_people(data, None, False)
+    for eps in epsilons:
+        rows = []
+        for p_i, person in enumerate(people):
+            if person.group != "real":
+                continue
+            series = ev.Series("locations", (person.lat, person.lon), person.frame["time"],
+                               ev.RADIUS_M, person.frame)
+            tau = time_axis(utc_times(person.frame["time"]), person.n)
+            for s_i, ls in enumerate(ev.landmark_sets(person, ev.SHARES, (p_i,))):
+                if ls.kind in ("none", "all"):
+                    continue
+                budget = np.tile(allocate(person.n, ls.mask, epsilon=eps, scheme="skip"), draws)
+                big = release_with_budget(
+                    (np.tile(person.lat, draws), np.tile(person.lon, draws)), budget=budget,
+                    radius_m=ev.RADIUS_M, noise="fast",
+                    rng=np.random.default_rng([ev.SEED, 5, p_i, s_i]))
+                cols = tuple(np.array(c).reshape(draws, -1) for c in (big.lat, big.lon))
+                pub = np.array(big.published).reshape(draws, -1)
+                err = [series.errors(interpolate_fill(cols, pub, tau, weight=lam,
+                                                      longitude=True)).mean()
+                       for lam in FILL_LAMBDAS]
+                rows.append((f"{person.uid}, {ev.set_label(ls)}",
+                             ev.skip_displacement(person.lat, person.lon, ls.mask),
+                             *[e / err[0] for e in err]))
+        df = pd.DataFrame(rows, columns=["set", "movement_m", *map(str, FILL_LAMBDAS)])
+        moving = df["movement_m"] > ev.RADIUS_M
+        print(f"fills    ε = {eps:g}, {draws} draws, {len(df)} sets ({int(moving.sum())} with "
+              "movement): ratio to the repeat (λ = 0)")
+        for lam in FILL_LAMBDAS[1:]:
+            c = df[str(lam)]
+            print(f"         λ = {lam:<4g} largest {c.max():.3f}  mean {c.mean():.3f}  largest "
+                  f"with movement {c[moving].max():.3f}")
+        if eps == 1.0:
+            print(df.round(3).to_string(index=False))
+
+
+def fill_timing(points: int) -> None:
+    """Seconds of the delayed fill against the repeat (forward fill) over ``points`` moments."""
+    from lmdk_core.schemes._space import forward_fill
+    from lmdk_core.schemes.fill import interpolate_fill
+
+    rng = np.random.default_rng(1)
+    pub = np.cumsum(rng.random(points) < 1e-3) % 2 == 0
+    cols = (rng.normal(size=points), rng.normal(size=points))
+    tau = np.arange(points) * 5.0
+    rep = itp = math.inf
+    for _ in range(3):  # best of three (a shared machine)
+        t0 = time.perf_counter()
+        forward_fill(cols, pub)
+        rep = min(rep, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        interpolate_fill(cols, pub, tau, weight=0.5, longitude=True)
+        itp = min(itp, time.perf_counter() - t0)
+    print(f"timing   fill of {points} points ({1 - pub.mean():.0%} filled), best of 3: repeat "
+          f"{rep:.3f} s, halfway {itp:.3f} s (ratio {itp / rep:.1f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
@@ -231,7 +310,15 @@ def main() -> None:
     ap.add_argument("--geolife", default="/work/evaldata/geolife_sample.txt.gz")
     ap.add_argument("--demodata", default="/work/evaldata/demodata_geolife.csv")
     ap.add_argument("--points", type=int, default=1_000_000)
+    ap.add_argument("--fills", type=int, default=0, metavar="DRAWS",
+                    help="only compare Skip's fills (λ grid) on the evaluation's real sets "
+                         "(--data) with this many draws, and time the fill")
+    ap.add_argument("--data", type=Path, default=Path("/work/evaldata"))
     args = ap.parse_args()
+    if args.fills:
+        fill_timing(args.points)
+        fills(args.data, args.fills)
+        return
     timing(args.points)
     data = {"sample": load_sample()[["uid", "time", "lat", "lon"]]}
     if Path(args.geolife).is_file():
