@@ -108,7 +108,8 @@ E2E_FILES = frozenset({
     "test_patterns_notebook.py", "test_population_notebook.py", "test_story_browser.py",
 })
 APP_FILES = frozenset({
-    "test_app.py", "test_app_pages.py", "test_app_smoothing.py", "test_attacks_page.py",
+    "test_app.py", "test_app_chart_cache.py", "test_app_pages.py", "test_app_smoothing.py",
+    "test_attacks_page.py",
     "test_data_section.py", "test_guide.py", "test_hide_section.py", "test_loss_text.py",
     "test_map_section.py", "test_pages_settings.py", "test_patterns_page.py",
     "test_place_names.py", "test_population_page.py", "test_population_temporal_page.py",
