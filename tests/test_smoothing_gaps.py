@@ -9,7 +9,6 @@ that rule, which fails."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -80,7 +79,7 @@ def test_a_smoother_without_the_line_drifts_out_of_the_gap(monkeypatch):
     rel = skip_like(fresh, [0] * 11 + [960, 0])  # 8 h of repeats at 30 s
     monkeypatch.setattr(sm, "bridge_long_gaps", lambda out, obs, t, gap: out)
     out = smooth_release(rel, noise_sd=30.0, motion=("iou", 30.0, 600.0))
-    (a, b, rows), = gap_rows(rel, sm.GAP_S)
+    (a, _next, rows), = gap_rows(rel, sm.GAP_S)
     far = haversine_m(out.lat[rows], out.lon[rows], rel.lat[a], rel.lon[a]).max()
     assert far > 1_000.0  # the motion model carries the arrival speed ~km into the night
     monkeypatch.undo()
