@@ -102,5 +102,7 @@ def test_place_clicks_and_malformed_messages():
     for bad in (None, "click", [], {"event": "map_click"}, {"event": "map_click", "lat": "x",
                 "lon": 1}, {"event": "map_click", "lat": float("nan"), "lon": 1},
                 {"event": "map_click", "lat": 90.5, "lon": 1}, {"event": "drag", "lat": 1,
-                "lon": 1}, {"event": "place_click", "name": ["Home"], "lat": 1, "lon": 1}):
+                "lon": 1}, {"event": "place_click", "name": ["Home"], "lat": 1, "lon": 1},
+                {"event": "place_click", "name": ["Home"]}, {"event": "map_click", "lat": 91.0,
+                "lon": 116.3}, {"event": "map_click", "lat": float("nan"), "lon": 116.3}):
         assert map_view.parse_click(bad) is None, bad
