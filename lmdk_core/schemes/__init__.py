@@ -39,7 +39,7 @@ SCHEME_INFO: dict[str, str] = {
             "Private but very noisy.",
     "uniform": "ε/(|L|+1) at every timestamp: any landmarks plus one other event cost at most ε.",
     "skip": "Full ε at regular timestamps; landmarks are never released — they repeat the last "
-            "regular release.",
+            "regular release (or, with a delayed fill, lie between the releases around them).",
     "adaptive": "Thesis reconstruction: ε/(|L|+1) per release, like Uniform, but releases only "
                 "as often as the data moves (sampling rate adapts); other timestamps repeat the "
                 "last release for free. Publishing at every landmark (sample_landmarks) is an "
