@@ -63,6 +63,7 @@ __all__ = [
     "public_trace",
     "reidentification",
     "repeat_runs",
+    "republished",
     "visit_inference",
 ]
 
@@ -87,12 +88,16 @@ MIN_CELL_M = 50.0
 class PublicTrace:
     """What an observer of a release file sees: ``time`` (int64 ns, UTC), ``lat``, ``lon``
     (degrees), finite points only, in time order; ``rows``: the source row of each point (for
-    scoring against the truth; attacks never read it)."""
+    scoring against the truth; attacks never read it); ``fill``: the release's public fill
+    parameter (lmdk_core.schemes.fill), so that moments shown on a line between two releases are
+    read as what they are — not fresh releases — like repeats."""
 
     time: np.ndarray
     lat: np.ndarray
     lon: np.ndarray
     rows: np.ndarray | None = None
+    fill: str = "repeat"
+    """The release's public ``fill`` parameter: how it shows moments without a fresh release."""
 
     def __len__(self) -> int:
         return int(self.lat.size)
@@ -111,6 +116,7 @@ def public_trace(source: Any) -> PublicTrace:
     if getattr(source, "is_real", False):
         raise ParameterError("attacks run on simulated releases only, never on a real release")
     release = getattr(source, "release", source)
+    fill = "repeat"
     if hasattr(release, "published"):  # a Release
         if not release.seeded:
             raise ParameterError("attacks run on simulated (seeded) releases only; this one was "
@@ -119,6 +125,8 @@ def public_trace(source: Any) -> PublicTrace:
             raise ParameterError("attacks need a locations release with times")
         t = epoch_ns(release.time)
         lat, lon = np.asarray(release.lat, float), np.asarray(release.lon, float)
+        if "smoothing" not in release.params:  # a smoothed file has no filled rows to read
+            fill = str(release.params.get("fill", "repeat"))
     elif isinstance(source, pd.DataFrame):
         meta = source.attrs.get("lmdk", {})
         if meta.get("public") and not meta.get("seeded"):
@@ -136,7 +144,26 @@ def public_trace(source: Any) -> PublicTrace:
                              "release, a preview or a trajectory frame")
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
     pos = ok[np.argsort(t[ok], kind="stable")]  # rows of the source, in time order
-    return PublicTrace(t[pos], lat[pos], lon[pos], pos)
+    return PublicTrace(t[pos], lat[pos], lon[pos], pos, fill)
+
+
+def republished(trace: PublicTrace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which points are not fresh releases, read from the public file and its public fill: a
+    point equal to the one before (a repeat), or — under a delayed fill — a point on the line
+    between the releases around it (:func:`lmdk_core.schemes.fill.interpolated_rows`); and for
+    every point the last fresh point at or before it (lat, lon), which the scheme would have
+    repeated there."""
+    from .schemes.fill import interpolated_rows, running_seconds
+
+    n = len(trace)
+    rep = np.zeros(n, dtype=bool)
+    rep[1:] = (trace.lat[1:] == trace.lat[:-1]) & (trace.lon[1:] == trace.lon[:-1])
+    if trace.fill != "repeat" and n:
+        tau = running_seconds(seconds(trace.time - trace.time[0]), n)
+        rep |= interpolated_rows(np.column_stack([trace.lat, trace.lon]), tau, fill=trace.fill,
+                                 longitude=True)
+    anchor = np.maximum.accumulate(np.where(rep, 0, np.arange(n))) if n else np.zeros(0, int)
+    return rep, trace.lat[anchor], trace.lon[anchor]
 
 
 # ----------------------------------------------------------------------------- noise
@@ -280,9 +307,9 @@ def _repeat_runs(trace: PublicTrace, top: int, min_duration_s: float = 600.0
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(trace) == 0:
         return np.zeros(0), np.zeros(0), np.zeros(0)
-    new = np.r_[True, (trace.lat[1:] != trace.lat[:-1]) | (trace.lon[1:] != trace.lon[:-1])]
-    first = np.flatnonzero(new)
-    end_t = np.r_[trace.time[first[1:]], trace.time[-1]]  # until the next different point
+    rep, _, _ = republished(trace)
+    first = np.flatnonzero(~rep | (np.arange(len(trace)) == 0))
+    end_t = np.r_[trace.time[first[1:]], trace.time[-1]]  # until the next fresh point
     dur = seconds(end_t - trace.time[first])
     long = np.flatnonzero(dur >= min_duration_s)
     pick = long[np.argsort(-dur[long], kind="stable")[:top]]
@@ -341,15 +368,15 @@ def visit_inference(trace: PublicTrace, place: Any, *, epsilon: float | None = N
     """For each point of ``trace``: does the adversary say the person was at ``place`` then?
 
     ``place``: (lat, lon, place_radius_m). A fresh point says yes within place radius + the
-    noise's median distance; a repeated point (equal to the one before, the way Skip republishes
-    at landmark moments) within place radius + its 90 % quantile. Omit ``epsilon``/``radius_m``
-    for a raw trace (no noise: place radius only)."""
+    noise's median distance; a republished point (equal to the one before, the way Skip
+    republishes at landmark moments, or on the line of a delayed fill: :func:`republished`) by
+    the fresh point it came from, within place radius + its 90 % quantile. Omit
+    ``epsilon``/``radius_m`` for a raw trace (no noise: place radius only)."""
     plat, plon, prad = float(place[0]), float(place[1]), float(place[2])
-    d = haversine_m(trace.lat, trace.lon, plat, plon)
+    rep, alat, alon = republished(trace)
+    d = haversine_m(alat, alon, plat, plon)  # a republished point: the fresh one it came from
     fresh_m = prad + _noise_m(0.5, epsilon, radius_m)
     repeat_m = prad + _noise_m(0.9, epsilon, radius_m)
-    rep = np.zeros(d.size, dtype=bool)
-    rep[1:] = (trace.lat[1:] == trace.lat[:-1]) & (trace.lon[1:] == trace.lon[:-1])
     return np.where(rep, d <= repeat_m, d <= fresh_m)
 
 
@@ -376,7 +403,8 @@ class AttackReport:
     ``prevalence``: the share of moments at each place (the precision of always saying yes,
     whose recall is 1); ``hide``: the releases had dummy landmarks; ``published_smoothed``: the
     public file is published smoothed, so the smoothing adversary is the only one
-    (:meth:`as_published`). Computed from the true places: the numbers contain no coordinates,
+    (:meth:`as_published`); ``fill``: the releases' public fill (how moments without a fresh
+    release are shown). Computed from the true places: the numbers contain no coordinates,
     but they are not covered by ε (docs/attacks.md)."""
 
     places: tuple[str, ...]
@@ -398,6 +426,7 @@ class AttackReport:
     smoothed_recall: np.ndarray
     hide: bool = False
     published_smoothed: bool = False
+    fill: str = "repeat"
 
     def as_published(self, *, smoothed: bool) -> AttackReport:
         """The same report for a public file published smoothed (``smoothed=True``: only the
@@ -548,7 +577,9 @@ def guarantee_sentences(report: AttackReport) -> list[str]:
     out = [GUARANTEE_COVERS, GUARANTEE_LEAVES]
     if report.scheme == "skip" and not report.hide and not report.published_smoothed:
         out.append("Skip shows those times openly: it repeats the last released point at every "
-                   "moment at your places.")
+                   "moment at your places." if report.fill == "repeat" else
+                   "Skip shows those times openly: at every moment at your places it shows a "
+                   "point on the line between the released points around it, not a fresh one.")
     if report.located().any():
         out.append("Here the attack locates a place although its moments are protected: it reads "
                    "every released point, and the guarantee does not bound what the ordinary "
@@ -626,7 +657,7 @@ def attack_report(traj: pd.DataFrame, places: Any, *, settings: Any, rng: int,
     return AttackReport(names, prad, rs.epsilon, r, rs.scheme, draws, dist[0], raw_m, base_m,
                         pr[0, ..., 0], pr[0, ..., 1], raw_pr[:, 0], raw_pr[:, 1],
                         truth.mean(axis=1), dist[1], pr[1, ..., 0], pr[1, ..., 1],
-                        bool(rs.hide))
+                        bool(rs.hide), fill=str(dict(rs.params).get("fill", "repeat")))
 
 
 # ----------------------------------------------------------------------------- re-identification

@@ -3,6 +3,7 @@ is a deterministic function of its seed, and never runs on a real release."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import itertools
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 import lmdk_core as lm
 from lmdk_core import attacks as at
 from lmdk_core.errors import ParameterError
+from lmdk_core.geo import haversine_m
 from lmdk_core.session import ReleaseSettings, Session
 
 HOME = lm.Place("Home", 39.992428, 116.339452, 100.0)
@@ -485,3 +487,26 @@ def test_smoothing_the_file_brings_the_attacker_closer_at_small_and_large_epsilo
     assert hi.smoothed_median_m[0] < hi.release_median_m[0] and hi.attacker[0] == "smoothed"
     # published smoothed, the reader of the smoothed file is the only attacker
     assert high.as_published(smoothed=True).median_m()[0] == hi.smoothed_median_m[0]
+
+
+@pytest.mark.parametrize("fill", ["interpolate", "halfway"])
+def test_a_delayed_fill_hides_no_run_from_the_attacker(alice, fill):
+    """Under a delayed fill (schemes.fill) the moments at the places lie on a line between two
+    releases instead of repeating one; the attacker knows the public fill and reads them as
+    republished, so it finds the same runs and says the same visits as from the same draw with
+    repeats. Reading the filled file as if every point were fresh (the old attacker) finds
+    other runs."""
+    home = haversine_m(alice["lat"].to_numpy(), alice["lon"].to_numpy(), HOME.lat, HOME.lon)
+    landmarks = home <= 200.0
+    assert landmarks.sum() > 100
+    kw = {"epsilon": 1.0, "scheme": "skip", "radius_m": 200.0, "noise": "fast"}
+    rep = lm.release_locations(alice, landmarks, rng=5, **kw)
+    filled = lm.release_locations(alice, landmarks, rng=5, fill=fill, **kw)
+    a, b = at.public_trace(rep), at.public_trace(filled)
+    assert b.fill == fill and not np.array_equal(a.lat, b.lat)
+    pd.testing.assert_frame_equal(at.repeat_runs(a), at.repeat_runs(b))
+    np.testing.assert_array_equal(
+        at.visit_inference(a, HOME.as_tuple(), epsilon=1.0, radius_m=200.0),
+        at.visit_inference(b, HOME.as_tuple(), epsilon=1.0, radius_m=200.0))
+    blind = dataclasses.replace(b, fill="repeat")
+    assert not at.repeat_runs(blind).equals(at.repeat_runs(a))
