@@ -18,7 +18,10 @@ stride when they exceed ``max_points``. Pass ``max_points=None`` to draw every p
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,8 +95,13 @@ button sends data off the machine (tests/test_charts_browser.py clicks every one
 
 
 def keep_charts_offline() -> None:
-    """Make :data:`PLOTLY_CONFIG` the default config of Plotly's notebook renderers (called when
-    this module is imported), so ``fig.show()`` in Jupyter offers no upload button either."""
+    """Make :data:`PLOTLY_CONFIG` the default config of Plotly's renderers, so ``fig.show()`` in
+    Jupyter (or a browser) offers no upload button either.
+
+    Importing this module arranges it (:func:`_offline_when_loaded`) without loading Plotly's
+    renderers: they import nbformat and jsonschema, 1.3 CPU-s in every process (the dashboard
+    server and the CLI never use them). The config is applied the moment anything first loads
+    them — ``pio.renderers``, ``fig.show()`` — or now if they are loaded already."""
     for name in pio.renderers:
         renderer = pio.renderers[name]
         config = getattr(renderer, "config", None)
@@ -101,7 +109,41 @@ def keep_charts_offline() -> None:
             config.update(PLOTLY_CONFIG)
 
 
-keep_charts_offline()
+_RENDERERS = "plotly.io._renderers"
+
+
+class _OfflineRenderers(importlib.abc.MetaPathFinder):
+    """Runs :func:`keep_charts_offline` right after :data:`_RENDERERS` is first imported."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != _RENDERERS:
+            return None
+        sys.meta_path.remove(self)  # once; and the lookup below does not come back here
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            for renderer in module.renderers._renderers.values():
+                config = getattr(renderer, "config", None)
+                if isinstance(config, dict):
+                    config.update(PLOTLY_CONFIG)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _offline_when_loaded() -> None:
+    if _RENDERERS in sys.modules:
+        keep_charts_offline()
+    elif not any(isinstance(f, _OfflineRenderers) for f in sys.meta_path):
+        sys.meta_path.insert(0, _OfflineRenderers())
+
+
+_offline_when_loaded()
 
 PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 """Okabe–Ito colours in their customary order (usable as a Plotly ``colorway``)."""

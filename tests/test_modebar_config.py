@@ -31,3 +31,25 @@ def test_every_host_uses_the_offline_config():
     config = out.outputs[0]["data"]["application/vnd.plotly.v1+json"]["config"]
     assert config["showSendToCloud"] is False and "sendChartToCloud" in config[
         "modeBarButtonsToRemove"]
+
+
+def test_renderers_are_configured_when_first_loaded_not_at_import():
+    """Importing lmdk_core.figures does not load Plotly's renderers (nbformat + jsonschema: 1.3
+    CPU-s in every dashboard server and CLI process); whoever loads them later gets the offline
+    config all the same. In a fresh process, so that the lazy path is the one taken."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import lmdk_core.figures\n"
+        "assert 'plotly.io._renderers' not in sys.modules\n"
+        "import plotly.io as pio\n"
+        "bad = [n for n in pio.renderers if isinstance(getattr(pio.renderers[n], 'config', None),"
+        " dict) and pio.renderers[n].config.get('showSendToCloud') is not False]\n"
+        "assert not bad, bad\n"
+        "assert 'notebook' in list(pio.renderers)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
