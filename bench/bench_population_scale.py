@@ -32,7 +32,8 @@ What is timed (CPU seconds of the driver plus, for Dask, of the workers, ``os.ti
   user sees per point for that population size;
 * not included, and printed as ``warm s``: the one-time costs of a process (imports, lazily
   imported modules, compiled numba kernels loaded from cache, Dask worker start), paid by a
-  first release of ten users on another, small grid (so nothing of the measured grid is warm);
+  first release of ten users on another, small grid (so nothing of the measured grid is warm),
+  for Dask also inside every worker process (its one task runs on one worker only);
 * ``fixed s``: a release of ten users on the same grid and tables, after the measured one (the
   per-release cost that does not grow with points); ``slope`` = (cpu − fixed) / (points −
   its points) µs per point.
@@ -115,7 +116,11 @@ def measured(path, g=grid, rng=2):
 # one-time costs of a process (imports, lazy imports, compiled kernels, worker start): the ten
 # users released on another, small grid first, so nothing of the measured grid is warmed
 c0 = time.process_time()
-release(ten, Grid.covering(start="2008-02-02", end="2008-02-03", cell_m=5000, bin_s=3600), 3)
+small = Grid.covering(start="2008-02-02", end="2008-02-03", cell_m=5000, bin_s=3600)
+release(ten, small, 3)
+if dkw:  # the same in every worker process (the warm-up's one task ran on one worker only)
+    client.run(lambda: release_population(ten, prefs, grid=small, places=places,
+                                          mix=ICDE15_MIX, rng=3) and None)
 warm = time.process_time() - c0 + (
     sum(v[0] for v in client.run(cpu_times).values()) if dkw else 0.0)
 rel, wall, cpu, driver_cpu, w_sys = measured(data)
