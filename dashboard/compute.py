@@ -1,9 +1,10 @@
 """Cached wrappers around lmdk_core for the dashboard (no privacy logic of its own).
 
-Only the bundled sample is cached globally (it is public). Everything computed from a session's
-trajectory is cached with ``st.cache_resource(scope="session")`` — one user's uploaded data or
-anything derived from it is never visible to another session. Releases are not cached here at
-all: previews and real draws live in the session's lmdk_core.session.Session (state.py).
+Only the bundled sample is cached globally (it is public), and the guide's numbers for it before
+any place is marked (guide_section: public data and public settings). Everything computed from a
+session's trajectory is cached with ``st.cache_resource(scope="session")`` — one user's uploaded
+data or anything derived from it is never visible to another session. Releases are not cached
+here at all: previews and real draws live in the session's lmdk_core.session.Session (state.py).
 Results are immutable library objects (Release arrays are read-only) and are never mutated here,
 so they are not copied. Trajectories are passed unhashed (``_traj``) next to a
 cheap ``key`` (data token, uid, time range) that identifies them.

@@ -8,6 +8,7 @@ only, kept in this session, and never reach an export or a release.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
@@ -92,6 +93,10 @@ def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
     ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None,
           simulate, smooth)
     kept: dict = state.kept_dict(CACHE_KEY)
+    if ck not in kept and not mask.any() and st.session_state.get("df") is compute.sample_frame():
+        kept[ck] = _sample_estimates(_content_digest(traj), s.epsilon, s.radius_m,
+                                     (s.scheme, s.params) if s.params else None, simulate,
+                                     smooth, traj)
     if ck not in kept:
         params = {s.scheme: dict(s.params)} if s.params else None
         box: dict = state.kept_dict(TRIALS_KEY)
@@ -103,6 +108,27 @@ def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
         while len(kept) > KEPT:
             kept.pop(next(iter(kept)))
     return kept[ck]
+
+
+def _content_digest(traj: pd.DataFrame) -> str:
+    """Identity of a trajectory's public columns (time, lat, lon) by content."""
+    h = pd.util.hash_pandas_object(traj[["time", "lat", "lon"]], index=False)
+    return hashlib.sha256(h.to_numpy().tobytes()).hexdigest()
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _sample_estimates(digest: str, epsilon: float, radius_m: float, params: Any,
+                      simulate: bool, smooth: bool, _traj: pd.DataFrame
+                      ) -> list[advice.SchemeEstimate]:
+    """The guide's numbers for a selection of the bundled sample with no place marked, shared
+    between sessions like the sample itself (compute.sample_frame): they are computed from
+    public data and public settings only (the synthetic sample, ε, r, the scheme's parameters,
+    the fixed seed), so every session would compute exactly these; no session's places or
+    uploads ever reach this cache. Every first page load starts here."""
+    chosen = {params[0]: dict(params[1])} if params else None
+    return advice.estimate_errors(_traj, np.zeros(len(_traj), dtype=bool), epsilon=epsilon,
+                                  radius_m=radius_m, rng=SEED, params=chosen,
+                                  simulate=simulate, smooth=smooth)
 
 
 def _table(est: list[advice.SchemeEstimate], best: str | None, current: str) -> pd.DataFrame:

@@ -255,3 +255,44 @@ def test_guide_table_follows_the_smoothing_toggle(app, fake_map, home, sample):
     row = skip_row()
     assert row["Expected mean error"] != fmt_distance(est["skip"].smoothed)
     assert not row["How we know"].endswith("smoothed")
+
+
+def test_first_page_guide_on_the_sample_is_shared_and_nothing_private_is(fake_map, home,
+                                                                          monkeypatch):
+    """The guide of the bundled sample with no place marked is computed from public data and
+    public settings only, so sessions share it (every first page load starts there); as soon as
+    the session marks a place, or its data is not the sample, the guide is its own again."""
+    from apptest_helpers import APP, TIMEOUT
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import guide_section
+
+    def page():
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.query_params["tiles"] = "none"
+        return run(at)
+
+    first = page()
+    table = _guide_table(first)
+    calls = []
+    real = advice.estimate_errors
+    monkeypatch.setattr(advice, "estimate_errors",
+                        lambda *a, **k: calls.append(k) or real(*a, **k))
+    second = page()  # another session, same public inputs: served from the shared cache
+    assert calls == [] and _guide_table(second).equals(table)
+    traj = second.session_state["df"]
+    traj = traj[traj.uid == traj.uid.iloc[0]].reset_index(drop=True)
+    fresh = real(traj, np.zeros(len(traj), bool), epsilon=1.0, radius_m=200.0,
+                 rng=guide_section.SEED, smooth=True)
+    shown = dict(zip(table["Scheme"], table["Expected mean error"], strict=True))
+    for e in fresh:  # the shared numbers are what this session would compute itself
+        name = next(k for k in shown if k.lower().startswith(e.scheme[:4]))
+        assert shown[name] == fmt_distance(e.estimate), (name, e)
+    add_place_by_click(second, fake_map, *home)  # a place: this session's own computation
+    assert calls and calls[-1].get("reuse") is not None
+    n = len(calls)
+    second.session_state["df"] = traj.copy()  # as after an upload: not the sample, never shared
+    second.session_state["data_token"] = "upload:copy.csv"
+    second.session_state["places"] = []
+    run(second)
+    assert len(calls) > n
