@@ -18,9 +18,8 @@ in a fresh subprocess, so its peak memory (VmHWM) is its own:
   worker process are reported;
 * ``dask-notrim`` — the same without the ``MALLOC_TRIM_THRESHOLD_=65536`` that Dask puts in
   each worker's environment (``distributed.nanny.pre-spawn-environ``): with it glibc hands
-  freed memory back at once, so every large temporary of a partition is fresh pages (kernel
-  time, ~65 k page faults per 2 M-point partition instead of 2–28 k), which made a partition
-  ~1.5–2x more CPU in a worker than in process;
+  freed memory back at once, so every large temporary of a partition is fresh pages for the
+  kernel to clear (the workers' kernel CPU is printed as ``worker sys s``);
 * ``old`` — the engine before issue 26 (commit dc0e492, extracted with ``git archive``): the
   whole population read into one DataFrame, one global (uid, time) sort. Run only at
   ``--old-scales`` (it needs ~235 bytes per point).
