@@ -153,17 +153,16 @@ def republished(trace: PublicTrace) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     between the releases around it (:func:`lmdk_core.schemes.fill.interpolated_rows`); and for
     every point the last fresh point at or before it (lat, lon), which the scheme would have
     repeated there."""
-    from .schemes.fill import interpolated_rows, running_seconds
+    from .schemes._space import forward_fill
+    from .schemes.fill import running_seconds
+    from .smoothing import observations
 
     n = len(trace)
-    rep = np.zeros(n, dtype=bool)
-    rep[1:] = (trace.lat[1:] == trace.lat[:-1]) & (trace.lon[1:] == trace.lon[:-1])
-    if trace.fill != "repeat" and n:
-        tau = running_seconds(seconds(trace.time - trace.time[0]), n)
-        rep |= interpolated_rows(np.column_stack([trace.lat, trace.lon]), tau, fill=trace.fill,
-                                 longitude=True)
-    anchor = np.maximum.accumulate(np.where(rep, 0, np.arange(n))) if n else np.zeros(0, int)
-    return rep, trace.lat[anchor], trace.lon[anchor]
+    tau = running_seconds(seconds(trace.time - trace.time[0]) if n else None, n)
+    fresh = observations(np.column_stack([trace.lat, trace.lon]), tau=tau, fill=trace.fill,
+                         longitude=True)  # the smoother's own reading of the file
+    alat, alon = forward_fill((trace.lat, trace.lon), fresh)
+    return ~fresh, alat, alon
 
 
 # ----------------------------------------------------------------------------- noise

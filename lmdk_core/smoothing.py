@@ -38,7 +38,7 @@ import numpy as np
 from .errors import ParameterError
 from .geo import degrees_to_metres, offset_points
 from .release import Release
-from .schemes.fill import interpolated_rows, time_axis
+from .schemes.fill import interpolate_fill, interpolated_rows, time_axis
 from .times import epoch_ns, seconds
 
 __all__ = ["MOTION", "noise_variance", "smooth_release"]
@@ -412,12 +412,18 @@ def _public_columns(release: Release) -> tuple[np.ndarray, np.ndarray | None]:
     return y, t
 
 
-def observations(y: np.ndarray) -> np.ndarray:
-    """True where row i of the public output is a new observation: not NaN and not identical to
-    row i−1 (a republished approximation repeats the previous output exactly)."""
+def observations(y: np.ndarray, *, tau: np.ndarray | None = None, fill: str = "repeat",
+                 longitude: bool = False) -> np.ndarray:
+    """True where row i of the public output is a new observation: not NaN, not identical to
+    row i−1 (a republished approximation repeats the previous output exactly) and, under a
+    delayed ``fill`` (public; ``tau`` the public times), not a filled row
+    (:func:`lmdk_core.schemes.fill.interpolated_rows`; ``longitude``: the last column is one)."""
     ok = ~np.isnan(y).any(axis=1)
     if y.shape[0] > 1:
         ok[1:] &= (y[1:] != y[:-1]).any(axis=1)
+    if fill != "repeat":
+        tau = np.arange(y.shape[0], dtype=float) if tau is None else tau
+        ok &= ~interpolated_rows(y, tau, fill=fill, longitude=longitude)
     return ok
 
 
@@ -675,16 +681,9 @@ def bridge_long_gaps(out: np.ndarray, obs: np.ndarray, t: np.ndarray, gap: float
     prev = np.maximum.accumulate(np.where(obs, idx, -1))
     nxt = np.minimum.accumulate(np.where(obs, idx, n)[::-1])[::-1]
     pi, ni = np.maximum(prev, 0), np.minimum(nxt, n - 1)
-    after_last = nxt >= n
-    long_gap = ~obs & (prev >= 0) & (after_last | (t[ni] - t[pi] > gap))
-    line = long_gap & ~after_last
-    res = out.copy()
-    span = t[ni[line]] - t[pi[line]]
-    w = ((t[line] - t[pi[line]]) / span)[:, None]
-    res[line] = out[pi[line]] + w * (out[ni[line]] - out[pi[line]])
-    hold = long_gap & after_last
-    res[hold] = out[pi[hold]]
-    return res
+    long_gap = ~obs & (prev >= 0) & ((nxt >= n) | (t[ni] - t[pi] > gap))
+    line = np.column_stack(interpolate_fill(tuple(out.T), obs, t))  # held after the last
+    return np.where(long_gap[:, None], line, out)
 
 
 def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | None = None,
@@ -744,11 +743,8 @@ def smooth_release(release: Release, *, motion: Any = None, noise_sd: float | No
     if r is None:
         r = _law_variance(release, kind, n)
         source = "law" if r is not None else "fitted on the released points"
-    obs = observations(y)
-    fill = release.params.get("fill", "repeat")
-    if fill != "repeat":  # a delayed fill's filled rows are not observations
-        obs &= ~interpolated_rows(y, time_axis(release.time, n), fill=fill,
-                                  longitude=kind == "locations")
+    obs = observations(y, tau=time_axis(release.time, n), fill=release.params.get("fill", "repeat"),
+                       longitude=kind == "locations")
     if kind == "locations" and obs.any():
         first = int(np.argmax(obs))
         lat0, lon0 = float(y[first, 0]), float(y[first, 1])
