@@ -62,10 +62,24 @@ def place_masks(traj: Any, places: Any) -> np.ndarray:
         return out
     phi = np.radians(lat)
     for j in range(plat.size):  # a few places; each a vectorised pass over the points
-        reach = rad[j] * (1.0 + _BAND_SLACK) + 1e-6
-        band = np.flatnonzero(np.abs(phi - np.radians(plat[j])) * EARTH_RADIUS_M <= reach)
-        if band.size:
-            out[j, band] = haversine_m(lat[band], lon[band], plat[j], plon[j]) <= rad[j]
+        out[j] = within_place(phi, lat, lon, plat[j], plon[j], rad[j])
+    return out
+
+
+def within_place(phi: np.ndarray, lat: np.ndarray, lon: np.ndarray, plat: Any, plon: Any,
+                 rad: Any) -> np.ndarray:
+    """Bool per point: its haversine distance to the place centre (plat, plon) is ≤ rad metres
+    (inclusive). ``phi`` = radians(lat), computed once by the caller; the place is one (scalars)
+    or one per point (arrays aligned with the points). Only points in the place's latitude band
+    are measured (:func:`place_masks` says why that is exact)."""
+    reach = rad * (1.0 + _BAND_SLACK) + 1e-6
+    band = np.flatnonzero(np.abs(phi - np.radians(plat)) * EARTH_RADIUS_M <= reach)
+    out = np.zeros(phi.shape, dtype=bool)
+    if band.size:
+        def at(a: Any) -> Any:
+            return a[band] if np.ndim(a) else a
+
+        out[band] = haversine_m(lat[band], lon[band], at(plat), at(plon)) <= at(rad)
     return out
 
 

@@ -39,9 +39,8 @@ import pandas as pd
 
 from ..allocation import allocate
 from ..errors import ParameterError
-from ..geo import EARTH_RADIUS_M, haversine_m
-from ..landmarks import _BAND_SLACK
 from ..landmarks import _places as _check_places
+from ..landmarks import within_place
 from ..noise import RandomSource
 from ..trajectory import time_order
 from .grid import Grid
@@ -305,10 +304,7 @@ def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.
     for j in range(int(count.max())):  # j-th place of every user that has more than j
         pts = np.flatnonzero((n_own > j) & ~out)  # a point already inside needs no more
         plat, plon, rad = index.rows[first[pts] + j].T
-        reach = rad * (1.0 + _BAND_SLACK) + 1e-6
-        near = np.abs(phi[pts] - np.radians(plat)) * EARTH_RADIUS_M <= reach
-        pts, plat, plon, rad = pts[near], plat[near], plon[near], rad[near]
-        out[pts] = haversine_m(lat[pts], lon[pts], plat, plon) <= rad
+        out[pts] = within_place(phi[pts], lat[pts], lon[pts], plat, plon, rad)
     return out
 
 
