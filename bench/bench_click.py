@@ -27,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 import browser_driver as tb  # noqa: E402  (server and browser helpers shared with the browser test)
 
+from dashboard import timing  # noqa: E402  (the server's timing file: its writer and reader)
+
 OBSERVE = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   window.__states = [];
@@ -60,13 +62,12 @@ def server_sections(skip: int) -> tuple[int, dict[str, tuple[float, float]]]:
     (summed per section over the runs an action caused) and the new line count."""
     if TIMING is None or not TIMING.exists():
         return skip, {}
-    lines = TIMING.read_text().splitlines()
+    new = timing.records(TIMING, skip)
     out: dict[str, tuple[float, float]] = {}
-    for line in lines[skip:]:
-        _, name, wall, *cpu = line.split("\t")
+    for _, name, wall, cpu in new:
         w, c = out.get(name, (0.0, 0.0))
-        out[name] = (w + float(wall), c + float(cpu[0]) if cpu else float("nan"))
-    return len(lines), out
+        out[name] = (w + wall, c + cpu)
+    return skip + len(new), out
 
 
 def report_sections(label: str, runs: list[dict[str, tuple[float, float]]]) -> None:

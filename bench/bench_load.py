@@ -51,6 +51,8 @@ import browser_driver as tb  # noqa: E402  (server helpers shared with the brows
 import psutil  # noqa: E402
 from playwright.async_api import async_playwright  # noqa: E402
 
+from dashboard import timing  # noqa: E402  (the server's timing file: its writer and reader)
+
 READY = """() => { const app = document.querySelector("[data-testid='stApp']");
   const m = document.querySelector('.lmdk-map.leaflet-container');
   return app && m && m.lmdkMap && app.getAttribute('data-test-script-state') === 'notRunning'
@@ -90,17 +92,15 @@ def renice(procs: list[psutil.Process], nice: int) -> None:
             p.nice(nice)
 
 
-def server_runs(timing: Path, skip: int) -> list[float]:
+def server_runs(path: Path, skip: int) -> list[float]:
     """Wall seconds of each page run the server timed after line ``skip`` of its timing file."""
-    lines = timing.read_text(encoding="utf-8").splitlines()[skip:]
-    return [float(f[2]) for f in (ln.split("\t") for ln in lines) if f[1:2] == ["total"]]
+    return [wall for _, name, wall, _ in timing.records(path, skip) if name == "total"]
 
 
 def tree_rss_mb(pid: int) -> float:
     """Resident memory of a process and its children (MB)."""
-    proc = psutil.Process(pid)
     total = 0
-    for p in [proc, *proc.children(recursive=True)]:
+    for p in tree(pid):
         with contextlib.suppress(psutil.NoSuchProcess):
             total += p.memory_info().rss
     return total / 2**20
@@ -149,16 +149,16 @@ async def session(browser, url: str, points: list[tuple[float, float]],
 
 async def run_n(n: int, clicks: int, points: list[tuple[float, float]], nice: int) -> dict:
     tmp = Path(tempfile.mkdtemp())
-    timing = tmp / "timing.tsv"
+    timing_file = tmp / "timing.tsv"
     proc = tb.start_server(port := tb.free_port(), tmp / "server.log",
-                           env={"LMDK_TIMING": str(timing)})
+                           env={"LMDK_TIMING": str(timing_file)})
     mark: dict = {}
 
     def at_click_phase() -> None:
         if mark:
             return
-        timing.touch()
-        mark.update(lines=len(timing.read_text(encoding="utf-8").splitlines()),
+        timing_file.touch()
+        mark.update(lines=len(timing_file.read_text(encoding="utf-8").splitlines()),
                     server=cpu_s(tree(proc.pid)), clients=cpu_s(clients(proc.pid)))
 
     try:
@@ -180,7 +180,7 @@ async def run_n(n: int, clicks: int, points: list[tuple[float, float]], nice: in
             server_cpu = cpu_s(tree(proc.pid)) - mark["server"]
             client_cpu = cpu_s(clients(proc.pid)) - mark["clients"]
             await browser.close()
-        runs = sorted(server_runs(timing, mark["lines"]))
+        runs = sorted(server_runs(timing_file, mark["lines"]))
     finally:
         tb.stop_server(proc)
     flat = sorted(x for s in lat for x in s)

@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 _PATH = os.environ.get("LMDK_TIMING")
 _PROFILE = os.environ.get("LMDK_PROFILE")
@@ -42,6 +43,14 @@ def section(name: str) -> Iterator[None]:
         wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
         with open(_PATH, "a", encoding="utf-8") as f:
             f.write(f"{_runs}\t{name}\t{wall:.4f}\t{cpu:.4f}\n")
+
+
+def records(path: Path, skip: int = 0) -> list[tuple[int, str, float, float]]:
+    """The (run id, section, wall s, CPU s) lines of the timing file at ``path`` after its first
+    ``skip`` lines (how the benchmarks read what :func:`section` wrote)."""
+    lines = path.read_text(encoding="utf-8").splitlines()[skip:]
+    return [(int(run), name, float(wall), float(cpu))
+            for run, name, wall, cpu in (line.split("\t") for line in lines)]
 
 
 @contextmanager
