@@ -476,7 +476,7 @@ def test_smoothing_the_file_brings_the_attacker_closer_at_small_and_large_epsilo
     """On the sample (alice's home, Skip, r = 200 m, fixed seed): at ε = 0.1 and at ε = 10
     smoothing the file first brings the attacker closer in the median, so the report shows the
     smoothing attacker. Before smooth_release drew long runs of repeats as a straight line
-    (bridge_long_gaps) it carried the arrival speed into the night and moved this attacker ~2 km
+    (bridge_long_gaps) it carried the arrival speed into the night and moved this attacker far
     away at ε = 10. docs/attacks.md states it."""
     low = at.attack_report(alice, [HOME], settings={"epsilon": 0.1, "radius_m": 200.0}, rng=4)
     lo = low.table()
