@@ -59,6 +59,11 @@ HOW = {
 }
 SMOOTHED_HOW = "trial run on your trace, smoothed"
 """How the number is known when smoothing is on (the smoothed error of one trial release)."""
+UNTRIED_HOW = {
+    "lower bound": "formula, a lower bound",
+    "simulate": "trial run (switched off)",
+}
+"""How the number is known while the trial releases are off (no trial was run)."""
 
 COLUMNS = {
     "Scheme": st.column_config.TextColumn(width=200),
@@ -79,16 +84,26 @@ SEED = 0
 """Fixed seed of the what-if simulation (display only; a seed never reaches an export)."""
 FAR_M = 1_000_000.0
 """Mean error (m) from which the warning explains that released points scatter over the globe."""
+TRIALS_WIDGET = "guide_trials"
+"""The switch of the trial releases. They are off until the user asks for them: on the sample
+they were most of the server's CPU time of each map click (bench/bench_click.py --sections
+measures it per section), and one server runs every session's clicks in turn. The formulas,
+and the recommendation (public formulas only: advice.recommend), are always shown."""
 LAZY_TRIAL_POINTS = 200_000
-"""From this many moments on, the trial releases (seconds per million moments on every click)
-run only when the user asks for them; the formulas are always shown."""
+"""From this many moments on, the switch says that the trial releases are slow (seconds per
+million moments on every click)."""
+
+
+def trials_on() -> bool:
+    """Whether the guide's trial releases are switched on (readable before the switch is drawn)."""
+    return bool(state.get(TRIALS_WIDGET, False))
 
 
 def _estimates(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray
                ) -> list[advice.SchemeEstimate]:
     """advice.estimate_errors, kept in this session for the current data, places and settings."""
     digest = compute.mask_digest(mask)
-    simulate = len(traj) < LAZY_TRIAL_POINTS or bool(st.session_state.get("guide_trials"))
+    simulate = trials_on()
     smooth = simulate and smoothing_section.enabled()
     ck = (key, digest, s.epsilon, s.radius_m, (s.scheme, s.params) if s.params else None,
           simulate, smooth)
@@ -131,6 +146,26 @@ def _sample_estimates(digest: str, epsilon: float, radius_m: float, params: Any,
                                   simulate=simulate, smooth=smooth)
 
 
+def _tried(e: advice.SchemeEstimate) -> bool:
+    """Whether ``e``'s number comes from a trial release (raw or smoothed)."""
+    return bool(np.isfinite(e.smoothed) or np.isfinite(e.simulated))
+
+
+def _number(e: advice.SchemeEstimate) -> str:
+    """The estimate as the page shows it: a lower bound not replaced by a trial says so."""
+    if e.kind == "lower bound" and not _tried(e):
+        return f"≥ {fmt_distance(e.estimate)}"
+    return fmt_distance(e.estimate)
+
+
+def _how(e: advice.SchemeEstimate) -> str:
+    if np.isfinite(e.smoothed):
+        return SMOOTHED_HOW
+    if e.kind != "closed form" and not _tried(e):
+        return UNTRIED_HOW.get(e.kind, e.kind)
+    return HOW.get(e.kind, e.kind)
+
+
 def _table(est: list[advice.SchemeEstimate], best: str | None, current: str) -> pd.DataFrame:
     rows = []
     for e in est:
@@ -139,11 +174,10 @@ def _table(est: list[advice.SchemeEstimate], best: str | None, current: str) -> 
         mark += " (selected)" if e.scheme == current else ""
         rows.append({
             "Scheme": name + mark,
-            "Expected mean error": fmt_distance(e.estimate),
+            "Expected mean error": _number(e),
             "Protects your places?": "yes" if e.landmark_private else "NO",
             "What it protects": PROTECTS.get(e.scheme, ""),
-            "How we know": (SMOOTHED_HOW if np.isfinite(e.smoothed)
-                            else HOW.get(e.kind, e.kind)),
+            "How we know": _how(e),
         })
     return pd.DataFrame(rows)
 
@@ -209,7 +243,7 @@ def _guide(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
     if best is not None:
         label = SCHEME_LABELS[best.scheme].split(" (")[0]
         st.success(f"Recommended: **{label}** — of the schemes that protect your places, the "
-                   f"smallest expected error ({fmt_distance(best.estimate)} here): "
+                   f"smallest expected error ({_number(best).replace('≥', 'at least')} here): "
                    f"{WHY[best.scheme]}")
         st.caption("The recommendation uses only the formulas of public counts (moments, moments "
                    "at your places, ε, r), so following it reveals nothing more about your trace; "
@@ -224,15 +258,20 @@ def _guide(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
     if n_lm == 0:
         st.caption("No places marked yet: every scheme protects each moment at ε alike. Mark "
                    "your places on the map to see the difference.")
-    if n >= LAZY_TRIAL_POINTS:
-        st.toggle(f"Run the trial releases (slow for {fmt_number(n)} moments)", key="guide_trials",
-                  help="Schemes without a formula (Adaptive, Reserve, BD, BA; Skip at your "
-                  "places) get their number from one trial release of your trace; on a trace "
-                  "this long that takes seconds on every change, so it runs only while this is "
-                  "on.")
-    st.caption("Rows 'trial run on your trace' come from one trial release of your true trace "
-               "with a fixed seed: for your eyes only — never exported, never the release you "
-               "download.")
+    slow = f" (slow for {fmt_number(n)} moments)" if n >= LAZY_TRIAL_POINTS else ""
+    on = st.toggle(f"Trial releases on your trace{slow}", key=TRIALS_WIDGET,
+                   help="Schemes without a formula (Adaptive, Reserve, BD, BA; Skip at your "
+                   "places) get their number from one trial release of your trace, and with "
+                   "smoothing on every scheme gets its smoothed error that way. That repeats on "
+                   "every change of places or settings, so it runs only while this is on. The "
+                   "recommendation uses the formulas only and does not need it.")
+    if on:
+        st.caption("Rows 'trial run on your trace' come from one trial release of your true "
+                   "trace with a fixed seed: for your eyes only — never exported, never the "
+                   "release you download.")
+    elif smoothing_section.enabled():
+        st.caption("Without the trial releases the numbers are formulas for the released points "
+                   "before smoothing; switch them on to see each scheme's error after smoothing.")
     _target(traj, key, s, mask, by)
 
 

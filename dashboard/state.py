@@ -383,7 +383,8 @@ PERSISTENT = re.compile(
     r"smooth_release|"
     r"hide_(on|eps|gen|cap)|new_radius|tiles_choice|tile_url|loss_source|strength|"
     r"preset_cell_m|preset_extent_km|cell_m|eps_model|dp_(lat|lon|km|cell_m)|loss_separation|alpha|"
-    r"use_bounded|release_bounded|compare_runs|story_private|loss_open|total_budget_input)$"
+    r"use_bounded|release_bounded|compare_runs|story_private|loss_open|total_budget_input|"
+    r"guide_trials)$"
 )
 """Widget keys of the My trace page whose values survive a visit to another page."""
 STORE_KEY = "widget_store"

@@ -74,6 +74,24 @@ def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
     assert best is not None and best.landmark_private and best.scheme != "event"
     assert "★ recommended" in table["Scheme"].iloc[[e.scheme for e in est].index(best.scheme)]
     assert "Skip" in _recommended(app)
+    # the trial releases are off until asked for (each click would repeat them): the table
+    # shows the public formulas (Skip at the places: its lower bound, said so) and no number for
+    # the schemes that have none; the recommendation (formulas only) is the same
+    pred = advice.predict_errors(n=len(traj), n_landmarks=int(mask.sum()), epsilon=1.0,
+                                 radius_m=200.0)
+    shown = dict(zip(table["Scheme"].str.split(" ").str[0], table["Expected mean error"],
+                     strict=True))
+    how = dict(zip(table["Scheme"].str.split(" ").str[0], table["How we know"], strict=True))
+    for p in pred:
+        name = next(k for k in shown if k.lower().startswith(p.scheme[:4]))
+        want = {"closed form": fmt_distance(p.mean_error), "simulate": "—",
+                "lower bound": f"≥ {fmt_distance(p.mean_error)}"}[p.kind]
+        assert shown[name] == want, (name, shown[name], p)
+        assert "trial" not in how[name] or p.kind == "simulate", how[name]
+    skip = next(p for p in pred if p.scheme == "skip")
+    assert skip.kind == "lower bound"
+    assert f"(at least {fmt_distance(skip.mean_error)} here)" in _recommended(app)
+    assert not any(k[-2] for k in app.session_state["guide_estimates"])  # no trial was run
     text = " ".join(c.value for c in app.caption)
     assert "for your eyes only" in text and "never exported" in text
     # the seeded trial runs never become the real release (which is what exports use): the
@@ -237,6 +255,15 @@ def test_guide_table_follows_the_smoothing_toggle(app, fake_map, home, sample):
     error the page and the download then show; with it off, the raw ones."""
 
     add_place_by_click(app, fake_map, *home)
+
+    def starred():
+        table = _guide_table(app)
+        return table[table["Scheme"].str.contains("★")]["Scheme"].tolist()
+
+    before = starred()
+    app.toggle(key="guide_trials").set_value(True)  # the trial releases, on request
+    run(app)
+    assert starred() == before  # the recommendation does not need them (formulas only)
     traj = sample[sample.uid == sample.uid.iloc[0]].reset_index(drop=True)
     mask = landmark_mask(traj, [(p["lat"], p["lon"], p["place_radius_m"])
                                 for p in app.session_state["places"]])
@@ -270,6 +297,7 @@ def test_first_page_guide_on_the_sample_is_shared_and_nothing_private_is(fake_ma
     def page():
         at = AppTest.from_file(APP, default_timeout=TIMEOUT)
         at.query_params["tiles"] = "none"
+        at.session_state["guide_trials"] = True  # the trial releases switched on
         return run(at)
 
     first = page()
