@@ -6,6 +6,7 @@ Playwright downloads no browser here).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +42,17 @@ CHARTS_DRAWN = """() => Array.from(
               : c.querySelector('.js-plotly-plot') !== null)"""
 """Every chart of dashboard.charts and the map have been drawn: their elements load plotly.js or
 Leaflet and draw after the script has finished, so "not running" alone can come before them."""
+
+
+@contextlib.contextmanager
+def step(name: str) -> Iterator[None]:
+    """One step of a longer browser flow (several checks made on one loaded page, since a page
+    load costs far more than a check): a failure inside it says which step it was in."""
+    try:
+        yield
+    except BaseException as e:
+        e.add_note(f"in step: {name}")
+        raise
 
 
 def free_port() -> int:
