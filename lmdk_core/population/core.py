@@ -64,6 +64,8 @@ __all__ = [
 BOUNDING_RULES = ("first", "mode")
 _ONE = 1 << 53
 _SHRINK = 1.0 - 2.0**-48  # absorbs the few-ulp error of computing π
+_BLOCK = 1 << 16
+"""Points per block of :func:`own_place_mask` (its temporaries are O(block))."""
 
 
 @dataclass
@@ -132,7 +134,8 @@ def _sorted_view(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray
     """(uids, user code, time ns, lat, lon) sorted by (user, time); ``uids[code]`` is the id
     (as text). Users are numbered by hashing (:func:`.partitions.user_codes`: ids compared as
     text, one Python string per *user*), then the package's one (uid, time) sort orders the
-    rows of this partition (identity when they are in order already)."""
+    rows of this partition. Rows already in that order (a Parquet file written by user and time)
+    are not copied: lat and lon are the frame's own columns."""
     from .partitions import user_codes
 
     missing = [c for c in ("uid", "time", "lat", "lon") if c not in part.columns]
@@ -140,11 +143,12 @@ def _sorted_view(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray
         raise ParameterError(f"population frame is missing column(s) {', '.join(missing)}")
     code0, uniq = user_codes(part["uid"])
     # integer codes keep their order in time_order's factorize, so codes[i] is still uniq's index
-    order, codes, t_ns = time_order(pd.DataFrame({"uid": code0, "time": part["time"]}))
-    codes = code0[order]
-    lat = part["lat"].to_numpy(dtype=np.float64)[order]
-    lon = part["lon"].to_numpy(dtype=np.float64)[order]
-    return uniq, codes.astype(np.int64), t_ns, lat, lon
+    order, _, t_ns = time_order(pd.DataFrame({"uid": code0, "time": part["time"]}))
+    lat = part["lat"].to_numpy(dtype=np.float64)
+    lon = part["lon"].to_numpy(dtype=np.float64)
+    if order.size > 1 and not np.all(order[1:] > order[:-1]):  # not the identity permutation
+        code0, lat, lon = code0[order], lat[order], lon[order]
+    return uniq, code0.astype(np.int64, copy=False), t_ns, lat, lon
 
 
 def _bounded_records(key: np.ndarray, cell: np.ndarray, rule: str, n_cells: int
@@ -241,8 +245,12 @@ def _prepare(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
     uids, code, t_ns, lat, lon = _sorted_view(part)
     n_points = int(code.size)
     b, cell = grid.locate(t_ns, lat, lon)
+    del t_ns
     ok = b >= 0
-    code, b, cell, lat, lon = code[ok], b[ok], cell[ok], lat[ok], lon[ok]
+    n_inside = int(np.count_nonzero(ok))
+    if n_inside < n_points:  # (no copies when every point is inside the grid)
+        code, b, cell, lat, lon = code[ok], b[ok], cell[ok], lat[ok], lon[ok]
+    del ok
     n_users = len(uids)
     eps_u = epsilon_of.reindex(pd.Index(uids.astype(str))).to_numpy(dtype=np.float64)
     if n_users and np.isnan(eps_u).any():
@@ -258,7 +266,7 @@ def _prepare(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
     L = np.zeros((n_users, n_bins), dtype=bool)
     L[code[lmk], b[lmk]] = True
     return _Prepared(uids, eps_u, L, rkey // n_bins, rkey % n_bins, rcell, n_points,
-                     n_points - int(ok.sum()))
+                     n_points - n_inside)
 
 
 def user_losses(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
@@ -289,8 +297,10 @@ def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.
     vectorised over all users at once: pass j compares every point whose user has more than j
     places with that user's j-th place. As in :func:`lmdk_core.landmarks.place_masks`, only
     points in the place's latitude band (R·|Δφ| ≤ radius, widened by the same slack) are
-    measured — the great-circle distance is at least R·|Δφ| — so the work and the temporaries
-    are O(points) per pass, not O(points × places)."""
+    measured — the great-circle distance is at least R·|Δφ|. Points are taken in blocks of
+    :data:`_BLOCK`, so the temporaries are O(block) whatever the partition size: a release's
+    first partition does not grow the process by temporaries proportional to its points (fresh
+    pages the kernel must clear, a per-release cost)."""
     out = np.zeros(code.size, dtype=bool)
     index = places_by_user(places)
     if not index or code.size == 0:
@@ -299,12 +309,23 @@ def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.
     start, count = index.spans(uids)
     if not count.any():
         return out
-    phi = np.radians(np.asarray(lat, dtype=np.float64))
-    first, n_own = start[code], count[code]
-    for j in range(int(count.max())):  # j-th place of every user that has more than j
-        pts = np.flatnonzero((n_own > j) & ~out)  # a point already inside needs no more
-        plat, plon, rad = index.rows[first[pts] + j].T
-        out[pts] = within_place(phi[pts], lat[pts], lon[pts], plat, plon, rad)
+    code = np.asarray(code)
+    lat = np.asarray(lat, dtype=np.float64)
+    lon = np.asarray(lon, dtype=np.float64)
+    for a in range(0, code.size, _BLOCK):  # blocks of points (not a loop over points)
+        s = slice(a, a + _BLOCK)
+        c, la, lo, blk = code[s], lat[s], lon[s], out[s]  # views; blk writes into out
+        first, n_own = start[c], count[c]
+        phi = np.radians(la)
+        for j in range(int(n_own.max())):  # j-th place of every user that has more than j
+            pts = np.flatnonzero((n_own > j) & ~blk)  # a point already inside needs no more
+            if pts.size == 0:
+                continue
+            plat, plon, rad = index.rows[first[pts] + j].T
+            if pts.size == c.size:  # every point of the block: no gathers of its coordinates
+                blk[:] = within_place(phi, la, lo, plat, plon, rad)
+            else:
+                blk[pts] = within_place(phi[pts], la[pts], lo[pts], plat, plon, rad)
     return out
 
 

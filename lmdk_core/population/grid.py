@@ -114,16 +114,30 @@ class Grid:
 
     def locate(self, time_ns: np.ndarray, lat: np.ndarray, lon: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
-        """(bin id, cell id) int64 arrays per point; −1 in both where outside the grid."""
-        b = np.floor_divide(np.asarray(time_ns, dtype=np.int64) - self.start.value,
-                            self.bin_s * NS_PER_S)
-        r = np.floor((np.asarray(lat) - self.bbox[0]) / self.dlat)
-        c = np.floor((np.asarray(lon) - self.bbox[2]) / self.dlon)
-        ok = ((b >= 0) & (b < self.n_bins) & (r >= 0) & (r < self.n_rows) & (c >= 0)
-              & (c < self.n_cols) & (np.asarray(lat) <= self.bbox[1])
-              & (np.asarray(lon) <= self.bbox[3]))
-        cell = np.where(ok, r * self.n_cols + c, -1).astype(np.int64)
-        return np.where(ok, b, -1).astype(np.int64), cell
+        """(bin id, cell id) int64 arrays per point; −1 in both where outside the grid.
+
+        Computed in place (three point-sized arrays and a mask, no further temporaries)."""
+        la = np.asarray(lat, dtype=np.float64)
+        lo = np.asarray(lon, dtype=np.float64)
+        b = np.asarray(time_ns, dtype=np.int64) - self.start.value
+        np.floor_divide(b, self.bin_s * NS_PER_S, out=b)
+        r = la - self.bbox[0]
+        r /= self.dlat
+        np.floor(r, out=r)
+        c = lo - self.bbox[2]
+        c /= self.dlon
+        np.floor(c, out=c)
+        ok = b >= 0
+        for cond in ((b < self.n_bins), (r >= 0), (r < self.n_rows), (c >= 0),
+                     (c < self.n_cols), (la <= self.bbox[1]), (lo <= self.bbox[3])):
+            ok &= cond
+        r *= self.n_cols
+        r += c  # row·n_cols + col, exact in float64 inside the grid
+        del c
+        np.logical_not(ok, out=ok)  # now: outside
+        np.copyto(r, -1.0, where=ok)
+        np.copyto(b, -1, where=ok)
+        return b, r.astype(np.int64)
 
     def to_dict(self) -> dict:
         """JSON-ready public description of the grid."""
