@@ -215,16 +215,16 @@ def render() -> pd.DataFrame | None:
     for message in st.session_state.get("load_warnings") or []:
         st.warning(plain_text(message), icon="⚠️")
 
-    user_list = tr.users(df)
+    token = st.session_state.data_token
+    data = (token, id(df))  # the loaded data: a new load makes a new token (state.set_data)
+    user_list = _selection(data, "users", lambda: tr.users(df))
     uid = st.selectbox(
         "Person (uid)",
         user_list,
-        key=f"uid_{st.session_state.data_token}",
+        key=f"uid_{token}",
         help="Trajectories are protected one person at a time: landmarks are that person's places.",
     )
-    one = tr.select_user(df, uid)
-    t0 = one["time"].iloc[0].to_pydatetime()
-    t1 = one["time"].iloc[-1].to_pydatetime()
+    one, t0, t1 = _selection((data, uid), "person", lambda: _person(df, uid))
     if t1 > t0:
         start, end = st.slider(
             "Time range (UTC)",
@@ -236,17 +236,38 @@ def render() -> pd.DataFrame | None:
             key=f"range_{st.session_state.data_token}_{uid}",
             help="Only points in this range are released and analysed. Shorter ranges are faster.",
         )
-        traj = tr.time_slice(one, pd.Timestamp(start), pd.Timestamp(end))
+        traj = _selection((data, uid, start, end), "range", lambda: tr.time_slice(
+            one, pd.Timestamp(start), pd.Timestamp(end)).reset_index(drop=True))
     else:
         traj = one
     if len(traj) == 0:
         st.warning("No points in this time range; widen it.")
         return None
-    s = compute.summary(compute.traj_key(st.session_state.data_token, traj), traj)
+    s = compute.summary(compute.traj_key(token, traj), traj)
     st.markdown(
         f"**{s['n_points']:,} points** over **{fmt_duration(s['duration_s'])}**, "
         f"one every **{fmt_duration(s['median_interval_s'])}** (median)",
         help="Summary of the selection: number of timestamps, time from first to last point, "
         "median sampling interval.",
     )
-    return traj.reset_index(drop=True)
+    return traj
+
+
+SELECTION_KEY = "data_selection"
+
+
+def _selection(ck: Any, part: str, make: Any) -> Any:
+    """``make()`` kept in this session while ``ck`` stays the same (one entry per ``part``): the
+    person list, the person's points and the time range's points are worked out when the data,
+    person or range change, not on every rerun (a map click changes none of them). The frames
+    are never mutated by the page (every change makes a new frame)."""
+    kept = state.kept_dict(SELECTION_KEY)
+    if part not in kept or kept[part][0] != ck:
+        kept[part] = (ck, make())
+    return kept[part][1]
+
+
+def _person(df: pd.DataFrame, uid: Any) -> tuple[pd.DataFrame, dt.datetime, dt.datetime]:
+    """One person's points (index 0..n-1) and the first and last of their times."""
+    one = tr.select_user(df, uid).reset_index(drop=True)
+    return one, one["time"].iloc[0].to_pydatetime(), one["time"].iloc[-1].to_pydatetime()

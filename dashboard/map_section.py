@@ -4,7 +4,7 @@ and suggested places."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -133,12 +133,43 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
         _places_panel(traj, key, context)
 
 
+class Offer(NamedTuple):
+    """One suggested place as the panel offers it (button, list entry, name of a new place)."""
+
+    lat: float
+    lon: float
+    radius_m: float
+    name: str
+    label: str
+
+
+OFFERS_KEY = "suggestion_offers"
+
+
+def offers(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None
+           ) -> tuple[tuple[Offer, ...], int]:
+    """The :data:`SUGGESTIONS_SHOWN` longest stays as offered (names and labels told apart),
+    and how many stays there are: worked out once per selection in this session (the labels
+    look up the sample's named places for every suggestion), not on every rerun."""
+    ck = (key, context is not None)
+    kept = state.kept_dict(OFFERS_KEY)
+    if ck not in kept:
+        cands = compute.suggestions(key, traj)
+        shown = cands.head(SUGGESTIONS_SHOWN)
+        labels = suggestion_labels(shown, context)
+        kept.clear()  # this selection's only
+        kept[ck] = (tuple(Offer(float(r.lat), float(r.lon), float(r.suggested_radius_m),
+                                suggestion_name(r, context), label)
+                          for r, label in zip(shown.itertuples(index=False), labels,
+                                              strict=True)), len(cands))
+    return kept[ck]
+
+
 def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
-    shown = compute.suggestions(key, traj).head(SUGGESTIONS_SHOWN)
+    shown, _ = offers(traj, key, context)
     # a click or a typed position on a suggested place takes that suggestion's name
-    state.set_suggested([{"name": suggestion_name(r, context), "lat": float(r.lat),
-                          "lon": float(r.lon), "place_radius_m": float(r.suggested_radius_m)}
-                         for r in shown.itertuples(index=False)])
+    state.set_suggested([{"name": o.name, "lat": o.lat, "lon": o.lon,
+                          "place_radius_m": o.radius_m} for o in shown])
     places = state.places()
     st.number_input(
         "Radius for new places (m)",
@@ -287,14 +318,10 @@ def _keyboard_entry(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None
     error = state.get(COORDS_ERROR_KEY)
     if error:
         st.error(plain_text(f"Could not add a place: {error}."), icon="⚠️")
-    cands = compute.suggestions(key, traj).head(SUGGESTIONS_SHOWN)
-    if cands.empty:
+    shown, _ = offers(traj, key, context)
+    if not shown:
         return
-    rows = list(cands.itertuples(index=False))
-    options = {label.removeprefix("Add: "): (float(r.lat), float(r.lon),
-                                              float(r.suggested_radius_m),
-                                              suggestion_name(r, context))
-               for label, r in zip(suggestion_labels(cands, context), rows, strict=True)}
+    options = {o.label.removeprefix("Add: "): (o.lat, o.lon, o.radius_m, o.name) for o in shown}
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.selectbox("Or add a suggested place (long stays)", list(options), index=None,
                  key=LISTED_KEY, placeholder="choose a long stay",
@@ -305,25 +332,22 @@ def _keyboard_entry(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None
 
 
 def _suggestions(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:
-    cands = compute.suggestions(key, traj)
-    shown = cands.head(SUGGESTIONS_SHOWN)
+    shown, total = offers(traj, key, context)
     title = f"Suggested places from long stays ({len(shown)})"
     with st.expander(title, expanded=not state.places()):
-        if shown.empty:
+        if not shown:
             st.caption("No stay long enough was found in this time range.")
             return
-        if len(cands) > len(shown):
-            st.caption(f"The {len(shown)} longest of {len(cands):,} stays.")
+        if total > len(shown):
+            st.caption(f"The {len(shown)} longest of {total:,} stays.")
         taken = {(round(p["lat"], 4), round(p["lon"], 4)) for p in state.places()}
-        labels = suggestion_labels(shown, context)
-        for i, row in enumerate(shown.itertuples(index=False)):
+        for i, o in enumerate(shown):
             st.button(
-                labels[i],
+                o.label,
                 key=f"suggest_{i}",
                 on_click=state.add_place,
-                args=(float(row.lat), float(row.lon), float(row.suggested_radius_m),
-                      suggestion_name(row, context)),
-                disabled=(round(row.lat, 4), round(row.lon, 4)) in taken,
+                args=(o.lat, o.lon, o.radius_m, o.name),
+                disabled=(round(o.lat, 4), round(o.lon, 4)) in taken,
                 help="Long stays are where landmarks usually are (home, work, clinic). "
                 "One click adds a place there, with the radius shown: it covers the visits' "
                 "GPS scatter (you can change it in the table).",
