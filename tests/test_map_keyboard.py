@@ -3,7 +3,9 @@
 The map is one named tab stop; Enter adds a place at its centre and the focus stays on the map;
 typed coordinates (Enter in the field) add a place and the focus stays in the field; a bad
 position says why and adds nothing; a suggested place can be chosen from a list; the mouse
-wheel over an unfocused map scrolls the page instead of zooming the map.
+wheel over an unfocused map scrolls the page instead of zooming the map; the offline labels do not
+overlap. All on one page load (a load costs far more than the checks made on it), the checks
+that leave no trace first; each step is named in a failure's message (browser_driver.step).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from browser_driver import (
     elapse,
     goto_app,
     runs,
+    step,
     wait_idle,
     wait_still,
     wait_zoomed,
@@ -42,101 +45,8 @@ def _wait_places(page, n: int) -> list[dict]:
     return page.locator(MAP).evaluate(PLACES_JS)
 
 
-def test_keyboard_adds_places_and_keeps_focus(server, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        goto_app(page, server)
-        box = page.locator(MAP)
-        assert box.get_attribute("tabindex") == "0"
-        assert box.get_attribute("role") == "application"
-        assert "Enter adds a place" in box.get_attribute("aria-label")
-        # Tab reaches the map (focus it as Tab would, then check focus-visible handling)
-        box.focus()
-        centre = box.evaluate("el => { const c = el.lmdkMap.getCenter(); return [c.lat, c.lng]; }")
-        n = runs(page)
-        page.keyboard.press("Enter")
-        wait_idle(page, since=n)
-        (place,) = _wait_places(page, 1)
-        assert float(haversine_m(place["lat"], place["lon"], *centre)) < 1.0
-        assert "lmdk-map" in page.evaluate(FOCUSED_JS)  # focus kept on the map
-        # arrows pan the map (the centre moves), without a rerun
-        n = runs(page)
-        page.keyboard.press("ArrowRight")
-        moved = box.evaluate("el => el.lmdkMap.getCenter().lng")
-        assert moved > centre[1] and runs(page) == n
-
-        # typed coordinates: Enter in the field adds the place; focus stays in the field
-        field = page.locator("input[aria-label='Add a place at (latitude, longitude)']")
-        field.fill("91, 116.3")
-        n = runs(page)
-        field.press("Enter")
-        wait_idle(page, since=n)
-        assert "latitude 91.0 outside [-90, 90]" in page.locator(
-            "[data-testid='stAlertContentError']").first.inner_text()
-        assert len(_wait_places(page, 1)) == 1
-        field.fill("39.9750, 116.3200")
-        n = runs(page)
-        field.press("Enter")
-        wait_idle(page, since=n)
-        places = _wait_places(page, 2)
-        assert any(abs(p["lat"] - 39.975) < 1e-6 and abs(p["lon"] - 116.32) < 1e-6
-                   for p in places)
-        assert "INPUT" in page.evaluate(FOCUSED_JS)
-        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
-            "Add a place at (latitude, longitude)"
-        assert page.locator("[data-testid='stAlertContentError']").count() == 0
-    finally:
-        page.close()
-
-
 SCROLLED = ("() => document.querySelector(\"[data-testid='stMain']\").scrollTop"
             " + window.scrollY")
-
-
-@pytest.fixture(scope="module")
-def _first_view(server, browser):
-    """One page loaded at 1280×720 for the tests that only look at the map, zoom it or scroll
-    the page (no run, no place): a load each cost them ~3.5 s. Yields the page and the map's
-    first view (centre, zoom)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        goto_app(page, server)
-        view = page.locator(MAP).evaluate(
-            "el => { const c = el.lmdkMap.getCenter(); return [[c.lat, c.lng],"
-            " el.lmdkMap.getZoom()]; }")
-        yield page, view
-    finally:
-        page.close()
-
-
-@pytest.fixture
-def first_view(_first_view):
-    """The shared page as first loaded, whatever a test did before: the map back at its first
-    view, the page scrolled to the top, nothing focused and the mouse off the map."""
-    page, (centre, zoom) = _first_view
-    page.mouse.move(0, 0)
-    page.evaluate("() => { document.activeElement && document.activeElement.blur();"
-                  " document.querySelector(\"[data-testid='stMain']\").scrollTop = 0;"
-                  " window.scrollTo(0, 0); }")
-    page.locator(MAP).evaluate("(el, [c, z]) => el.lmdkMap.setView(c, z, {animate: false})",
-                               [centre, zoom])
-    assert page.evaluate(SCROLLED) == 0
-    assert page.locator(MAP).evaluate("el => el.lmdkMap.getZoom()") == zoom
-    return page
-
-
-def test_wheel_scrolls_the_page_until_the_map_is_focused(first_view):
-    page = first_view
-    box = page.locator(MAP)
-    zoom = box.evaluate("el => el.lmdkMap.getZoom()")
-    b = box.bounding_box()
-    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
-    t0 = time.monotonic()
-    page.mouse.wheel(0, 300)
-    page.wait_for_function(f"() => ({SCROLLED})() > 0", timeout=10_000)  # the wheel was handled
-    elapse(page, t0, 0.4)  # a zoom, if the wheel had been taken by the map, has happened
-    assert box.evaluate("el => el.lmdkMap.getZoom()") == zoom  # the map did not zoom
-    assert page.evaluate(SCROLLED) > 0  # the page did
 
 
 OVERLAPS = """el => { const r = Array.from(el.querySelectorAll('.lmdk-label > div'))
@@ -148,15 +58,79 @@ OVERLAPS = """el => { const r = Array.from(el.querySelectorAll('.lmdk-label > di
   return [n, r.length]; }"""
 
 
-def test_offline_labels_do_not_overlap_at_the_default_zoom(first_view):
-    page = first_view
-    box = page.locator(MAP)
-    overlaps, shown = box.evaluate(OVERLAPS)
-    assert overlaps == 0 and shown >= 5
-    assert "wudaokou home" in box.locator(".leaflet-marker-pane").inner_text()
-    zoom = box.evaluate("el => el.lmdkMap.getZoom()")
-    box.evaluate("el => el.lmdkMap.zoomIn(2, {animate: false})")
-    wait_zoomed(page, zoom)
-    wait_still(page, ".leaflet-marker-pane .lmdk-label")  # the labels are laid out again
-    overlaps, more = box.evaluate(OVERLAPS)
-    assert overlaps == 0 and more >= shown  # room for more names closer in
+
+def test_the_map_from_the_keyboard_the_wheel_and_its_labels(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        goto_app(page, server)
+        box = page.locator(MAP)
+        with step("the offline labels do not overlap at the default zoom, nor closer in"):
+            view = box.evaluate("el => { const c = el.lmdkMap.getCenter();"
+                                " return [[c.lat, c.lng], el.lmdkMap.getZoom()]; }")
+            overlaps, shown = box.evaluate(OVERLAPS)
+            assert overlaps == 0 and shown >= 5
+            assert "wudaokou home" in box.locator(".leaflet-marker-pane").inner_text()
+            zoom = box.evaluate("el => el.lmdkMap.getZoom()")
+            box.evaluate("el => el.lmdkMap.zoomIn(2, {animate: false})")
+            wait_zoomed(page, zoom)
+            wait_still(page, ".leaflet-marker-pane .lmdk-label")  # the labels are laid out again
+            overlaps, more = box.evaluate(OVERLAPS)
+            assert overlaps == 0 and more >= shown  # room for more names closer in
+            box.evaluate("(el, [c, z]) => el.lmdkMap.setView(c, z, {animate: false})", view)
+            assert box.evaluate("el => el.lmdkMap.getZoom()") == view[1]
+        with step("the wheel over the unfocused map scrolls the page, not the map"):
+            assert page.evaluate(SCROLLED) == 0
+            zoom = box.evaluate("el => el.lmdkMap.getZoom()")
+            b = box.bounding_box()
+            page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+            t0 = time.monotonic()
+            page.mouse.wheel(0, 300)
+            page.wait_for_function(f"() => ({SCROLLED})() > 0", timeout=10_000)  # handled
+            elapse(page, t0, 0.4)  # a zoom, if the wheel had been taken by the map, has happened
+            assert box.evaluate("el => el.lmdkMap.getZoom()") == zoom  # the map did not zoom
+            assert page.evaluate(SCROLLED) > 0  # the page did
+            page.mouse.move(0, 0)
+            page.evaluate("() => { document.querySelector(\"[data-testid='stMain']\").scrollTop"
+                          " = 0; window.scrollTo(0, 0); }")
+        with step("the map is one named tab stop; Enter adds a place at its centre"):
+            assert box.get_attribute("tabindex") == "0"
+            assert box.get_attribute("role") == "application"
+            assert "Enter adds a place" in box.get_attribute("aria-label")
+            # Tab reaches the map (focus it as Tab would, then check focus-visible handling)
+            box.focus()
+            centre = box.evaluate(
+                "el => { const c = el.lmdkMap.getCenter(); return [c.lat, c.lng]; }")
+            n = runs(page)
+            page.keyboard.press("Enter")
+            wait_idle(page, since=n)
+            (place,) = _wait_places(page, 1)
+            assert float(haversine_m(place["lat"], place["lon"], *centre)) < 1.0
+            assert "lmdk-map" in page.evaluate(FOCUSED_JS)  # focus kept on the map
+        with step("arrows pan the map (the centre moves), without a rerun"):
+            n = runs(page)
+            page.keyboard.press("ArrowRight")
+            moved = box.evaluate("el => el.lmdkMap.getCenter().lng")
+            assert moved > centre[1] and runs(page) == n
+        field = page.locator("input[aria-label='Add a place at (latitude, longitude)']")
+        with step("a bad typed position says why and adds nothing"):
+            field.fill("91, 116.3")
+            n = runs(page)
+            field.press("Enter")
+            wait_idle(page, since=n)
+            assert "latitude 91.0 outside [-90, 90]" in page.locator(
+                "[data-testid='stAlertContentError']").first.inner_text()
+            assert len(_wait_places(page, 1)) == 1
+        with step("typed coordinates: Enter in the field adds the place, focus stays there"):
+            field.fill("39.9750, 116.3200")
+            n = runs(page)
+            field.press("Enter")
+            wait_idle(page, since=n)
+            places = _wait_places(page, 2)
+            assert any(abs(p["lat"] - 39.975) < 1e-6 and abs(p["lon"] - 116.32) < 1e-6
+                       for p in places)
+            assert "INPUT" in page.evaluate(FOCUSED_JS)
+            assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
+                "Add a place at (latitude, longitude)"
+            assert page.locator("[data-testid='stAlertContentError']").count() == 0
+    finally:
+        page.close()
