@@ -151,11 +151,18 @@ def figure_json(fig: go.Figure) -> str:
     return str(pio.to_json(out, validate=False))
 
 
-def show(fig: go.Figure, *, key: str) -> None:
-    """Draw ``fig`` at ``key``; on a rerun, the chart already there is updated, not re-created.
+def payload(fig: go.Figure) -> dict[str, Any]:
+    """What :func:`show` sends for ``fig``: its Plotly JSON (:func:`figure_json`), the plotly.js
+    to load and the config (dashboard.compute.chart keeps it for a figure that did not change)."""
+    return {"figure": figure_json(fig), "url": plotly_url(lite=not needs_full_plotly(fig)),
+            "config": CONFIG}
+
+
+def show(fig: go.Figure | None, *, key: str, data: dict[str, Any] | None = None) -> None:
+    """Draw ``fig`` (or the :func:`payload` ``data`` of one) at ``key``; on a rerun, the chart
+    already there is updated, not re-created.
 
     The figure travels as Plotly JSON (:func:`figure_json`); tests read it back from the
     element's data (``tests/page_charts.py``).
     """
-    _CHART(key=key, data={"figure": figure_json(fig),
-                          "url": plotly_url(lite=not needs_full_plotly(fig)), "config": CONFIG})
+    _CHART(key=key, data=payload(fig) if data is None else data)
