@@ -100,9 +100,18 @@ def release_error(key: Any, token: str, _traj: pd.DataFrame, _release: Any
 
 
 @st.cache_resource(scope="session", show_spinner=False, max_entries=8)
-def figure(name: str, ident: tuple, _build: Callable[[], Any]) -> Any:
-    """The chart ``name`` as ``_build()`` draws it, kept in this session under ``ident``, which
+def _chart_data(name: str, ident: tuple, _build: Callable[[], Any]) -> dict[str, Any]:
+    from . import charts
+
+    return charts.payload(_build())
+
+
+def chart(name: str, ident: tuple, build: Callable[[], Any], *, key: str) -> None:
+    """Draw the chart ``name`` that ``build()`` makes at ``key``, its figure built and
+    serialised once per ``ident`` in this session (:func:`dashboard.charts.payload`). ``ident``
     must name every input the chart is drawn from (release token or content hash, mask digest,
-    settings): a rerun that changed none of them (a widget elsewhere) redraws the figure without
-    building it again. The figure is never mutated (charts.figure_json works on a copy)."""
-    return _build()
+    settings): a rerun that changed none of them (a widget elsewhere) sends the kept chart
+    without building or serialising the figure again."""
+    from . import charts
+
+    charts.show(None, key=key, data=_chart_data(name, ident, build))

@@ -173,14 +173,14 @@ def render(
                    "information about them.")
     ident = (key, _release_token(release), compute.mask_digest(mask), float(s.epsilon), token,
              float(separation), beyond)  # every input of the chart (lm_loss: _loss's key)
-    charts.show(
-        compute.figure("loss", ident, lambda: figures.loss_figure(
+    compute.chart(
+        "loss", ident, lambda: figures.loss_figure(
             release.eps, guarantee, epsilon=s.epsilon, temporal=loss,
             landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
             max_points=CHART_POINTS, pair_label=pair_label,
             title="Privacy loss over time: guarantee and upper bounds"
             + ("" if beyond is None else
-               f" (not a bound for places further apart than {beyond})"))),
+               f" (not a bound for places further apart than {beyond})")),
         key="loss_chart",
     )
     with st.expander("What each curve means", expanded=False):

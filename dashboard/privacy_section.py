@@ -306,12 +306,12 @@ def render(
     released_with = np.asarray(release.landmarks, dtype=bool)
     dummies = released_with & ~mask if released_with.sum() > mask.sum() else None  # section 2b
     digest = compute.mask_digest(mask)
-    charts.show(
-        compute.figure("allocation", (key, shown.token, digest, float(s.epsilon)),
-                       lambda: figures.allocation_figure(
+    compute.chart(
+        "allocation", (key, shown.token, digest, float(s.epsilon)),
+        lambda: figures.allocation_figure(
             release.budget, mask, epsilon=s.epsilon, time=traj["time"], guarantee=guarantee,
             dummies=dummies, max_points=CHART_POINTS,
-        )),
+        ),
         key="allocation_chart",
     )
     st.header("4 · Released trajectory and its cost")
@@ -358,10 +358,10 @@ def render(
         st.caption(
             "No landmark timestamps yet: with no landmarks every scheme protects each moment at ε."
         )
-    charts.show(
-        compute.figure("error", (key, preview.token, digest), lambda: figures.error_figure(
+    compute.chart(
+        "error", (key, preview.token, digest), lambda: figures.error_figure(
             err, release.published, time=traj["time"], landmarks=mask, max_points=CHART_POINTS
-        )),
+        ),
         key="error_chart",
     )
     _comparison(traj, key, s)

@@ -1,6 +1,6 @@
-"""The page's charts kept per session (dashboard.compute.figure, issue 27's load target): a rerun
-that changes none of a chart's inputs redraws it without building it, and whatever changes, the
-chart drawn is the one a fresh build gives (checked on every run of a session that clicks a
+"""The page's charts kept per session (dashboard.compute.chart, issue 27's load target): a rerun
+that changes none of a chart's inputs sends it without building or serialising it, and whatever
+changes, the chart sent is the one a fresh build gives (checked on every run of a session that clicks a
 place and changes the correlation strength)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ CHARTS = {"allocation", "error", "loss"}
 
 def test_kept_charts_are_fresh_builds_and_an_unchanged_rerun_builds_none(app, fake_map, home,
                                                                          monkeypatch):
-    kept = compute.figure
+    kept = compute._chart_data
     page_built: list[str] = []
     served: list[str] = []
 
@@ -23,12 +23,12 @@ def test_kept_charts_are_fresh_builds_and_an_unchanged_rerun_builds_none(app, fa
             page_built.append(name)
             return _build()
 
-        fig = kept(name, ident, counted)
+        data = kept(name, ident, counted)
         served.append(name)
-        assert charts.figure_json(fig) == charts.figure_json(_build()), (name, ident)
-        return fig
+        assert data == charts.payload(_build()), (name, ident)
+        return data
 
-    monkeypatch.setattr(compute, "figure", checked)
+    monkeypatch.setattr(compute, "_chart_data", checked)
     run(app)  # nothing changed since the first run: every chart comes from the session
     assert set(served) == CHARTS and page_built == []
     add_place_by_click(app, fake_map, *home)
