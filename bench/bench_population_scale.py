@@ -1,7 +1,8 @@
 """Population release at 1x, 2x, 4x and 8x T-Drive scale: time per point and peak memory.
 
 Usage: ``.venv/bin/python bench/bench_population_scale.py [--scales 1,2,4,8]
-[--engines memory,dask,dask-notrim,old] [--old-scales 1] [--workers 2] [--keep DIR]``
+[--engines memory,dask,dask-notrim,old,base] [--old-scales 1] [--base COMMIT] [--workers 2]
+[--keep DIR] [--repeat N]``
 
 T-Drive scale is 10,357 users x 1,448 points (~15 M points). The synthetic population of the
 largest scale is written once as Parquet partitioned by user
@@ -23,6 +24,9 @@ in a fresh subprocess, so its peak memory (VmHWM) is its own:
 * ``old`` — the engine before issue 26 (commit dc0e492, extracted with ``git archive``): the
   whole population read into one DataFrame, one global (uid, time) sort. Run only at
   ``--old-scales`` (it needs ~235 bytes per point).
+* ``base`` — the ``memory`` engine of the commit ``--base`` (extracted with ``git archive``):
+  a before/after comparison in the same run, interleaved with ``memory`` at every scale and
+  repeat.
 
 What is timed (CPU seconds of the driver plus, for Dask, of the workers, ``os.times``):
 
@@ -150,6 +154,7 @@ def main() -> None:
     ap.add_argument("--scales", default="1,2,4,8")
     ap.add_argument("--engines", default="memory,dask,old")
     ap.add_argument("--old-scales", default="1")
+    ap.add_argument("--base", help="commit whose memory engine the 'base' engine runs")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--users", type=int, default=T_DRIVE_USERS, help="users at scale 1")
     ap.add_argument("--points", type=int, default=T_DRIVE_POINTS)
@@ -183,6 +188,16 @@ def main() -> None:
                 arch = subprocess.run(["git", "archive", OLD_COMMIT, "lmdk_core"], cwd=ROOT,
                                       capture_output=True, check=True).stdout
                 subprocess.run(["tar", "-x", "-C", str(old_tree)], input=arch, check=True)
+        base_tree = None
+        if "base" in engines:
+            if not args.base:
+                raise SystemExit("engine 'base' needs --base COMMIT")
+            base_tree = base / f"base-{args.base}"
+            if not base_tree.exists():
+                base_tree.mkdir()
+                arch = subprocess.run(["git", "archive", args.base, "lmdk_core"], cwd=ROOT,
+                                      capture_output=True, check=True).stdout
+                subprocess.run(["tar", "-x", "-C", str(base_tree)], input=arch, check=True)
         rows = []
         for rep in range(args.repeat):  # repeats interleaved: a change of load hits every scale
             for k in scales:  # every engine at one scale, then the next scale
@@ -195,7 +210,7 @@ def main() -> None:
                 for eng in engines:
                     if eng == "old" and k not in old_scales:
                         continue
-                    path = old_tree if eng == "old" else ROOT
+                    path = {"old": old_tree, "base": base_tree}.get(eng) or ROOT
                     r = run(eng, d, places, args.workers, path)  # type: ignore[arg-type]
                     r["scale"], r["repeat"] = k, rep
                     rows.append(r)
@@ -231,6 +246,17 @@ def report(rows: list[dict]) -> None:
               f"{slope(r):7.3f}{slope(r) / slope(f):6.2f}{r['warm_cpu_s']:7.2f}"
               f"{r['peak_mb']:8.0f}{len(runs[r['engine'], r['scale']]):5d}"
               f"{spread[r['engine'], r['scale']]:8.2f}  {wk}{'; ' + ws if ws else ''}")
+    for eng in first:  # the target: CPU per point within 20 % from the smallest to the largest
+        per_pt = [r["cpu_s"] / r["points"] for r in rows if r["engine"] == eng]
+        if len(per_pt) > 1:
+            print(f"{eng}: cpu us/pt max/min over scales {max(per_pt) / min(per_pt):.2f}")
+    bases = {r["scale"]: r for r in rows if r["engine"] == "base"}
+    for r in rows:
+        if r["engine"] == "memory" and r["scale"] in bases:
+            b = bases[r["scale"]]
+            print(f"memory / base at {r['scale']}x: CPU {r['cpu_s'] / b['cpu_s']:.2f}x, fixed "
+                  f"{r['fixed_cpu_s']:.2f} vs {b['fixed_cpu_s']:.2f} s, peak {r['peak_mb']:.0f} vs "
+                  f"{b['peak_mb']:.0f} MB (same release: {r['checksum'] == b['checksum']})")
     olds = {r["scale"]: r for r in rows if r["engine"] == "old"}
     for r in rows:
         if r["engine"] == "memory" and r["scale"] in olds:

@@ -20,7 +20,12 @@ from lmdk_core import ParameterError
 from lmdk_core.mechanisms import laplace, planar_laplace
 from lmdk_core.noise import RandomSource, as_source
 from lmdk_core.noise.apply import noisy_values
-from lmdk_core.noise.discrete import discrete_laplace_array, discrete_laplace_pmf
+from lmdk_core.noise.discrete import (
+    BitStream,
+    discrete_laplace_array,
+    discrete_laplace_pmf,
+    uniform_below,
+)
 from lmdk_core.noise.exact import (
     T_MAX,
     great_circle_m,
@@ -93,6 +98,21 @@ def test_a_failing_source_releases_nothing():
         discrete_laplace_array(10, 1, 10, Broken(generator=np.random.default_rng(0)))
     with registered(RandomSource.seeded(0)) as sid:
         assert sid > 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(2, 2**62), seed=st.integers(0, 2**32))
+def test_uniform_below_reads_chunks_of_the_bit_length_of_m_minus_1(m, seed):
+    """uniform_below(m): k = bit length of m − 1 bits per try (rejection from 2^k), the value
+    the first k-bit chunk of the stream below m — checked against the stream read as one
+    Python integer (bit i of word j is stream bit 64·j + i); a k one too small or too large
+    reads other chunks and fails."""
+    k = (m - 1).bit_length()
+    with BitStream(RandomSource.seeded(seed)) as (buf, st_, fn):
+        u, used = int(uniform_below(buf, st_, fn, m)), int(st_[0])
+        stream = int.from_bytes(buf[:used // 64 + 1].tobytes(), "little")
+    chunks = [(stream >> (i * k)) & ((1 << k) - 1) for i in range(used // k)]
+    assert used % k == 0 and chunks[-1] == u < m and all(c >= m for c in chunks[:-1])
 
 
 # ----------------------------------------------------------------------------- grids

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros
 
 from .source import REFILL, RandomSource, registered
 
@@ -78,11 +79,7 @@ def uniform_below(buf, st, fn, m):
     """Uniform integer in {0, …, m−1} for 1 ≤ m ≤ 2^62 (rejection from the next power of two)."""
     if m <= 1:
         return np.int64(0)
-    k = 0
-    v = m - 1
-    while v > 0:
-        k += 1
-        v >>= 1
+    k = 64 - leading_zeros(np.uint64(m - 1))  # bits of m − 1 (one instruction, no loop)
     while True:
         u = random_bits(buf, st, fn, k)
         if u < m:
@@ -187,8 +184,9 @@ class BitStream:
 
 def discrete_laplace_array(t, s, size: int, source: RandomSource) -> np.ndarray:
     """``size`` independent discrete Laplace variates of scale t/s (int64 arrays or scalars)."""
-    tt = np.broadcast_to(np.asarray(t, dtype=np.int64), (size,)).copy()
-    ss = np.broadcast_to(np.asarray(s, dtype=np.int64), (size,)).copy()
+    # scalars broadcast as stride-0 views: no point-sized copies of t and s
+    tt = np.broadcast_to(np.asarray(t, dtype=np.int64), (size,))
+    ss = np.broadcast_to(np.asarray(s, dtype=np.int64), (size,))
     out = np.empty(size, dtype=np.int64)
     with BitStream(source) as (buf, st, fn):
         _dlap_fill(buf, st, fn, tt, ss, out)

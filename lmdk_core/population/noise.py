@@ -127,4 +127,5 @@ def publish_counts(counts: np.ndarray, tau: float, *, rng: Any = None,
     if not np.issubdtype(c.dtype, np.integer):
         raise ParameterError(f"counts must be integers, got dtype {c.dtype}")
     noise = discrete_laplace(int(c.size), tau, rng=rng, sensitivity=sensitivity).reshape(c.shape)
-    return c.astype(np.int64) + noise
+    noise += c.astype(np.int64, copy=False)  # in place: no third count-sized array
+    return noise
