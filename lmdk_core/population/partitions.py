@@ -185,14 +185,15 @@ def parquet_units(url: Any, *, storage_options: dict | None = None,
 
 
 def read_unit(unit: ParquetUnit, columns: list[str] | None = None) -> pd.DataFrame:
-    """The rows of one unit (uid as a categorical: no Python string per row)."""
+    """The rows of one unit (uid as a categorical: no Python string per row; the other columns
+    are Arrow's buffers, read-only, not copied into one consolidated block)."""
     import pyarrow.parquet as pq
 
     fs, path = _fs(unit.url, unit.storage_options)
     with fs.open(path, "rb") as fh:
         table = pq.ParquetFile(fh, read_dictionary=["uid"]).read_row_groups(
             list(unit.row_groups), columns=columns or COLUMNS)
-    return table.to_pandas()
+    return table.to_pandas(split_blocks=True, self_destruct=True)
 
 
 def units_of(data: Any, *, storage_options: dict | None = None, max_rows: int = MAX_ROWS
