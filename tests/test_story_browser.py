@@ -104,16 +104,19 @@ def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser)
     switch.scroll_into_view_if_needed()
     n = runs(page)
     switch.click()
-    wait_idle(page, settle_ms=800, since=n)
+    expect(page.get_by_role("switch", name="Release with this allocation")).to_be_checked(
+        timeout=10_000)
+    wait_idle(page, since=n)
     details = page.locator("details", has=summary)
     assert details.evaluate("d => d.open") is True
     draw = page.get_by_role("button", name="Draw the real release")  # files: real draws only
     draw.scroll_into_view_if_needed()
     n = runs(page)
     draw.click()
-    wait_idle(page, settle_ms=800, since=n)
-    assert details.evaluate("d => d.open") is True
     button = page.get_by_role("button", name="Public release (CSV)")
+    button.wait_for(timeout=60_000)  # the draw's run has offered the files
+    wait_idle(page, since=n)
+    assert details.evaluate("d => d.open") is True
     button.scroll_into_view_if_needed()
     n = runs(page)
     with page.expect_download(timeout=60_000) as info:
