@@ -1,8 +1,10 @@
 """The guide's numbers on the bundled sample (alice), as the page computes them on a map click:
-closed forms plus one seeded trial release of each data-dependent scheme (``smooth=True``: every
-scheme's trial, smoothed — the page's default — with the landmark-free trials reused as the page
-does), and the Skip target search (``epsilon_for_mean_error``), against the baseline of the
-page's own release (one release of the selected scheme, measured in the same run).
+the closed forms alone (the page's default: its trial releases wait for their switch), or with
+one seeded trial release of each data-dependent scheme (``smooth=True``: every scheme's trial,
+smoothed — what the page computes with the switch on and smoothing on, the landmark-free trials
+reused as the page does), and the Skip target search (``epsilon_for_mean_error``), against the
+baseline of the page's own release (one release of the selected scheme, measured in the same
+run).
 
     python bench/bench_guide.py [--repeat 5]
 """
@@ -50,11 +52,13 @@ def main() -> None:
                                   target_error_m=500.0, radius_m=200.0)
     release_locations(traj, cases["Home + Clinic"], scheme="skip", **kw)
     print(f"sample: {len(traj):,} moments; median CPU of {args.repeat} runs (ms)")
-    print(f"{'case':<15} {'|L|':>6} {'formulas+raw':>13} {'smoothed':>9} {'Skip target':>12} "
-          f"{'release':>8} {'smoothed/release':>17}")
+    print(f"{'case':<15} {'|L|':>6} {'formulas':>9} {'formulas+raw':>13} {'smoothed':>9} "
+          f"{'Skip target':>12} {'release':>8} {'smoothed/release':>17}")
     for name, mask in cases.items():
         reuse: dict = {}
         advice.estimate_errors(traj, mask, **kw, smooth=True, reuse=reuse)  # landmark-free kept
+        formulas = median_s(lambda m=mask: advice.estimate_errors(traj, m, **kw,
+                                                                  simulate=False), args.repeat)
         raw = median_s(lambda m=mask: advice.estimate_errors(traj, m, **kw), args.repeat)
         smooth = median_s(lambda m=mask, r=reuse: advice.estimate_errors(
             traj, m, **kw, smooth=True, reuse=r), args.repeat)
@@ -62,7 +66,8 @@ def main() -> None:
             traj, m, scheme="skip", target_error_m=500.0, radius_m=200.0), args.repeat)
         base = median_s(lambda m=mask: release_locations(traj, m, scheme="skip", **kw),
                         args.repeat)
-        print(f"{name:<15} {int(mask.sum()):>6,} {1000 * raw:>13.1f} {1000 * smooth:>9.1f} "
+        print(f"{name:<15} {int(mask.sum()):>6,} {1000 * formulas:>9.2f} {1000 * raw:>13.1f} "
+              f"{1000 * smooth:>9.1f} "
               f"{1000 * target:>12.1f} {1000 * base:>8.1f} {smooth / base:>17.2f}")
 
 
