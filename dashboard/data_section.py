@@ -224,7 +224,7 @@ def render() -> pd.DataFrame | None:
         key=f"uid_{token}",
         help="Trajectories are protected one person at a time: landmarks are that person's places.",
     )
-    one, t0, t1 = _selection((data, uid), "person", lambda: _person(df, uid))
+    t0, t1 = _selection((data, uid), "person", lambda: _ends(tr.select_user(df, uid)))
     if t1 > t0:
         start, end = st.slider(
             "Time range (UTC)",
@@ -237,9 +237,9 @@ def render() -> pd.DataFrame | None:
             help="Only points in this range are released and analysed. Shorter ranges are faster.",
         )
         traj = _selection((data, uid, start, end), "range", lambda: tr.time_slice(
-            one, pd.Timestamp(start), pd.Timestamp(end)).reset_index(drop=True))
+            tr.select_user(df, uid), pd.Timestamp(start), pd.Timestamp(end)))
     else:
-        traj = one
+        traj = _selection((data, uid), "range", lambda: tr.select_user(df, uid))
     if len(traj) == 0:
         st.warning("No points in this time range; widen it.")
         return None
@@ -258,16 +258,16 @@ SELECTION_KEY = "data_selection"
 
 def _selection(ck: Any, part: str, make: Any) -> Any:
     """``make()`` kept in this session while ``ck`` stays the same (one entry per ``part``): the
-    person list, the person's points and the time range's points are worked out when the data,
-    person or range change, not on every rerun (a map click changes none of them). The frames
-    are never mutated by the page (every change makes a new frame)."""
+    person list, the person's first and last time and the selection's points are worked out
+    when the data, person or range change, not on every rerun (a map click changes none of
+    them). Only the selection's frame is kept (not the person's whole trace beside it); the
+    page never mutates it (every change makes a new frame)."""
     kept = state.kept_dict(SELECTION_KEY)
     if part not in kept or kept[part][0] != ck:
         kept[part] = (ck, make())
     return kept[part][1]
 
 
-def _person(df: pd.DataFrame, uid: Any) -> tuple[pd.DataFrame, dt.datetime, dt.datetime]:
-    """One person's points (index 0..n-1) and the first and last of their times."""
-    one = tr.select_user(df, uid).reset_index(drop=True)
-    return one, one["time"].iloc[0].to_pydatetime(), one["time"].iloc[-1].to_pydatetime()
+def _ends(one: pd.DataFrame) -> tuple[dt.datetime, dt.datetime]:
+    """The first and last time of one person's points."""
+    return one["time"].iloc[0].to_pydatetime(), one["time"].iloc[-1].to_pydatetime()

@@ -56,7 +56,7 @@ def test_a_click_reuses_the_selection_and_the_suggestions(app, fake_map, home, m
     run(app)
     n = len(trajectory.time_slice(one, pd.Timestamp(t0), pd.Timestamp(end)))
     assert _summary(app).startswith(f"**{n:,} points**")
-    assert calls["select_user"] == 0 and calls["labels"] == 1
+    assert calls["select_user"] == 1 and calls["labels"] == 1  # the new range's points
 
     # another person: their own points and suggestions
     app.selectbox(key=f"uid_{app.session_state['data_token']}").set_value(
@@ -64,4 +64,4 @@ def test_a_click_reuses_the_selection_and_the_suggestions(app, fake_map, home, m
     run(app)
     other = df[df.uid == trajectory.users(df)[1]]
     assert _summary(app).startswith(f"**{len(other):,} points**")
-    assert calls["select_user"] == 1 and calls["labels"] == 2
+    assert calls["select_user"] == 3 and calls["labels"] == 2  # their times, their points
