@@ -65,6 +65,7 @@ import glob, json, os, shutil, sys, tempfile, time
 import pandas as pd
 import pyarrow.parquet as pq
 engine, data, places_path, n_workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+import lmdk_core
 from lmdk_core.population import ICDE15_MIX, Grid, draw_preferences, release_population
 
 def vmhwm():
@@ -135,18 +136,24 @@ print(json.dumps({"engine": engine, "wall_s": wall, "cpu_s": cpu, "driver_cpu_s"
                   "worker_peak_mb": sorted(workers.values()),
                   "points": int(rel.private.n_points), "warm_cpu_s": warm,
                   "fixed_cpu_s": fixed_cpu, "fixed_points": int(fixed.private.n_points),
-                  "checksum": int(rel.private.kept_counts.sum())}))
+                  "checksum": int(rel.private.kept_counts.sum()),
+                  "tree": os.path.dirname(os.path.dirname(os.path.realpath(lmdk_core.__file__)))}))
 """
 
 
 def run(engine: str, data: pathlib.Path, places: pathlib.Path, workers: int,
         pythonpath: pathlib.Path) -> dict:
+    # run in the tree itself: `python -c` puts the working directory first on sys.path, so from
+    # ROOT every engine would import ROOT's lmdk_core whatever PYTHONPATH says
     out = subprocess.run([sys.executable, "-c", CHILD, engine, str(data), str(places),
-                          str(workers)], capture_output=True, text=True, cwd=ROOT,
+                          str(workers)], capture_output=True, text=True, cwd=pythonpath,
                          env={"PYTHONPATH": str(pythonpath), "PATH": "/usr/bin:/bin"})
     if out.returncode != 0:
         raise SystemExit(f"{engine} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    if pathlib.Path(r.pop("tree")) != pathlib.Path(pythonpath).resolve():
+        raise SystemExit(f"{engine} imported lmdk_core from elsewhere than {pythonpath}")
+    return r
 
 
 def main() -> None:
