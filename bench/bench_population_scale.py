@@ -156,6 +156,17 @@ def run(engine: str, data: pathlib.Path, places: pathlib.Path, workers: int,
     return r
 
 
+def tree_of(base: pathlib.Path, name: str, commit: str) -> pathlib.Path:
+    """``lmdk_core`` of ``commit`` extracted (``git archive``) under ``base / name``, once."""
+    tree = base / name
+    if not tree.exists():
+        tree.mkdir()
+        arch = subprocess.run(["git", "archive", commit, "lmdk_core"], cwd=ROOT,
+                              capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=arch, check=True)
+    return tree
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scales", default="1,2,4,8")
@@ -187,24 +198,10 @@ def main() -> None:
                   f"{time.perf_counter() - t0:.0f} s")
         files = sorted(full.glob("*.parquet"))
         per_file = max(1, _CHUNK_POINTS // args.points)  # users per file
-        old_tree = None
-        if "old" in engines:
-            old_tree = base / "old"
-            if not old_tree.exists():
-                old_tree.mkdir()
-                arch = subprocess.run(["git", "archive", OLD_COMMIT, "lmdk_core"], cwd=ROOT,
-                                      capture_output=True, check=True).stdout
-                subprocess.run(["tar", "-x", "-C", str(old_tree)], input=arch, check=True)
-        base_tree = None
-        if "base" in engines:
-            if not args.base:
-                raise SystemExit("engine 'base' needs --base COMMIT")
-            base_tree = base / f"base-{args.base}"
-            if not base_tree.exists():
-                base_tree.mkdir()
-                arch = subprocess.run(["git", "archive", args.base, "lmdk_core"], cwd=ROOT,
-                                      capture_output=True, check=True).stdout
-                subprocess.run(["tar", "-x", "-C", str(base_tree)], input=arch, check=True)
+        old_tree = tree_of(base, "old", OLD_COMMIT) if "old" in engines else None
+        if "base" in engines and not args.base:
+            raise SystemExit("engine 'base' needs --base COMMIT")
+        base_tree = tree_of(base, f"base-{args.base}", args.base) if "base" in engines else None
         rows = []
         for rep in range(args.repeat):  # repeats interleaved: a change of load hits every scale
             for k in scales:  # every engine at one scale, then the next scale
@@ -257,21 +254,15 @@ def report(rows: list[dict]) -> None:
         per_pt = [r["cpu_s"] / r["points"] for r in rows if r["engine"] == eng]
         if len(per_pt) > 1:
             print(f"{eng}: cpu us/pt max/min over scales {max(per_pt) / min(per_pt):.2f}")
-    bases = {r["scale"]: r for r in rows if r["engine"] == "base"}
-    for r in rows:
-        if r["engine"] == "memory" and r["scale"] in bases:
-            b = bases[r["scale"]]
-            print(f"memory / base at {r['scale']}x: CPU {r['cpu_s'] / b['cpu_s']:.2f}x, fixed "
-                  f"{r['fixed_cpu_s']:.2f} vs {b['fixed_cpu_s']:.2f} s, peak {r['peak_mb']:.0f} vs "
-                  f"{b['peak_mb']:.0f} MB (same release: {r['checksum'] == b['checksum']})")
-    olds = {r["scale"]: r for r in rows if r["engine"] == "old"}
-    for r in rows:
-        if r["engine"] == "memory" and r["scale"] in olds:
-            o = olds[r["scale"]]
-            print(f"memory / old at {r['scale']}x: wall {r['wall_s'] / o['wall_s']:.2f}x, "
-                  f"CPU {r['cpu_s'] / o['cpu_s']:.2f}x, "
-                  f"peak {r['peak_mb'] / o['peak_mb']:.2f}x (same release: "
-                  f"{r['checksum'] == o['checksum']})")
+    for other in ("base", "old"):  # the same release from another tree, at the same scales
+        against = {r["scale"]: r for r in rows if r["engine"] == other}
+        for r in rows:
+            if r["engine"] == "memory" and r["scale"] in against:
+                o = against[r["scale"]]
+                print(f"memory / {other} at {r['scale']}x: wall {r['wall_s'] / o['wall_s']:.2f}x, "
+                      f"CPU {r['cpu_s'] / o['cpu_s']:.2f}x, fixed {r['fixed_cpu_s']:.2f} vs "
+                      f"{o['fixed_cpu_s']:.2f} s, peak {r['peak_mb']:.0f} vs {o['peak_mb']:.0f} MB "
+                      f"(same release: {r['checksum'] == o['checksum']})")
     print("'cpu us/pt' = CPU seconds of the release (driver plus, for dask, workers) / points, "
           "every per-release cost included; 'x 1st' = that / the same engine's at the smallest "
           "scale run. 'fixed s' = CPU of a release of ten users on the same grid and tables "
