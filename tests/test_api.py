@@ -363,12 +363,13 @@ def _old_spelling(node: ast.Call, n_pos: int, meta: dict) -> bool:
         and not any(isinstance(a, ast.Starred) for a in node.args))
 
 
-def _deliberate_calls(tree: ast.AST) -> set[int]:
+def _deliberate_calls(withs: list[ast.With]) -> set[int]:
     """ids of the calls inside ``with pytest.warns(...)``, ``pytest.raises(...)`` or
-    ``pytest.deprecated_call()``: a test calling an old spelling on purpose."""
+    ``pytest.deprecated_call()`` among the ``with`` statements ``withs``: a test calling an old
+    spelling on purpose."""
     out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.With) and any(
+    for node in withs:
+        if any(
                 isinstance(e := item.context_expr, ast.Call) and isinstance(e.func, ast.Attribute)
                 and isinstance(e.func.value, ast.Name) and e.func.value.id == "pytest"
                 and e.func.attr in ("warns", "raises", "deprecated_call") for item in node.items):
@@ -395,10 +396,16 @@ def old_spelling_calls(source: str, spelled: dict[str, tuple[int, dict]],
     """Names of the renamed functions and methods that ``source`` calls with an old spelling
     (calls inside ``pytest.warns``/``pytest.raises`` blocks are deliberate and skipped)."""
     tree = ast.parse(source)
-    deliberate = _deliberate_calls(tree)
-    found = set()
+    calls, withs = [], []  # one walk of the whole tree (it is most of this check's time)
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or id(node) in deliberate:
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, ast.With):
+            withs.append(node)
+    deliberate = _deliberate_calls(withs)
+    found = set()
+    for node in calls:
+        if id(node) in deliberate:
             continue
         f = node.func
         name = f.id if isinstance(f, ast.Name) else None
