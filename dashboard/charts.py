@@ -10,6 +10,14 @@ element.
 That keeps the zoom (the figures' ``uirevision``) and made a map click → every chart updated
 about 0.5 s faster on the sample (bench/bench_click.py: 2.50 s → 2.0 s median).
 
+A chart out of view (below the fold, in a closed expander) is not redrawn on each rerun: it keeps
+its figure, marked ``data-lmdk-pending``, and draws the latest one when it comes within half a
+screen of the view, when the page is printed, or on ``window.lmdkDrawCharts()`` (what the browser
+tests call before reading a chart). A map click at the top of the page redrew every chart below
+it, some 0.5 CPU-s of the browser per click on the sample, whether or not anyone looked at them
+(bench/bench_load.py). The first figure of a chart is drawn at once, wherever it is; an unchanged
+figure is not handed to Plotly again.
+
 plotly.js is served by this app's own server (declared component directories); nothing is
 fetched from the internet. Figures whose traces are all of :data:`LITE_TRACES` (every figure of
 the dashboard) load ``assets/plotly-lmdk.min.js``, plotly.js built with only those trace types
@@ -83,13 +91,32 @@ function loadPlotly(url) {
   });
   return bundles[url];
 }
-export default async function ({ parentElement, data }) {
-  let div = parentElement.querySelector('.lmdk-chart');
-  if (!div) {
-    div = document.createElement('div');
-    div.className = 'lmdk-chart';
-    parentElement.appendChild(div);
-  }
+// Charts out of view are not redrawn on every rerun: each keeps the figure it was last sent
+// and draws it when it comes within half a screen of the view, when the page is printed, or
+// on window.lmdkDrawCharts() (which resolves once every chart shows its latest figure).
+// One registry per page (on window: every chart's module run shares it).
+const lazy = window.lmdkLazyCharts || (window.lmdkLazyCharts = (() => {
+  const charts = new Set();
+  const observer = typeof IntersectionObserver === 'undefined' ? null
+    : new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        e.target.lmdkInView = e.isIntersecting;
+        if (e.isIntersecting) drawLatest(e.target);
+      }
+    }, { rootMargin: '50% 0px' });
+  const drawAll = () => Promise.all([...charts].map((div) => {
+    if (!div.isConnected) { charts.delete(div); observer && observer.unobserve(div); return null; }
+    return drawLatest(div);
+  }));
+  window.lmdkDrawCharts = drawAll;
+  window.addEventListener('beforeprint', drawAll);
+  return { charts, observer };
+})());
+function sameFigure(a, b) {
+  return !!a && !!b && a.figure === b.figure && a.url === b.url
+    && JSON.stringify(a.config) === JSON.stringify(b.config);
+}
+async function draw(div, data) {
   try {
     const Plotly = await loadPlotly(data.url);
     const fig = JSON.parse(data.figure);
@@ -100,6 +127,39 @@ export default async function ({ parentElement, data }) {
   } catch (err) {
     div.textContent = 'The chart could not be drawn: ' + err.message;
   }
+}
+// Draws the chart's latest figure unless it shows it already; one draw at a time per chart.
+function drawLatest(div) {
+  if (div.lmdkBusy) return div.lmdkBusy;
+  if (sameFigure(div.lmdkWant, div.lmdkShown)) {
+    delete div.dataset.lmdkPending;
+    return Promise.resolve();
+  }
+  const run = async () => {
+    while (!sameFigure(div.lmdkWant, div.lmdkShown)) {
+      const want = div.lmdkWant;
+      await draw(div, want);
+      div.lmdkShown = want;
+    }
+    delete div.dataset.lmdkPending;
+  };
+  div.lmdkBusy = run().finally(() => { div.lmdkBusy = null; });
+  return div.lmdkBusy;
+}
+export default function ({ parentElement, data }) {
+  let div = parentElement.querySelector('.lmdk-chart');
+  if (!div) {
+    div = document.createElement('div');
+    div.className = 'lmdk-chart';
+    parentElement.appendChild(div);
+    lazy.charts.add(div);
+    if (lazy.observer) lazy.observer.observe(div);
+  }
+  div.lmdkWant = data;
+  // the first figure is drawn at once, wherever the chart is; a new one only while in view
+  if (div.lmdkShown === undefined || div.lmdkInView !== false) return drawLatest(div);
+  if (!sameFigure(data, div.lmdkShown)) div.dataset.lmdkPending = 'true';
+  return null;
 }
 """
 _CHART = st.components.v2.component("lmdk_chart", js=_JS, isolate_styles=False)

@@ -42,6 +42,9 @@ CHARTS_DRAWN = """() => Array.from(
               : c.querySelector('.js-plotly-plot') !== null)"""
 """Every chart of dashboard.charts and the map have been drawn: their elements load plotly.js or
 Leaflet and draw after the script has finished, so "not running" alone can come before them."""
+DRAW_CHARTS = "() => window.lmdkDrawCharts && window.lmdkDrawCharts()"
+"""Draw every chart's latest figure, as scrolling to each would (dashboard/charts.py redraws a
+chart out of view only when it comes into view); resolves once all are drawn."""
 
 
 @contextlib.contextmanager
@@ -165,6 +168,7 @@ def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000, *,
         " && performance.now() - Math.max(window.__lmdkChanged, window.__lmdkMutated, t1)"
         " >= s; }",
         arg=[page.evaluate("performance.now()"), settle_ms], timeout=timeout_ms, polling=50)
+    page.evaluate(DRAW_CHARTS)
     page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms)
 
 
@@ -281,6 +285,7 @@ def resize(page, width: int, height: int, target) -> None:
 
 def chart_signature(page, index: int = 0) -> str:
     """The data of the index-th Plotly chart on the page, as JSON (changes when the chart does)."""
+    page.evaluate(DRAW_CHARTS)
     return page.evaluate(
         "(i) => { const d = document.querySelectorAll('.js-plotly-plot')[i];"
         " return d && d.data ? JSON.stringify(d.data.map(t => t.y)) : null; }",
@@ -291,7 +296,8 @@ def chart_signature(page, index: int = 0) -> str:
 def wait_chart_change(page, before: str, index: int = 0, timeout_ms: int = 30_000) -> None:
     """Wait until the index-th Plotly chart's data differs from ``before``."""
     page.wait_for_function(
-        "([i, b]) => { const d = document.querySelectorAll('.js-plotly-plot')[i];"
+        "([i, b]) => { window.lmdkDrawCharts && window.lmdkDrawCharts();"
+        " const d = document.querySelectorAll('.js-plotly-plot')[i];"
         " return d && d.data && JSON.stringify(d.data.map(t => t.y)) !== b; }",
         arg=[index, before],
         timeout=timeout_ms,

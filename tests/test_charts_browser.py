@@ -98,3 +98,100 @@ def test_the_small_bundle_draws_every_trace_type_the_dashboard_uses(browser):
     assert out["scattergl"]["gl"] >= 1
     assert out["bar"]["bars"] == 2
     assert out["heatmap"]["heatmap"] == 1
+
+
+# One chart element (dashboard.charts._JS, the module Streamlit runs) at the top of a page and
+# one below a tall spacer, driven as Streamlit drives it: default({parentElement, data}) on
+# every rerun. Plotly.react is counted.
+LAZY_PAGE = """<html><body style="margin:0">
+<div id="top" style="width:400px;height:300px"></div>
+<div style="height:4000px"></div>
+<div id="low" style="width:400px;height:300px"></div></body></html>"""
+
+LAZY_SETUP = """async (js) => {
+  const mod = await import(URL.createObjectURL(new Blob([js], {type: 'text/javascript'})));
+  window.chart = (id, data) => mod.default({parentElement: document.getElementById(id), data});
+  window.ys = (id) => { const d = document.querySelector('#' + id + ' .lmdk-chart');
+    return d && d.data ? d.data[0].y : null; };
+  window.pending = (id) =>
+    document.querySelector('#' + id + ' .lmdk-chart').dataset.lmdkPending === 'true';
+}"""
+
+
+def _lazy_payloads() -> list[dict]:
+    import plotly.graph_objects as go
+
+    from dashboard.charts import payload
+
+    return [payload(go.Figure(go.Scatter(y=[k, k + 1, k + 3], mode="lines"),
+                              layout={"uirevision": "x"})) for k in range(4)]
+
+
+def _lazy_run(browser, js: str, *, full: bool = True) -> dict:
+    """The lazy-drawing story on one page; what each step saw (``full=False``: up to the first
+    rerun)."""
+    from dashboard.charts import LITE_BUNDLE, LITE_DIR
+
+    p = _lazy_payloads()
+    page = browser.new_page(viewport={"width": 800, "height": 600})
+    try:
+        page.route("http://lmdk.test/**", lambda route: route.fulfill(
+            body=(LITE_DIR / LITE_BUNDLE).read_bytes() if route.request.url.endswith(".js")
+            else LAZY_PAGE, content_type="text/javascript" if route.request.url.endswith(".js")
+            else "text/html"))
+        page.goto("http://lmdk.test/")
+        page.evaluate(LAZY_SETUP, js)
+        data = [{**d, "url": "http://lmdk.test/plotly.js"} for d in p]
+        out = {}
+        # first figures: drawn at once, also below the fold
+        page.evaluate("async (d) => { await chart('top', d); await chart('low', d); }", data[0])
+        page.wait_for_function("() => ys('low') !== null && ys('top') !== null")
+        page.evaluate("() => { window.reacts = 0; const r = Plotly.react;"
+                      " Plotly.react = (...a) => { window.reacts += 1; return r.apply(Plotly, a); }; }")
+        out["first"] = page.evaluate("() => [ys('top'), ys('low')]")
+        # a rerun with new figures: the chart in view is redrawn, the one below is not
+        page.evaluate("async (d) => { await chart('top', d); await chart('low', d); }", data[1])
+        out["rerun"] = page.evaluate("() => [ys('top'), ys('low'), pending('low'), reacts]")
+        if not full:
+            return out
+        # the same figure again: nothing to draw
+        page.evaluate("async (d) => { await chart('top', d); }", data[1])
+        out["same"] = page.evaluate("() => reacts")
+        # scrolling the chart below into view draws its latest figure
+        page.locator("#low").scroll_into_view_if_needed()
+        page.wait_for_function("(y) => JSON.stringify(ys('low')) === JSON.stringify(y)",
+                               arg=[1, 2, 4], timeout=10_000)
+        out["scrolled"] = page.evaluate("() => [ys('low'), pending('low')]")
+        # now the top one is out of view: printing draws it (and lmdkDrawCharts resolves
+        # when every chart shows its latest figure)
+        page.evaluate("async (d) => { await chart('top', d); }", data[2])
+        out["hidden"] = page.evaluate("() => [ys('top'), pending('top')]")
+        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+        page.wait_for_function("() => !pending('top')", timeout=10_000)
+        out["printed"] = page.evaluate("() => ys('top')")
+        page.evaluate("async (d) => { await chart('top', d); }", data[3])
+        page.evaluate("() => window.lmdkDrawCharts()")
+        out["flushed"] = page.evaluate("() => [ys('top'), pending('top')]")
+    finally:
+        page.close()
+    return out
+
+
+def test_charts_out_of_view_wait_for_the_view_and_always_show_their_latest_figure(browser):
+    """A rerun redraws only the charts in (or near) the view; a chart below the fold keeps its
+    figure, marked pending, until it is scrolled to (or the page is printed, or
+    ``window.lmdkDrawCharts()`` runs): then it shows the figure of the latest run."""
+    from dashboard.charts import _JS
+
+    out = _lazy_run(browser, _JS)
+    assert out["first"] == [[0, 1, 3], [0, 1, 3]]
+    assert out["rerun"] == [[1, 2, 4], [0, 1, 3], True, 1]  # one Plotly.react: the top chart
+    assert out["same"] == 1  # an unchanged figure is not handed to Plotly again
+    assert out["scrolled"] == [[1, 2, 4], False]
+    assert out["hidden"] == [[1, 2, 4], True]
+    assert out["printed"] == [2, 3, 5]
+    assert out["flushed"] == [[3, 4, 6], False]
+    # the check above can fail: an element that redraws wherever the chart is (the in-view test
+    # removed) draws the chart below at once
+    eager = _lazy_run(browser, _JS.replace("div.lmdkInView !== false", "true"), full=False)
+    assert eager["rerun"][1:3] == [[1, 2, 4], False]
