@@ -38,6 +38,8 @@ OBSERVE = """() => {
 }"""
 
 DONE = """([t0, before]) => {
+  // charts out of view draw their latest figure (dashboard/charts.py), as if scrolled to
+  if (window.lmdkDrawCharts) window.lmdkDrawCharts();
   // any state change since the action (a fast run's running/notRunning may be coalesced)
   if (!window.__states.some(e => e[0] >= t0)) return false;
   const app = document.querySelector("[data-testid='stApp']");
