@@ -9,13 +9,17 @@ clock from the action until the script has run and stopped again and (for clicks
 on the page has new data. The map is Leaflet in the page itself (dashboard/map_element.py), which
 sends each click at once. Never fails on timing.
 
-Usage: python bench/bench_click.py [--clicks 5] [--verbose] [--sections]
+The guide's trial releases wait for their switch (off, as a newcomer finds the page);
+``--guide-trials`` switches them on first, to measure a click of someone who turned them on.
+
+Usage: python bench/bench_click.py [--clicks 5] [--verbose] [--sections] [--guide-trials]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -107,6 +111,8 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="print each run's script-state timeline")
     ap.add_argument("--sections", action="store_true",
                     help="also print the server's time per page section (dashboard/timing.py)")
+    ap.add_argument("--guide-trials", action="store_true",
+                    help="switch on the guide's trial releases before measuring")
     args = ap.parse_args()
     global VERBOSE
     VERBOSE = args.verbose
@@ -134,6 +140,12 @@ def main() -> None:
             page.goto(f"http://127.0.0.1:{port}/?tiles=none")
             tb.wait_idle(page, settle_ms=800, timeout_ms=180_000)  # a cold start under load
             page.locator(tb.MAP).wait_for(timeout=30_000)
+            if args.guide_trials:
+                label = page.get_by_text(re.compile("^Trial releases on your trace"))
+                label.scroll_into_view_if_needed()
+                label.click()  # the switch's input is drawn under its label
+                tb.wait_idle(page, settle_ms=800, timeout_ms=180_000)
+                page.locator("h1").first.scroll_into_view_if_needed()  # back to the top
             page.evaluate(OBSERVE)
 
             seen, _ = server_sections(0)
@@ -162,8 +174,9 @@ def main() -> None:
         tb.stop_server(proc)
 
     med_b, med_c = statistics.median(base), statistics.median(clicks)
+    trials = "on" if args.guide_trials else "off"
     print(f"bundled sample, {len(first):,} points for the first user; {args.clicks} runs each; "
-          f"load average {os.getloadavg()[0]:.2f}")
+          f"guide's trial releases {trials}; load average {os.getloadavg()[0]:.2f}")
     print(f"no-op rerun ('r')           median {med_b:.3f} s   max {max(base):.3f} s")
     print(f"map click -> page updated   median {med_c:.3f} s   max {max(clicks):.3f} s")
     print(f"click / no-op rerun ratio   {med_c / med_b:.2f}x")
