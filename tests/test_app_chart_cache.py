@@ -1,7 +1,7 @@
 """The page's charts kept per session (dashboard.compute.chart, issue 27's load target): a rerun
 that changes none of a chart's inputs sends it without building or serialising it, and whatever
-changes, the chart sent is the one a fresh build gives (checked on every run of a session that clicks a
-place and changes the correlation strength)."""
+changes, the chart sent is the one a fresh build gives (checked on every run of a session that
+clicks a place and changes the correlation strength)."""
 
 from __future__ import annotations
 
