@@ -246,8 +246,8 @@ def _guide(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
                    f"smallest expected error ({_number(best).replace('≥', 'at least')} here): "
                    f"{WHY[best.scheme]}")
         st.caption("The recommendation uses only the formulas of public counts (moments, moments "
-                   "at your places, ε, r), so following it reveals nothing more about your trace; "
-                   "the simulated rows are for your judgement.")
+                   "at your places, ε, r), so following it reveals nothing more about your trace"
+                   + ("; the simulated rows are for your judgement." if trials_on() else "."))
         current = by.get(s.scheme)
         worse = current is None or not current.landmark_private or not (
             current.estimate <= best.estimate * 1.05)
@@ -313,7 +313,8 @@ def _target(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
         scheme, name = fallback, SCHEME_LABELS[fallback].split(" (")[0]
     adv = _target_advice(traj, key, mask, scheme, float(target), s.radius_m)
     smoothing = (" Errors of the released points before smoothing, as that Mean error; the "
-                 "table above shows the smoothed ones." if smoothing_section.enabled() else "")
+                 "table above shows the smoothed ones." if smoothing_section.enabled()
+                 and trials_on() else "")
     if adv.reads_trace:
         _target_from_trace(adv, name, s, smoothing)
         return

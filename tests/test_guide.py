@@ -92,6 +92,8 @@ def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
     assert skip.kind == "lower bound"
     assert f"(at least {fmt_distance(skip.mean_error)} here)" in _recommended(app)
     assert not any(k[-2] for k in app.session_state["guide_estimates"])  # no trial was run
+    captions = " ".join(c.value for c in app.caption)  # and none is spoken of
+    assert "shows the smoothed ones" not in captions and "simulated rows" not in captions
     text = " ".join(c.value for c in app.caption)
     assert "for your eyes only" in text and "never exported" in text
     # the seeded trial runs never become the real release (which is what exports use): the
@@ -277,6 +279,7 @@ def test_guide_table_follows_the_smoothing_toggle(app, fake_map, home, sample):
     row = skip_row()
     assert row["Expected mean error"] == fmt_distance(est["skip"].smoothed)
     assert row["How we know"].endswith("smoothed")
+    assert "the table above shows the smoothed ones" in " ".join(c.value for c in app.caption)
     app.toggle(key="smooth_release").set_value(False)
     run(app)
     row = skip_row()
