@@ -147,7 +147,8 @@ def _lazy_run(browser, js: str, *, full: bool = True) -> dict:
         page.evaluate("async (d) => { await chart('top', d); await chart('low', d); }", data[0])
         page.wait_for_function("() => ys('low') !== null && ys('top') !== null")
         page.evaluate("() => { window.reacts = 0; const r = Plotly.react;"
-                      " Plotly.react = (...a) => { window.reacts += 1; return r.apply(Plotly, a); }; }")
+                      " Plotly.react = (...a) => { window.reacts += 1;"
+                      " return r.apply(Plotly, a); }; }")
         out["first"] = page.evaluate("() => [ys('top'), ys('low')]")
         # a rerun with new figures: the chart in view is redrawn, the one below is not
         page.evaluate("async (d) => { await chart('top', d); await chart('low', d); }", data[1])
