@@ -94,9 +94,9 @@ function loadPlotly(url) {
 // Charts out of view are not redrawn on every rerun: each keeps the figure it was last sent
 // and draws it when it comes within half a screen of the view, when the page is printed, or
 // on window.lmdkDrawCharts() (which resolves once every chart shows its latest figure).
-// One registry per page (on window: every chart's module run shares it).
+// One observer per page (on window), shared by every chart; it does not keep a removed chart
+// alive, and no list of charts is kept (lmdkDrawCharts finds them in the page).
 const lazy = window.lmdkLazyCharts || (window.lmdkLazyCharts = (() => {
-  const charts = new Set();
   const observer = typeof IntersectionObserver === 'undefined' ? null
     : new IntersectionObserver((entries) => {
       for (const e of entries) {
@@ -104,13 +104,11 @@ const lazy = window.lmdkLazyCharts || (window.lmdkLazyCharts = (() => {
         if (e.isIntersecting) drawLatest(e.target);
       }
     }, { rootMargin: '50% 0px' });
-  const drawAll = () => Promise.all([...charts].map((div) => {
-    if (!div.isConnected) { charts.delete(div); observer && observer.unobserve(div); return null; }
-    return drawLatest(div);
-  }));
+  const drawAll = () => Promise.all(
+    Array.from(document.querySelectorAll('.lmdk-chart'), (div) => drawLatest(div)));
   window.lmdkDrawCharts = drawAll;
   window.addEventListener('beforeprint', drawAll);
-  return { charts, observer };
+  return { observer };
 })());
 function sameFigure(a, b) {
   return !!a && !!b && a.figure === b.figure && a.url === b.url
@@ -131,7 +129,7 @@ async function draw(div, data) {
 // Draws the chart's latest figure unless it shows it already; one draw at a time per chart.
 function drawLatest(div) {
   if (div.lmdkBusy) return div.lmdkBusy;
-  if (sameFigure(div.lmdkWant, div.lmdkShown)) {
+  if (!div.lmdkWant || sameFigure(div.lmdkWant, div.lmdkShown)) {
     delete div.dataset.lmdkPending;
     return Promise.resolve();
   }
@@ -152,7 +150,6 @@ export default function ({ parentElement, data }) {
     div = document.createElement('div');
     div.className = 'lmdk-chart';
     parentElement.appendChild(div);
-    lazy.charts.add(div);
     if (lazy.observer) lazy.observer.observe(div);
   }
   div.lmdkWant = data;
