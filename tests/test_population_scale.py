@@ -214,6 +214,21 @@ def test_own_place_mask_reads_only_the_partitions_users_from_a_larger_index(pop)
     assert not own_place_mask(code, lat, lon, uids, none).any()
 
 
+
+def test_own_place_mask_in_blocks_is_the_same_mask(pop, monkeypatch):
+    """own_place_mask tests points in blocks (bounded temporaries): blocks of 7 points (users
+    cut across blocks, a last partial block) give the mask of one block holding every point."""
+    from lmdk_core.population import core
+
+    traj, places, _, _ = pop
+    uids = np.array(sorted(traj["uid"].astype(str).unique()), dtype=object)
+    code = pd.Index(uids).get_indexer(traj["uid"].astype(str))
+    lat, lon = traj["lat"].to_numpy(), traj["lon"].to_numpy()
+    assert code.size % 7 and code.size < core._BLOCK
+    want = core.own_place_mask(code, lat, lon, uids, places)
+    monkeypatch.setattr(core, "_BLOCK", 7)
+    assert want.any() and np.array_equal(core.own_place_mask(code, lat, lon, uids, places), want)
+
 def test_place_index_holds_each_users_rows_and_pickles_as_arrays(pop):
     """places_by_user: each user's rows of the table, in table order; a pickled copy is the same
     index and is a few buffers (a Dask broadcast is one message, not one per user)."""
