@@ -293,8 +293,10 @@ def chart_signature(page, index: int = 0) -> str:
     )
 
 
-def wait_chart_change(page, before: str, index: int = 0, timeout_ms: int = 30_000) -> None:
-    """Wait until the index-th Plotly chart's data differs from ``before``."""
+def wait_chart_change(page, before: str, index: int = 0, timeout_ms: int = 60_000) -> None:
+    """Wait until the index-th Plotly chart's data differs from ``before``, at most as long as
+    :func:`wait_idle` waits for a run (30 s was within reach of one click's run with the load
+    at ~9x the cores)."""
     page.wait_for_function(
         "([i, b]) => { window.lmdkDrawCharts && window.lmdkDrawCharts();"
         " const d = document.querySelectorAll('.js-plotly-plot')[i];"
@@ -304,7 +306,7 @@ def wait_chart_change(page, before: str, index: int = 0, timeout_ms: int = 30_00
     )
 
 
-def selected_value(selectbox, expect: str | None = None, timeout_s: float = 10.0) -> str:
+def selected_value(selectbox, expect: str | None = None, timeout_s: float = 30.0) -> str:
     """Text shown by a selectbox; with ``expect``, poll until it appears (the widget is briefly
     re-rendered after a rerun) and return the last text read."""
     deadline = time.monotonic() + timeout_s
