@@ -15,7 +15,9 @@ their own number in every profile.
 """
 
 import functools
+import itertools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,6 +123,45 @@ APP_FILES = frozenset({
 def layer_of(file_name: str) -> str:
     """The layer of the test file called ``file_name`` (a base name such as ``test_app.py``)."""
     return "e2e" if file_name in E2E_FILES else "app" if file_name in APP_FILES else "unit"
+
+
+_MARK_WORDS = {"and", "or", "not", "True", "False", "None"}
+
+
+def pytest_ignore_collect(collection_path, config):
+    """With ``-m`` selecting layers (``make test-unit`` …), the test files of a layer it cannot
+    select are not imported at all. Each test process imported every test file only to deselect
+    most: ``-m app`` collected in 8.0 CPU-s, 4.1 without them. A file is skipped only when the
+    expression is false for its layer under every value of the other markers it names (so
+    ``-m "unit and not slow"`` skips the app and e2e files, never a unit file)."""
+    expr = config.option.markexpr
+    path = Path(collection_path)
+    if not expr or path.parent != Path(__file__).parent or not path.name.startswith("test_"):
+        return None
+    from _pytest.mark.expression import Expression
+
+    try:
+        compiled = Expression.compile(expr)
+    except SyntaxError:
+        return None  # pytest reports it
+    layer = layer_of(path.name)
+    free = sorted(set(re.findall(r"[\w.+\-:/\\\[\]]+", expr)) - _MARK_WORDS - set(LAYERS))
+    if len(free) > 8:
+        return None
+    unknown = []
+
+    def has(marks: dict[str, bool], name: str, /, **kwargs: object) -> bool:
+        if name in LAYERS:
+            return name == layer
+        if name not in marks:
+            unknown.append(name)  # a name the scan above missed: no claim about it
+        return marks.get(name, False)
+
+    for values in itertools.product((False, True), repeat=len(free)):
+        marks = dict(zip(free, values, strict=True))
+        if compiled.evaluate(functools.partial(has, marks)) or unknown:
+            return None
+    return True
 
 
 def pytest_collection_modifyitems(config, items):
