@@ -114,7 +114,7 @@ APP_FILES = frozenset({
     "test_app.py", "test_app_chart_cache.py", "test_app_pages.py", "test_app_smoothing.py",
     "test_attacks_page.py",
     "test_data_section.py", "test_guide.py", "test_hide_section.py", "test_loss_text.py",
-    "test_map_section.py", "test_pages_settings.py", "test_patterns_page.py",
+    "test_map_section.py", "test_page_reuse.py", "test_pages_settings.py", "test_patterns_page.py",
     "test_place_names.py", "test_population_page.py", "test_population_temporal_page.py",
     "test_scheme_reserve.py", "test_story_app.py",
 })
