@@ -68,6 +68,8 @@ def fixed_sleeps(source: str) -> list[tuple[str, int]]:
     """``time.sleep(…)`` and ``….wait_for_timeout(…)`` calls that are not the pause of a polling
     loop (a ``while`` around them that tests a condition), as (enclosing function, line)."""
     found: list[tuple[str, int]] = []
+    if "sleep" not in source and "wait_for_timeout" not in source:
+        return found  # neither name in the text, so in no call: no need to parse (most files)
 
     def visit(node: ast.AST, function: str, in_loop: bool) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
