@@ -243,8 +243,8 @@ def _guide(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
     if best is not None:
         label = SCHEME_LABELS[best.scheme].split(" (")[0]
         st.success(f"Recommended: **{label}** — of the schemes that protect your places, the "
-                   f"smallest expected error ({_number(best).replace('≥', 'at least')} here): "
-                   f"{WHY[best.scheme]}")
+                   "smallest expected error by the formulas "
+                   f"({_number(best).replace('≥', 'at least')} here): {WHY[best.scheme]}")
         st.caption("The recommendation uses only the formulas of public counts (moments, moments "
                    "at your places, ε, r), so following it reveals nothing more about your trace"
                    + ("; the simulated rows are for your judgement." if trials_on() else "."))
