@@ -49,9 +49,15 @@ INTRO = (
 
 # The page's top is kept short so the map below sits fully in view on a 1280x720 laptop screen
 # (Streamlit's default 6rem top padding and 2.75rem title pushed it below the fold).
+# While a run is under way, elements not yet redrawn still turn pale, but in one step (after
+# Streamlit's 0.5 s delay and 1 s fade) instead of a fade: the fade recomposited the page at
+# every frame for as long as a run lasted, so the slower the shared server, the more CPU each
+# browser spent (the GPU process's share in bench/bench_load.py).
 COMPACT_TOP = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3.5rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding-top: 0; }
+[data-stale="true"], [data-testid="stExpander"] details, [data-testid="stExpander"] summary {
+  transition-timing-function: step-end !important; }
 </style>"""
 
 EXPLAINER = """
