@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import leading_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from .source import REFILL, RandomSource, registered
 
@@ -38,52 +38,202 @@ BUFFER_WORDS = 1 << 13
 """Words per refill (64 KiB): refills are rare, and the objmode call cost is amortised."""
 
 
-# The refill check is written out in each reader: moving it into a helper taking the callback
-# measured ~30x slower (numba does not inline the call through the function-pointer argument).
+# The kernels keep the bit position in a local variable (a register) threaded through the
+# readers below as ``(value, pos)``, inlined into one function by numba (``inline="always"``):
+# reading st[0] from memory and storing it back at every bit chained each read on the previous
+# store, and the callback argument stopped LLVM from inlining across calls. The refill check
+# stays in each reader (a helper taking the callback measured ~30x slower). ``st`` is read once
+# when a kernel starts and written once when it ends, so the bit stream, the refills and the
+# bits read are exactly those of one-bit-at-a-time reads (tests/test_noise_identity.py).
+_INLINE = {"cache": True, "inline": "always"}
+
+
+@numba.njit(**_INLINE)
+def _bit(buf, pos, fn, sid):
+    """One uniform bit at position ``pos`` → (bit, next position)."""
+    if pos >= buf.size * 64:
+        fn(buf.ctypes.data, buf.size, sid)
+        pos = 0
+    return np.int64((buf[pos >> 6] >> np.uint64(pos & 63)) & np.uint64(1)), pos + 1
+
+
+@numba.njit(**_INLINE)
+def _bits(buf, pos, fn, sid, k):
+    """``k`` uniform bits (1 ≤ k ≤ 62) as a non-negative int64 → (value, next position)."""
+    if pos >= buf.size * 64:
+        fn(buf.ctypes.data, buf.size, sid)
+        pos = 0
+    off = pos & 63
+    avail = 64 - off
+    word = buf[pos >> 6] >> np.uint64(off)
+    if avail >= k:
+        return np.int64(word & ((np.uint64(1) << np.uint64(k)) - np.uint64(1))), pos + k
+    need = k - avail  # the rest of this word, then the low bits of the next one
+    pos += avail
+    if pos >= buf.size * 64:
+        fn(buf.ctypes.data, buf.size, sid)
+        pos = 0
+    nxt = buf[pos >> 6] & ((np.uint64(1) << np.uint64(need)) - np.uint64(1))
+    return np.int64(word | (nxt << np.uint64(avail))), pos + need
+
+
+@numba.njit(**_INLINE)
+def _uniform_below(buf, pos, fn, sid, m):
+    if m <= 1:
+        return np.int64(0), pos
+    k = 64 - leading_zeros(np.uint64(m - 1))  # bits of m − 1 (one instruction, no loop)
+    while True:
+        u, pos = _bits(buf, pos, fn, sid, k)
+        if u < m:
+            return u, pos
+
+
+@numba.njit(**_INLINE)
+def _reverse_bits(x):
+    """The 64 bits of uint64 ``x`` in reverse order (bit i → bit 63 − i), without branches."""
+    x = ((x >> np.uint64(1)) & np.uint64(0x5555555555555555)) | (
+        (x & np.uint64(0x5555555555555555)) << np.uint64(1))
+    x = ((x >> np.uint64(2)) & np.uint64(0x3333333333333333)) | (
+        (x & np.uint64(0x3333333333333333)) << np.uint64(2))
+    x = ((x >> np.uint64(4)) & np.uint64(0x0F0F0F0F0F0F0F0F)) | (
+        (x & np.uint64(0x0F0F0F0F0F0F0F0F)) << np.uint64(4))
+    x = ((x >> np.uint64(8)) & np.uint64(0x00FF00FF00FF00FF)) | (
+        (x & np.uint64(0x00FF00FF00FF00FF)) << np.uint64(8))
+    x = ((x >> np.uint64(16)) & np.uint64(0x0000FFFF0000FFFF)) | (
+        (x & np.uint64(0x0000FFFF0000FFFF)) << np.uint64(16))
+    return (x >> np.uint64(32)) | (x << np.uint64(32))
+
+
+@numba.njit(**_INLINE)
+def _bern_pow2(buf, pos, fn, sid, n, m):
+    """:func:`_bern_frac` for m = 2^k and 0 < n < m, a word at a time: the expansion of n/2^k
+    is n's k bits from the top, so with them reversed into stream order (p_i at bit i − 1) the
+    first differing bit is the lowest set bit of (stream word XOR p). It stops at the same bit
+    as the bit-by-bit loop — the first difference, or p's last 1 bit (after it p is 0) — so it
+    reads the same bits and gives the same coin, with one unpredictable branch per word instead
+    of one per bit."""
+    k = np.int64(63 - leading_zeros(np.uint64(m)))
+    p = _reverse_bits(np.uint64(n)) >> np.uint64(64 - k)  # p_i at bit i − 1
+    left = k - np.int64(trailing_zeros(np.uint64(n)))  # p_left is p's last 1 bit
+    while True:
+        if pos >= buf.size * 64:
+            fn(buf.ctypes.data, buf.size, sid)
+            pos = 0
+        off = pos & 63
+        avail = 64 - off
+        lim = left if left < avail else avail
+        x = (buf[pos >> 6] >> np.uint64(off)) ^ p
+        if lim < 64:
+            x &= (np.uint64(1) << np.uint64(lim)) - np.uint64(1)
+        if x != 0:
+            j = np.int64(trailing_zeros(x))
+            return ((p >> np.uint64(j)) & np.uint64(1)) == 1, pos + j + 1  # U < p iff p has 1
+        if left <= avail:
+            return False, pos + left  # U and p agree up to p's last 1: U ≥ p
+        pos += avail
+        left -= avail
+        p >>= np.uint64(avail)
+
+
+@numba.njit(**_INLINE)
+def _bern_frac(buf, pos, fn, sid, n, m):
+    """Bernoulli(n/m) → (coin, next position): U = 0.b₁b₂… read bit by bit from the current
+    word (held in a register) against the binary expansion of n/m."""
+    if n >= m:
+        return True, pos
+    if n <= 0:
+        return False, pos
+    if m & (m - 1) == 0:
+        return _bern_pow2(buf, pos, fn, sid, n, m)
+    while True:
+        if pos >= buf.size * 64:
+            fn(buf.ctypes.data, buf.size, sid)
+            pos = 0
+        off = pos & 63
+        word = buf[pos >> 6] >> np.uint64(off)
+        for j in range(64 - off):
+            n *= 2
+            pbit = np.int64(1) if n >= m else np.int64(0)
+            if pbit:
+                n -= m
+            b = np.int64((word >> np.uint64(j)) & np.uint64(1))
+            if b != pbit:
+                return b < pbit, pos + j + 1  # U < p iff at the first differing bit U has 0
+            if n == 0:
+                return False, pos + j + 1  # p's remaining bits are 0: U ≥ p
+        pos += 64 - off
+
+
+@numba.njit(**_INLINE)
+def _bern_exp_le1(buf, pos, fn, sid, n, m):
+    """Bernoulli(exp(−n/m)) for 0 ≤ n ≤ m (CKS Algorithm 1, γ ≤ 1) → (coin, next position)."""
+    k = 1
+    while True:
+        # A ~ Bernoulli(γ/k) = Bernoulli(γ) AND Bernoulli(1/k) (independent): no overflow of m·k
+        a, pos = _bern_frac(buf, pos, fn, sid, n, m)
+        if not a:
+            break
+        a, pos = _bern_frac(buf, pos, fn, sid, 1, k)
+        if not a:
+            break
+        k += 1
+    return k % 2 == 1, pos
+
+
+@numba.njit(**_INLINE)
+def _bern_exp(buf, pos, fn, sid, n, m):
+    while n > m:  # exp(−γ) = exp(−1)·exp(−(γ−1))
+        a, pos = _bern_exp_le1(buf, pos, fn, sid, 1, 1)
+        if not a:
+            return False, pos
+        n -= m
+    return _bern_exp_le1(buf, pos, fn, sid, n, m)
+
+
+@numba.njit(**_INLINE)
+def _dlap(buf, pos, fn, sid, t, s):
+    """CKS Algorithm 2 → (Z, next position); see :func:`discrete_laplace`."""
+    while True:
+        u, pos = _uniform_below(buf, pos, fn, sid, t)
+        a, pos = _bern_exp(buf, pos, fn, sid, u, t)
+        if not a:
+            continue
+        v = 0
+        while True:  # v ~ Geometric(1 − e^{−1}): count exp(−1) coins until one fails
+            a, pos = _bern_exp_le1(buf, pos, fn, sid, 1, 1)
+            if not a:
+                break
+            v += 1
+        if s & (s - 1) == 0:  # s = 2^j (the population's): a shift, the same floor
+            y = (u + t * v) >> np.int64(trailing_zeros(np.uint64(s)))
+        else:
+            y = (u + t * v) // s
+        b, pos = _bit(buf, pos, fn, sid)
+        if b == 1 and y == 0:
+            continue
+        return (-y if b == 1 else y), pos
+
+
+# ------------------------------------------------------------ entry points on (buf, st, fn)
 @numba.njit(cache=True)
 def random_bit(buf, st, fn):
     """One uniform bit (0 or 1)."""
-    if st[0] >= buf.size * 64:
-        fn(buf.ctypes.data, buf.size, st[1])
-        st[0] = 0
-    pos = st[0]
-    st[0] = pos + 1
-    return np.int64((buf[pos >> 6] >> np.uint64(pos & 63)) & np.uint64(1))
+    b, st[0] = _bit(buf, st[0], fn, st[1])
+    return b
 
 
 @numba.njit(cache=True)
 def random_bits(buf, st, fn, k):
     """``k`` uniform bits (1 ≤ k ≤ 62) as a non-negative int64."""
-    if st[0] >= buf.size * 64:
-        fn(buf.ctypes.data, buf.size, st[1])
-        st[0] = 0
-    pos = st[0]
-    off = pos & 63
-    avail = 64 - off
-    word = buf[pos >> 6] >> np.uint64(off)
-    if avail >= k:
-        st[0] = pos + k
-        return np.int64(word & ((np.uint64(1) << np.uint64(k)) - np.uint64(1)))
-    need = k - avail  # the rest of this word, then the low bits of the next one
-    pos += avail
-    if pos >= buf.size * 64:
-        fn(buf.ctypes.data, buf.size, st[1])
-        pos = 0
-    nxt = buf[pos >> 6] & ((np.uint64(1) << np.uint64(need)) - np.uint64(1))
-    st[0] = pos + need
-    return np.int64(word | (nxt << np.uint64(avail)))
+    u, st[0] = _bits(buf, st[0], fn, st[1], k)
+    return u
 
 
 @numba.njit(cache=True)
 def uniform_below(buf, st, fn, m):
     """Uniform integer in {0, …, m−1} for 1 ≤ m ≤ 2^62 (rejection from the next power of two)."""
-    if m <= 1:
-        return np.int64(0)
-    k = 64 - leading_zeros(np.uint64(m - 1))  # bits of m − 1 (one instruction, no loop)
-    while True:
-        u = random_bits(buf, st, fn, k)
-        if u < m:
-            return u
+    u, st[0] = _uniform_below(buf, st[0], fn, st[1], m)
+    return u
 
 
 @numba.njit(cache=True)
@@ -92,44 +242,15 @@ def bern_frac(buf, st, fn, n, m):
 
     Lazily compares U = 0.b₁b₂… (uniform bits) with the binary expansion of n/m.
     """
-    if n >= m:
-        return True
-    if n <= 0:
-        return False
-    while True:
-        n *= 2
-        pbit = 1 if n >= m else 0
-        if pbit:
-            n -= m
-        b = random_bit(buf, st, fn)
-        if b != pbit:
-            return b < pbit  # U < p iff at the first differing bit U has 0 and p has 1
-        if n == 0:
-            return False  # p's remaining bits are 0: U ≥ p (U = p has probability 0)
-
-
-@numba.njit(cache=True)
-def _bern_exp_le1(buf, st, fn, n, m):
-    """Bernoulli(exp(−n/m)) for 0 ≤ n ≤ m (CKS Algorithm 1, γ ≤ 1)."""
-    k = 1
-    while True:
-        # A ~ Bernoulli(γ/k) = Bernoulli(γ) AND Bernoulli(1/k) (independent): no overflow of m·k
-        if not bern_frac(buf, st, fn, n, m):
-            break
-        if not bern_frac(buf, st, fn, 1, k):
-            break
-        k += 1
-    return k % 2 == 1
+    a, st[0] = _bern_frac(buf, st[0], fn, st[1], n, m)
+    return a
 
 
 @numba.njit(cache=True)
 def bern_exp(buf, st, fn, n, m):
     """Bernoulli(exp(−n/m)) for integers n ≥ 0, m ≥ 1 (CKS Algorithm 1, any γ = n/m ≥ 0)."""
-    while n > m:  # exp(−γ) = exp(−1)·exp(−(γ−1))
-        if not _bern_exp_le1(buf, st, fn, 1, 1):
-            return False
-        n -= m
-    return _bern_exp_le1(buf, st, fn, n, m)
+    a, st[0] = _bern_exp(buf, st[0], fn, st[1], n, m)
+    return a
 
 
 @numba.njit(cache=True)
@@ -138,24 +259,16 @@ def discrete_laplace(buf, st, fn, t, s):
 
     ``t``, ``s`` positive integers (scale t/s), t ≤ 2^53.
     """
-    while True:
-        u = uniform_below(buf, st, fn, t)
-        if not bern_exp(buf, st, fn, u, t):
-            continue
-        v = 0
-        while _bern_exp_le1(buf, st, fn, 1, 1):
-            v += 1
-        y = (u + t * v) // s
-        b = random_bit(buf, st, fn)
-        if b == 1 and y == 0:
-            continue
-        return -y if b == 1 else y
+    z, st[0] = _dlap(buf, st[0], fn, st[1], t, s)
+    return z
 
 
 @numba.njit(cache=True)
 def _dlap_fill(buf, st, fn, t, s, out):
+    pos, sid = st[0], st[1]
     for i in range(out.size):
-        out[i] = discrete_laplace(buf, st, fn, t[i], s[i])
+        out[i], pos = _dlap(buf, pos, fn, sid, t[i], s[i])
+    st[0] = pos
 
 
 def new_state(sid: int) -> tuple[np.ndarray, np.ndarray]:
@@ -195,8 +308,10 @@ def discrete_laplace_array(t, s, size: int, source: RandomSource) -> np.ndarray:
 
 @numba.njit(cache=True)
 def _bern_exp_fill(buf, st, fn, n, m, out):
+    pos, sid = st[0], st[1]
     for i in range(out.size):
-        out[i] = bern_exp(buf, st, fn, n[i], m)
+        out[i], pos = _bern_exp(buf, pos, fn, sid, n[i], m)
+    st[0] = pos
 
 
 def bern_exp_array(n, m: int, source: RandomSource) -> np.ndarray:
