@@ -190,6 +190,53 @@ def _bern_exp(buf, pos, fn, sid, n, m):
     return _bern_exp_le1(buf, pos, fn, sid, n, m)
 
 
+GEO_BITS = 12
+"""Stream bits the geometric step of :func:`_dlap` looks up at once (a 2^12-entry table)."""
+
+
+def _geometric_table(g: int) -> np.ndarray:
+    """For every g-bit stream prefix (bit i = the i-th bit read): the geometric count v of
+    :func:`_dlap` and the bits it reads, packed as ``v << 8 | bits``, or −1 when the loop
+    would read past the g bits. Built by running that loop on the prefix — exp(−1) coins of
+    CKS Algorithm 1, each a run of Bernoulli(1/k) coins read bit by bit as in bern_frac — so a
+    hit reads exactly the bits, and gives exactly the v, of the loop itself."""
+    out = np.full(1 << g, -1, dtype=np.int16)
+    for x in range(1 << g):
+        pos, v = 0, 0
+        try:
+            while True:
+                k = 1
+                while True:  # _bern_exp_le1(1, 1): Bernoulli(1) AND Bernoulli(1/k), k = 1, 2, …
+                    n, m, coin = 1, k, None
+                    if k == 1:
+                        coin = True
+                    while coin is None:
+                        n *= 2
+                        pbit = 1 if n >= m else 0
+                        n -= m * pbit
+                        if pos >= g:
+                            raise IndexError
+                        b = (x >> pos) & 1
+                        pos += 1
+                        if b != pbit:
+                            coin = b < pbit
+                        elif n == 0:
+                            coin = False
+                    if not coin:
+                        break
+                    k += 1
+                if k % 2 == 0:  # the exp(−1) coin failed: v is complete
+                    break
+                v += 1
+        except IndexError:
+            continue
+        out[x] = (v << 8) | pos
+    return out
+
+
+_GEO = _geometric_table(GEO_BITS)
+
+
 @numba.njit(**_INLINE)
 def _dlap(buf, pos, fn, sid, t, s):
     """CKS Algorithm 2 → (Z, next position); see :func:`discrete_laplace`."""
@@ -198,12 +245,23 @@ def _dlap(buf, pos, fn, sid, t, s):
         a, pos = _bern_exp(buf, pos, fn, sid, u, t)
         if not a:
             continue
-        v = 0
-        while True:  # v ~ Geometric(1 − e^{−1}): count exp(−1) coins until one fails
-            a, pos = _bern_exp_le1(buf, pos, fn, sid, 1, 1)
-            if not a:
-                break
-            v += 1
+        # v ~ Geometric(1 − e^{−1}): count exp(−1) coins until one fails. Most runs end within
+        # GEO_BITS bits: looked up from the current word when they are all in it (a refill
+        # happens only when a bit is read, as in the loop), else read coin by coin.
+        v = -1
+        off = pos & 63
+        if pos < buf.size * 64 and off <= 64 - GEO_BITS:
+            e = np.int64(_GEO[(buf[pos >> 6] >> np.uint64(off)) & np.uint64(_GEO.size - 1)])
+            if e >= 0:
+                v = e >> 8
+                pos += e & 255
+        if v < 0:
+            v = 0
+            while True:
+                a, pos = _bern_exp_le1(buf, pos, fn, sid, 1, 1)
+                if not a:
+                    break
+                v += 1
         if s & (s - 1) == 0:  # s = 2^j (the population's): a shift, the same floor
             y = (u + t * v) >> np.int64(trailing_zeros(np.uint64(s)))
         else:
