@@ -14,6 +14,8 @@ import hashlib
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lmdk_core.noise import RandomSource
 from lmdk_core.noise.discrete import (
@@ -134,3 +136,90 @@ def test_a_changed_sampler_changes_the_digest():
         _dlap_fill(buf, st, fn, t + 1, s, out)
     assert hashlib.sha256(out.tobytes()).hexdigest() != hashlib.sha256(
         discrete_laplace_array(2**21, 2**20, 20_000, counting("keyed")).tobytes()).hexdigest()
+
+
+# ----------------------------------------------------------------------------- a reference
+class Bits:
+    """The stream read one bit at a time from Python integers (bit i of word j = bit 64·j + i)."""
+
+    def __init__(self, words: np.ndarray):
+        self.x, self.pos = int.from_bytes(words.tobytes(), "little"), 0
+
+    def bit(self) -> int:
+        b = (self.x >> self.pos) & 1
+        self.pos += 1
+        return b
+
+
+def ref_bern_frac(r: Bits, n: int, m: int) -> bool:
+    if n >= m:
+        return True
+    if n <= 0:
+        return False
+    while True:
+        n *= 2
+        pbit = int(n >= m)
+        n -= m * pbit
+        b = r.bit()
+        if b != pbit:
+            return b < pbit
+        if n == 0:
+            return False
+
+
+def ref_bern_exp_le1(r: Bits, n: int, m: int) -> bool:
+    k = 1
+    while ref_bern_frac(r, n, m) and ref_bern_frac(r, 1, k):
+        k += 1
+    return k % 2 == 1
+
+
+def ref_discrete_laplace(r: Bits, t: int, s: int) -> int:
+    """CKS Algorithm 2 exactly as written, one bit at a time, in Python integers."""
+    k = (t - 1).bit_length()
+    while True:
+        u = t
+        while u >= t:
+            u = sum(r.bit() << i for i in range(k))
+        n, ok = u, True
+        while n > t:
+            if not ref_bern_exp_le1(r, 1, 1):
+                ok = False
+                break
+            n -= t
+        if not ok or not ref_bern_exp_le1(r, n, t):
+            continue
+        v = 0
+        while ref_bern_exp_le1(r, 1, 1):
+            v += 1
+        y = (u + t * v) // s
+        b = r.bit()
+        if b == 1 and y == 0:
+            continue
+        return -y if b == 1 else y
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=st.one_of(st.integers(1, 2**40), st.integers(0, 40).map(lambda j: 2**j)),
+       s=st.one_of(st.integers(1, 2**22), st.integers(0, 22).map(lambda j: 2**j)),
+       seed=st.integers(0, 2**32))
+def test_kernel_matches_a_bit_by_bit_reference(t, s, seed):
+    """The numba kernel (register position, word-at-a-time coins against 2^k, the geometric
+    table) gives the values, and reads the bits, of CKS Algorithm 2 run one bit at a time."""
+    out = np.empty(8, dtype=np.int64)
+    with BitStream(RandomSource.seeded(seed)) as (buf, st_, fn):
+        _dlap_fill(buf, st_, fn, np.full(8, t), np.full(8, s), out)
+        used, words = int(st_[0]), buf.copy()
+    r = Bits(words)
+    assert [ref_discrete_laplace(r, t, s) for _ in range(8)] == out.tolist()
+    assert r.pos == used
+
+
+def test_the_reference_sees_a_one_bit_shift():
+    """Reading the stream one bit late gives other values (the comparison can fail)."""
+    with BitStream(RandomSource.seeded(3)) as (buf, st_, fn):
+        out = np.empty(8, dtype=np.int64)
+        _dlap_fill(buf, st_, fn, np.full(8, 2**21), np.full(8, 2**20), out)
+        r = Bits(buf.copy())
+    r.pos = 1
+    assert [ref_discrete_laplace(r, 2**21, 2**20) for _ in range(8)] != out.tolist()
