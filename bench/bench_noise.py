@@ -1,11 +1,14 @@
 """Benchmark release-grade noise against noise="fast" (float numpy) in the same run.
 
-Usage: ``.venv/bin/python bench/bench_noise.py [--n 1000000] [--repeat 3]``
+Usage: ``.venv/bin/python bench/bench_noise.py [--n 1000000] [--repeat 3] [--counts 1750000]``
 
 Prints, best of ``repeat``: the random sources' throughput (os.urandom, the ChaCha20 keystream
 that release-grade noise reads, numpy PCG64), random bits used per discrete Laplace variate,
 and values / locations / bits per second for noise="safe" and noise="fast" with their ratio.
 Targets (issue 9): safe values ≥ 2 M/s, safe locations ≥ 1 M points/s on the 2-core machine.
+The population's noise (issue 26): ns per count of the exact discrete Laplace with its t = 2^21
+on ``--counts`` grid counts, the share of it spent producing keystream words, and numpy's float
+Laplace on as many counts in the same run as the baseline.
 Figures are wall-clock and noisy on a shared machine (the load average is printed).
 """
 
@@ -19,7 +22,8 @@ import numpy as np
 
 from lmdk_core.noise import RandomSource
 from lmdk_core.noise.apply import noisy_bits, noisy_locations, noisy_values
-from lmdk_core.noise.discrete import BitStream, _dlap_fill
+from lmdk_core.noise.discrete import BitStream, _dlap_fill, discrete_laplace_array
+from lmdk_core.population.noise import MOVE_SENSITIVITY, TAU_DENOMINATOR
 
 CPU: list[float] = []  # CPU seconds of the last best_of call's best run
 
@@ -37,13 +41,44 @@ def best_of(fn, repeat: int) -> float:
     return best
 
 
+def population_noise(m: int, rep: int) -> None:
+    """The population's count noise: t = 2^21 (Δ = 2), s = τ·2^20 for τ/2 = 0.5, 1, 2."""
+    t = TAU_DENOMINATOR * MOVE_SENSITIVITY
+    key = os.urandom(32)
+    words = np.empty(1 << 13, dtype=np.uint64)
+    src = RandomSource.keyed(key, b"words")
+    w_sec = best_of(lambda: [src.fill(words) for _ in range(64)], rep) / (64 * words.size)
+    w_cpu = CPU[-1] / (64 * words.size)
+    print(f"keyed ChaCha20 words: {1 / w_cpu / 1e6:.0f} M words/s CPU ({1 / w_sec / 1e6:.0f} wall)")
+    for tau in (1.0, 2.0, 4.0):
+        s = round(tau / 2 * TAU_DENOMINATOR)
+        discrete_laplace_array(t, s, 10, RandomSource.keyed(key, b"warm"))  # load the kernel
+        src = RandomSource.keyed(key, b"noise")
+        with BitStream(src) as (b, st, fn):
+            out = np.empty(min(m, 5_000), dtype=np.int64)  # < one buffer of bits
+            _dlap_fill(b, st, fn, np.full(out.size, t), np.full(out.size, s), out)
+            bits = int(st[0]) / out.size  # read from bit 0 of the first fill, within it
+        best_of(lambda s=s: discrete_laplace_array(
+            t, s, m, RandomSource.keyed(key, b"noise")), rep)
+        exact = CPU[-1] / m
+        gen = np.random.default_rng()
+        best_of(lambda s=s, gen=gen: gen.laplace(0.0, t / s, m), rep)
+        flt = CPU[-1] / m
+        print(f"population noise t = 2^21, s = {s:>9,} (scale {t / s:g}): exact "
+              f"{exact * 1e9:6.1f} ns/count CPU ({bits:4.1f} bits, of which keystream "
+              f"{bits / 64 * w_cpu / exact:5.1%}); numpy float Laplace {flt * 1e9:5.1f} ns/count; "
+              f"ratio {exact / flt:5.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--counts", type=int, default=1_750_000, help="grid counts (T-Drive: 1.75 M)")
     args = ap.parse_args()
     n, rep = args.n, args.repeat
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; n = {n:,}")
+    population_noise(args.counts, rep)
 
     mb = 32 << 20
     secure = RandomSource.secure()
