@@ -3,8 +3,9 @@
 * :meth:`RandomSource.secure` — release grade. A ChaCha20 keystream (``cryptography``), keyed
   with 32 fresh bytes and a 16-byte nonce from :func:`os.urandom` when the source is created.
   ChaCha20 is a cryptographically strong stream cipher: its keystream is computationally
-  indistinguishable from uniform bits, and every release gets its own key. Measured here:
-  os.urandom ≈ 50–60 MB/s, this keystream ≈ 160–290 MB/s (``bench/bench_noise.py``).
+  indistinguishable from uniform bits, and every release gets its own key.
+  ``bench/bench_noise.py`` prints the throughput of os.urandom and of this keystream, and the
+  keystream's share of the exact sampler's time.
 * :meth:`RandomSource.seeded` — a numpy ``Generator`` (PCG64 by default) for simulations and
   tests only: anyone who knows or guesses the seed can subtract the noise. NOT for publication.
 * :meth:`RandomSource.keyed` — the same ChaCha20 keystream keyed by BLAKE2b(key ‖ label), for
