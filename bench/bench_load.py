@@ -25,6 +25,12 @@ printed, as CPU seconds per click). So the clients run at the lowest CPU priorit
 ``--client-nice``) to keep the server's share of the machine close to what it has in a real
 deployment; ``--client-nice 0`` measures everything at equal priority.
 
+* **each browser on its own computer** (an estimate, printed last): the server's median run
+  under N sessions plus what one browser adds to a click when it is alone with the server (the
+  first row's in-browser median minus its server median). It assumes a person's browser needs
+  the same time with N others on the server as alone, which holds when each browser has its
+  own computer; the in-browser column is the same click with all N browsers on these 2 cores.
+
 The browsers' CPU per click is also printed by part (:func:`client_parts`): each renderer's
 main thread (Streamlit's React re-render of the page, scripts, style, layout, paint), its other
 threads (compositor, raster, and V8's optimising compilers and garbage collector, which run on
@@ -255,6 +261,13 @@ def main() -> None:
           "renderer's other threads, GPU process, rest")
     for r in rows:
         print(f"{r['n']:>8} sessions: " + "  ".join(f"{k} {v:.2f}" for k, v in r["parts"].items()))
+    own = rows[0]["median"] - rows[0]["server"]  # one unloaded browser's share of a click
+    print(f"each browser on its own computer (estimate): the server's median run under N "
+          f"sessions + what one browser adds to a click when it is alone with the server "
+          f"({rows[0]['n']}-session row: in the browser {rows[0]['median']:.2f} s - on the "
+          f"server {rows[0]['server']:.2f} s = {own:.2f} s)")
+    for r in rows:
+        print(f"{r['n']:>8} sessions: {r['server']:.2f} + {own:.2f} = {r['server'] + own:.2f} s")
     print(f"baseline: the {rows[0]['n']}-session row; target: 8 sessions, median ≤ 1.5 s, "
           "≤ 150 MB per session")
 
