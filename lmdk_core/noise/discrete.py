@@ -262,7 +262,7 @@ def _dlap(buf, pos, fn, sid, t, s):
         # v ~ Geometric(1 − e^{−1}): count exp(−1) coins until one fails. Most runs end within
         # GEO_BITS bits: looked up from the current word when they are all in it (a refill
         # happens only when a bit is read, as in the loop), else read coin by coin.
-        v = -1
+        v = np.int64(-1)
         off = pos & 63
         if pos < buf.size * 64 and off <= 64 - GEO_BITS:
             e = np.int64(_GEO[(buf[pos >> 6] >> np.uint64(off)) & np.uint64(_GEO.size - 1)])
