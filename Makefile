@@ -18,7 +18,9 @@
 # read-only tests, no fixed sleeps, Ctrl-C tests that no longer wait out a SIGINT the xdist
 # worker ignores) 189 s for 1,832 tests in a clean worktree on an idle machine (250 CPU-s in all
 # processes, /usr/bin/time user+sys, servers and browsers included) and 202 s from a fresh clone
-# with `CI=true make test`. -n 3 took 192 s (276 CPU-s): no gain, so -n auto stays.
+# with `CI=true make test`. -n 3 took 192 s (276 CPU-s): no gain, so -n auto stays. Later
+# (1,905 tests, the machine ~1.4x slower than at its fastest): 302 s in a clean worktree,
+# 383 CPU-s; the browser's rendering (~7 CPU-s a page load, 1-2 a rerun) is most of it.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
