@@ -257,15 +257,12 @@ SELECTION_KEY = "data_selection"
 
 
 def _selection(ck: Any, part: str, make: Any) -> Any:
-    """``make()`` kept in this session while ``ck`` stays the same (one entry per ``part``): the
-    person list, the person's first and last time and the selection's points are worked out
-    when the data, person or range change, not on every rerun (a map click changes none of
-    them). Only the selection's frame is kept (not the person's whole trace beside it); the
-    page never mutates it (every change makes a new frame)."""
-    kept = state.kept_dict(SELECTION_KEY)
-    if part not in kept or kept[part][0] != ck:
-        kept[part] = (ck, make())
-    return kept[part][1]
+    """``make()`` kept in this session while ``ck`` stays the same (:func:`state.kept_latest`,
+    one per ``part``): the person list, the person's first and last time and the selection's
+    points are worked out when the data, person or range change, not on every rerun (a map
+    click changes none of them). Only the selection's frame is kept (not the person's whole
+    trace beside it); the page never mutates it (every change makes a new frame)."""
+    return state.kept_latest(f"{SELECTION_KEY}_{part}", ck, make)
 
 
 def _ends(one: pd.DataFrame) -> tuple[dt.datetime, dt.datetime]:

@@ -151,18 +151,16 @@ def offers(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None
     """The :data:`SUGGESTIONS_SHOWN` longest stays as offered (names and labels told apart),
     and how many stays there are: worked out once per selection in this session (the labels
     look up the sample's named places for every suggestion), not on every rerun."""
-    ck = (key, context is not None)
-    kept = state.kept_dict(OFFERS_KEY)
-    if ck not in kept:
+    def make() -> tuple[tuple[Offer, ...], int]:
         cands = compute.suggestions(key, traj)
         shown = cands.head(SUGGESTIONS_SHOWN)
         labels = suggestion_labels(shown, context)
-        kept.clear()  # this selection's only
-        kept[ck] = (tuple(Offer(float(r.lat), float(r.lon), float(r.suggested_radius_m),
-                                suggestion_name(r, context), label)
-                          for r, label in zip(shown.itertuples(index=False), labels,
-                                              strict=True)), len(cands))
-    return kept[ck]
+        return tuple(Offer(float(r.lat), float(r.lon), float(r.suggested_radius_m),
+                           suggestion_name(r, context), label)
+                     for r, label in zip(shown.itertuples(index=False), labels,
+                                         strict=True)), len(cands)
+
+    return state.kept_latest(OFFERS_KEY, (key, context is not None), make)
 
 
 def _places_panel(traj: pd.DataFrame, key: Any, context: dict[str, Any] | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import pandas as pd
@@ -81,6 +81,16 @@ def default_widget(name: str, value: Any) -> None:
 def kept_dict(name: str) -> dict:
     """A per-session dict a section keeps its own results in (created on first use)."""
     return st.session_state.setdefault(name, {})
+
+
+def kept_latest(name: str, ck: Any, make: Callable[[], Any]) -> Any:
+    """``make()`` kept in this session under ``name`` while ``ck`` stays the same: the latest
+    value only (a new ``ck`` replaces it), for work a rerun repeats unless its inputs changed.
+    The value is shared, never mutated by the page."""
+    kept = kept_dict(name)
+    if "key" not in kept or kept["key"] != ck:
+        kept.update(key=ck, value=make())
+    return kept["value"]
 
 
 def places() -> list[dict[str, Any]]:
