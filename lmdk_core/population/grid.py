@@ -127,10 +127,14 @@ class Grid:
         c = lo - self.bbox[2]
         c /= self.dlon
         np.floor(c, out=c)
-        ok = b >= 0
-        for cond in ((b < self.n_bins), (r >= 0), (r < self.n_rows), (c >= 0),
-                     (c < self.n_cols), (la <= self.bbox[1]), (lo <= self.bbox[3])):
-            ok &= cond
+        ok = b >= 0  # each condition below is one temporary at a time (a tuple of them
+        ok &= b < self.n_bins  # would hold all seven at once)
+        ok &= r >= 0
+        ok &= r < self.n_rows
+        ok &= c >= 0
+        ok &= c < self.n_cols
+        ok &= la <= self.bbox[1]
+        ok &= lo <= self.bbox[3]
         r *= self.n_cols
         r += c  # row·n_cols + col, exact in float64 inside the grid
         del c
