@@ -102,8 +102,12 @@ def keep_charts_offline() -> None:
     renderers: they import nbformat and jsonschema, 1.3 CPU-s in every process (the dashboard
     server and the CLI never use them). The config is applied the moment anything first loads
     them — ``pio.renderers``, ``fig.show()`` — or now if they are loaded already."""
-    for name in pio.renderers:
-        renderer = pio.renderers[name]
+    _configure(pio.renderers[name] for name in pio.renderers)
+
+
+def _configure(renderers: Any) -> None:
+    """Put :data:`PLOTLY_CONFIG` into the config of each renderer that has one."""
+    for renderer in renderers:
         config = getattr(renderer, "config", None)
         if isinstance(config, dict):
             config.update(PLOTLY_CONFIG)
@@ -127,10 +131,7 @@ class _OfflineRenderers(importlib.abc.MetaPathFinder):
 
         def exec_module(module: Any) -> None:
             run(module)
-            for renderer in module.renderers._renderers.values():
-                config = getattr(renderer, "config", None)
-                if isinstance(config, dict):
-                    config.update(PLOTLY_CONFIG)
+            _configure(module.renderers._renderers.values())
 
         loader.exec_module = exec_module
         return spec
