@@ -158,9 +158,9 @@ async def session(browser, url: str, points: list[tuple[float, float]],
     try:
         await page.goto(url, timeout=180_000)
         await page.wait_for_function(READY, timeout=180_000, polling=50)
-        # and its charts drawn (they draw after the script has stopped): their first drawing is
-        # part of loading the page, not of the first click
-        await page.wait_for_function(tb.CHARTS_DRAWN, timeout=180_000, polling=50)
+        # and its charts in view drawn (they draw after the script has stopped): their first
+        # drawing is part of loading the page, not of the first click (those out of view wait)
+        await page.wait_for_function(tb.CHARTS_SETTLED, timeout=180_000, polling=50)
         await loaded.wait()
         if on_loaded is not None:
             on_loaded()

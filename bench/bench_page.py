@@ -38,6 +38,7 @@ LOADED = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const f = document.querySelector('.lmdk-map.leaflet-container');  // the map is drawn
+  if (window.lmdkDrawCharts) window.lmdkDrawCharts();  // and the charts out of view too
   // the allocation and error charts (section 5's chart is lazy on long traces)
   return !!f && document.querySelectorAll('.js-plotly-plot').length >= 2;
 }"""

@@ -10,13 +10,15 @@ element.
 That keeps the zoom (the figures' ``uirevision``) and made a map click → every chart updated
 about 0.5 s faster on the sample (bench/bench_click.py: 2.50 s → 2.0 s median).
 
-A chart out of view (below the fold, in a closed expander) is not redrawn on each rerun: it keeps
-its figure, marked ``data-lmdk-pending``, and draws the latest one when it comes within half a
-screen of the view, when the page is printed, or on ``window.lmdkDrawCharts()`` (what the browser
-tests call before reading a chart). A map click at the top of the page redrew every chart below
-it, some 0.5 CPU-s of the browser per click on the sample, whether or not anyone looked at them
-(bench/bench_load.py). The first figure of a chart is drawn at once, wherever it is; an unchanged
-figure is not handed to Plotly again.
+A chart out of view (below the fold, in a closed expander) is not drawn, neither its first figure
+nor on a rerun: it keeps its latest figure, marked ``data-lmdk-pending`` (and, before its first
+drawing, the figure's height, so that the page does not move when it is drawn), and draws it when
+it comes within half a screen of the view, when the page is printed, or on
+``window.lmdkDrawCharts()`` (what the browser tests call before reading a chart). A map click at
+the top of the page redrew every chart below it, some 0.5 CPU-s of the browser per click on the
+sample, whether or not anyone looked at them (bench/bench_load.py); and a first page load drew
+the My trace page's three charts, all below the fold at 1280×720, and loaded plotly.js for them
+(~0.65 CPU-s of a ~4.5 CPU-s load). An unchanged figure is not handed to Plotly again.
 
 plotly.js is served by this app's own server (declared component directories); nothing is
 fetched from the internet. Figures whose traces are all of :data:`LITE_TRACES` (every figure of
@@ -91,9 +93,11 @@ function loadPlotly(url) {
   });
   return bundles[url];
 }
-// Charts out of view are not redrawn on every rerun: each keeps the figure it was last sent
-// and draws it when it comes within half a screen of the view, when the page is printed, or
-// on window.lmdkDrawCharts() (which resolves once every chart shows its latest figure).
+// Charts out of view are not drawn (neither the first figure nor a rerun's): each keeps the
+// figure it was last sent and draws it when it comes within half a screen of the view, when
+// the page is printed, or on window.lmdkDrawCharts() (which resolves once every chart shows
+// its latest figure). A chart is out of view until the observer has first reported it
+// (lmdkSeen: it does so for every chart it observes, in view or not).
 // One observer per page (on window), shared by every chart; it does not keep a removed chart
 // alive, and no list of charts is kept (lmdkDrawCharts finds them in the page).
 const lazy = window.lmdkLazyCharts || (window.lmdkLazyCharts = (() => {
@@ -101,6 +105,7 @@ const lazy = window.lmdkLazyCharts || (window.lmdkLazyCharts = (() => {
     : new IntersectionObserver((entries) => {
       for (const e of entries) {
         e.target.lmdkInView = e.isIntersecting;
+        e.target.lmdkSeen = true;
         if (e.isIntersecting) drawLatest(e.target);
       }
     }, { rootMargin: '50% 0px' });
@@ -122,6 +127,7 @@ async function draw(div, data) {
     if (div.lmdkPlotly && div.lmdkPlotly !== Plotly) div.lmdkPlotly.purge(div);
     div.lmdkPlotly = Plotly;  // the copy that drew this chart updates it
     await Plotly.react(div, traces, fig.layout, data.config);
+    div.style.minHeight = '';  // the figure holds its height now
   } catch (err) {
     div.textContent = 'The chart could not be drawn: ' + err.message;
   }
@@ -150,11 +156,16 @@ export default function ({ parentElement, data }) {
     div = document.createElement('div');
     div.className = 'lmdk-chart';
     parentElement.appendChild(div);
-    if (lazy.observer) lazy.observer.observe(div);
+    if (lazy.observer) {
+      // out of view until the observer says otherwise; the figure's height is kept meanwhile
+      div.lmdkInView = false;
+      div.style.minHeight = (data.height || 450) + 'px';
+      lazy.observer.observe(div);
+    }
   }
   div.lmdkWant = data;
-  // the first figure is drawn at once, wherever the chart is; a new one only while in view
-  if (div.lmdkShown === undefined || div.lmdkInView !== false) return drawLatest(div);
+  // a figure (the first one too) is drawn only while the chart is in (or near) the view
+  if (div.lmdkInView !== false) return drawLatest(div);
   if (!sameFigure(data, div.lmdkShown)) div.dataset.lmdkPending = 'true';
   return null;
 }
@@ -210,9 +221,11 @@ def figure_json(fig: go.Figure) -> str:
 
 def payload(fig: go.Figure) -> dict[str, Any]:
     """What :func:`show` sends for ``fig``: its Plotly JSON (:func:`figure_json`), the plotly.js
-    to load and the config (dashboard.compute.chart keeps it for a figure that did not change)."""
+    to load, the config and the figure's height in CSS px (what a chart not drawn yet keeps
+    free on the page; None: Plotly's default, 450) (dashboard.compute.chart keeps it for a
+    figure that did not change)."""
     return {"figure": figure_json(fig), "url": plotly_url(lite=not needs_full_plotly(fig)),
-            "config": CONFIG}
+            "config": CONFIG, "height": fig.layout.height}
 
 
 def show(fig: go.Figure | None, *, key: str, data: dict[str, Any] | None = None) -> None:

@@ -71,7 +71,7 @@ def main() -> None:
                 page.get_by_role("option", name=SCHEME_OPTION[args.scheme]).click()
                 tb.wait_idle(page, settle_ms=800)
             page.mouse.click(700, 10)
-            tb.wait_idle(page, settle_ms=1500)
+            tb.wait_idle(page, settle_ms=1500, draw=True)  # the charts out of view too
             page.screenshot(path=str(raw), full_page=args.viewport is None)
             browser.close()
     finally:

@@ -41,9 +41,23 @@ CHARTS_DRAWN = """() => Array.from(
               ? c.querySelector('.lmdk-map.leaflet-container') !== null
               : c.querySelector('.js-plotly-plot') !== null)"""
 """Every chart of dashboard.charts and the map have been drawn: their elements load plotly.js or
-Leaflet and draw after the script has finished, so "not running" alone can come before them."""
+Leaflet and draw after the script has finished, so "not running" alone can come before them.
+(A chart out of view is drawn only when it comes into view, or by :data:`DRAW_CHARTS`.)"""
+CHARTS_SETTLED = """() => Array.from(
+    document.querySelectorAll("[data-testid='stBidiComponentRegular']"))
+  .every(c => { if (c.querySelector('.lmdk-map-host'))
+                  return c.querySelector('.lmdk-map.leaflet-container') !== null;
+                const d = c.querySelector('.lmdk-chart');
+                return d !== null && !d.lmdkBusy
+                  && (d.lmdkSeen === true || d.lmdkInView === undefined)
+                  && (d.dataset.lmdkPending === 'true' || d.classList.contains('js-plotly-plot'));
+              })"""
+"""The map has been drawn and every chart of dashboard.charts is as the page leaves it: the
+observer of the view has reported it (or there is none), no drawing is under way, and it is
+drawn or waits, marked pending, out of view (it is drawn when it comes into view, is printed,
+or by :data:`DRAW_CHARTS`)."""
 DRAW_CHARTS = "() => window.lmdkDrawCharts && window.lmdkDrawCharts()"
-"""Draw every chart's latest figure, as scrolling to each would (dashboard/charts.py redraws a
+"""Draw every chart's latest figure, as scrolling to each would (dashboard/charts.py draws a
 chart out of view only when it comes into view); resolves once all are drawn."""
 
 
@@ -139,10 +153,13 @@ def runs(page) -> int:
 
 
 def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000, *,
-              since: int | None = None) -> None:
+              since: int | None = None, draw: bool = False) -> None:
     """Wait until the run an action started (if any) has finished, the page has then been quiet
-    (no run starting or ending, no element changing) for ``settle_ms``, and every chart and the
-    map are drawn.
+    (no run starting or ending, no element changing) for ``settle_ms``, and the map is drawn
+    and the charts are settled (:data:`CHARTS_SETTLED`: those in view drawn); with ``draw``,
+    every chart drawn (:func:`draw_charts`: for a check that reads the charts out of view too;
+    drawing them all after every action cost the browser ~0.65 CPU-s a page load on the
+    sample, and a share of each rerun, whether or not a test read them).
 
     A run is waited for up to ``settle_ms`` to start and the wait moves on as soon as one is
     seen; then the page must stay quiet for ``settle_ms``, so a run that starts up to
@@ -168,8 +185,17 @@ def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000, *,
         " && performance.now() - Math.max(window.__lmdkChanged, window.__lmdkMutated, t1)"
         " >= s; }",
         arg=[page.evaluate("performance.now()"), settle_ms], timeout=timeout_ms, polling=50)
+    if draw:
+        draw_charts(page, timeout_ms)
+    else:
+        page.wait_for_function(CHARTS_SETTLED, timeout=timeout_ms, polling=50)
+
+
+def draw_charts(page, timeout_ms: int = 60_000) -> None:
+    """Draw every chart's latest figure (:data:`DRAW_CHARTS`, as if each were scrolled to) and
+    wait until every chart and the map are drawn (:data:`CHARTS_DRAWN`)."""
     page.evaluate(DRAW_CHARTS)
-    page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms)
+    page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms, polling=50)
 
 
 FIRST_LOAD_MS = 120_000
@@ -178,13 +204,14 @@ load also runs the server's first script (its imports and caches); with the load
 2 cores (two e2e runs side by side and other work) one took over 60 s."""
 
 
-def goto_app(page, url: str, timeout_ms: int = FIRST_LOAD_MS) -> None:
-    """Open the dashboard at ``url`` and wait until its first run has finished and drawn every
-    chart and the map. (Waiting for "not running" alone could pass before the first run had
-    started on a slow machine, with nothing on the page yet.)"""
+def goto_app(page, url: str, timeout_ms: int = FIRST_LOAD_MS, *, draw: bool = False) -> None:
+    """Open the dashboard at ``url`` and wait until its first run has finished and drawn the
+    map and the charts in view (``draw``: every chart, see :func:`wait_idle`). (Waiting for
+    "not running" alone could pass before the first run had started on a slow machine, with
+    nothing on the page yet.)"""
     track_runs(page)
     page.goto(url, timeout=timeout_ms)
-    wait_loaded(page, timeout_ms)
+    wait_loaded(page, timeout_ms, draw=draw)
 
 
 def goto_apps(pages, url: str, timeout_ms: int = FIRST_LOAD_MS) -> None:
@@ -199,15 +226,16 @@ def goto_apps(pages, url: str, timeout_ms: int = FIRST_LOAD_MS) -> None:
         wait_loaded(page, timeout_ms)
 
 
-def wait_loaded(page, timeout_ms: int = FIRST_LOAD_MS) -> None:
+def wait_loaded(page, timeout_ms: int = FIRST_LOAD_MS, *, draw: bool = False) -> None:
     """Wait until a page navigated to the dashboard (with :func:`track_runs` called before the
-    navigation) has finished its first run and drawn every chart and the map."""
+    navigation) has finished its first run and drawn the map and the charts in view (``draw``:
+    every chart, see :func:`wait_idle`)."""
     # the app's element and at least one chart are there: the first run has drawn
     page.wait_for_function(
         "() => document.querySelector(\"[data-testid='stApp']\")"
         " && document.querySelector(\"[data-testid='stBidiComponentRegular']\")",
         timeout=timeout_ms)
-    wait_idle(page, timeout_ms=timeout_ms, since=0)
+    wait_idle(page, timeout_ms=timeout_ms, since=0, draw=draw)
 
 
 def elapse(page, since_s: float, seconds: float) -> None:

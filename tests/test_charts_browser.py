@@ -143,8 +143,14 @@ def _lazy_run(browser, js: str, *, full: bool = True) -> dict:
         page.evaluate(LAZY_SETUP, js)
         data = [{**d, "url": "http://lmdk.test/plotly.js"} for d in p]
         out = {}
-        # first figures: drawn at once, also below the fold
+        # first figures: drawn in view only; the one below the fold waits, marked pending,
+        # until lmdkDrawCharts (or the view) draws it
         page.evaluate("async (d) => { await chart('top', d); await chart('low', d); }", data[0])
+        page.wait_for_function("() => ys('top') !== null")
+        out["first_low"] = page.evaluate(
+            "() => [ys('low'), pending('low'),"
+            " document.querySelector('#low .lmdk-chart').offsetHeight]")
+        page.evaluate("() => window.lmdkDrawCharts()")
         page.wait_for_function("() => ys('low') !== null && ys('top') !== null")
         page.evaluate("() => { window.reacts = 0; const r = Plotly.react;"
                       " Plotly.react = (...a) => { window.reacts += 1;"
@@ -185,6 +191,9 @@ def test_charts_out_of_view_wait_for_the_view_and_always_show_their_latest_figur
     from dashboard.charts import _JS
 
     out = _lazy_run(browser, _JS)
+    # not drawn below the fold, not even the first figure; its height (Plotly's default, the
+    # payload's None) is kept free meanwhile
+    assert out["first_low"] == [None, True, 450]
     assert out["first"] == [[0, 1, 3], [0, 1, 3]]
     assert out["rerun"] == [[1, 2, 4], [0, 1, 3], True, 1]  # one Plotly.react: the top chart
     assert out["same"] == 1  # an unchanged figure is not handed to Plotly again
@@ -195,4 +204,5 @@ def test_charts_out_of_view_wait_for_the_view_and_always_show_their_latest_figur
     # the check above can fail: an element that redraws wherever the chart is (the in-view test
     # removed) draws the chart below at once
     eager = _lazy_run(browser, _JS.replace("div.lmdkInView !== false", "true"), full=False)
+    assert eager["first_low"][:2] == [[0, 1, 3], False]
     assert eager["rerun"][1:3] == [[1, 2, 4], False]

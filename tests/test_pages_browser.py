@@ -55,14 +55,14 @@ class Loaded:
             page.locator(MAP).focus()
             n = runs(page)
             page.keyboard.press("Enter")
-            wait_idle(page, since=n)
+            wait_idle(page, since=n, draw=True)  # every chart drawn: the checks read them all
             self.at = ""
         page = self.page
         if path != self.at:
             n = runs(page)
             page.locator(f"[data-testid='stSidebarNav'] a[href='{self.server}/{path}']").click()
             page.wait_for_url(f"{self.server}/{path}")
-            wait_idle(page, since=n)
+            wait_idle(page, since=n, draw=True)  # every chart drawn: the checks read them all
             self.at = path
         return page
 
