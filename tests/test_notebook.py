@@ -10,6 +10,7 @@ import pathlib
 import time
 
 import pytest
+from notebook_runner import read_stripped, run
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -62,14 +63,9 @@ assert (weak["max TPL"] <= identity["max TPL"] + 1e-12).all()
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_notebook_executes_and_shows_what_it_claims(name, tmp_path):
     nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
     if name == "explore.ipynb":
         pytest.importorskip("anywidget")
-    path = NOTEBOOKS / name
-    nb = nbformat.read(path, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code), (
-        f"commit {name} with outputs stripped")
+    nb = read_stripped(NOTEBOOKS / name)
     first, last = nb.cells[0], nb.cells[-1]
     assert first.cell_type == "markdown" and "**Question.**" in first.source
     assert last.cell_type == "markdown" and last.source.startswith("## What this showed")
@@ -83,8 +79,7 @@ def test_notebook_executes_and_shows_what_it_claims(name, tmp_path):
     nb.cells.insert(at + 1, small)
     nb.cells.append(nbformat.v4.new_code_cell(CHECKS[name]))
     start = time.perf_counter()
-    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    run(nb, NOTEBOOKS, timeout=180)
     print(f"{name}: {time.perf_counter() - start:.1f} s")
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.get("output_type") == "error"]
