@@ -34,7 +34,8 @@ def _patterns_settings(at: AppTest) -> dict:
             "seed": at.number_input(key="_w_pat_seed").value,
             "neighbour": at.radio(key="_w_pat_neighbour").value,
             "days": at.slider(key="_w_pat_tl_days").value,
-            "kinds": at.multiselect(key="_w_pat_kinds_sample").value}
+            "kinds": at.multiselect(key="_w_pat_kinds_sample").value,
+            "mechs": at.multiselect(key="_w_pat_mechs").value}
 
 
 def _population_settings(at: AppTest) -> dict:
@@ -55,6 +56,9 @@ def test_patterns_and_population_settings_survive_page_switches(app):
     app.number_input(key="_w_pat_seed").set_value(9)
     app.slider(key="_w_pat_tl_days").set_value(2)
     app.multiselect(key="_w_pat_kinds_sample").set_value(["enter", "leave", "dwell"])
+    # no quality simulations (section 4, most of this test's CPU on every new pattern list):
+    # an empty choice is a setting that must survive the visits too
+    app.multiselect(key="_w_pat_mechs").set_value([])
     run(app)
     app.multiselect(key="pat_new_seq").set_value(["enter:Work", "leave:Work"])
     app.button[0].click()  # Add pattern
@@ -84,7 +88,7 @@ def test_patterns_and_population_settings_survive_page_switches(app):
     run(app.switch_page("page_patterns.py"))
     assert "_w_pop_scheme" not in app.session_state
     assert _patterns_settings(app) == patterns
-    assert patterns["eps"] == 3.5 and patterns["person"] == people[1]
+    assert patterns["eps"] == 3.5 and patterns["person"] == people[1] and patterns["mechs"] == []
     assert list(app.session_state[STORE]["pat_patterns_sample"]) == rows
     assert app.session_state[STORE]["pat_book"] is book and len(book.draws()) == 1
     assert any("Real release drawn" in s.value for s in app.success)  # the same draw
