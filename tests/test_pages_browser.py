@@ -1,6 +1,7 @@
-"""Every page of the dashboard in a real headless Chromium, on one page load: the first page, then
-the others through the sidebar's navigation, each visit shared by the checks that read it (a
-page load is the costly part):
+"""Every page of the dashboard in a real headless Chromium, on one page load and one visit per
+page: the first page, then the others through the sidebar's navigation; each visit makes every
+check that reads its page, once, and the tests read what it found (a page load is the costly
+part, a navigation about half of one):
 
 * issue 27, major 3: axe-core finds no serious or critical accessibility violation on any page.
   axe-core is the copy bundled by the installed ``axe-playwright-python`` package (test extra):
@@ -9,7 +10,9 @@ page load is the costly part):
 * issue 24 finding 11: every Plotly chart offered Plotly's "Share chart…" button, which posts
   the chart's data (the allocation marks landmark times, others draw the true trace) to
   cloud.plotly.com/newchart. On every page this clicks every modebar button that is left and
-  asserts that no request leaves the app's host (from the page's first load on).
+  asserts that no request leaves the app's host (from the page's first load on);
+* issue 13: switching the release to the TPL-bounded allocation collapsed the section holding
+  the switch, and the CSV kept the sidebar's name (on the trace page, after its axe check).
 
 Skipped only when no Chromium is installed (`make chromium`)."""
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
-from browser_driver import MAP, goto_app, resize, runs, wait_idle
+from browser_driver import MAP, draw_charts, goto_app, resize, runs, step, wait_idle
 
 pytestmark = [
     pytest.mark.browser,
@@ -28,23 +31,27 @@ pytestmark = [
 PATHS = ("", "patterns", "population")
 AXE_SIZE = (1280, 720)
 MODEBAR_SIZE = (1440, 900)
+MAIN = "[data-testid='stMain']"
 SERIOUS = ("serious", "critical")
 UPLOADERS = ("cloud", "share", "chart studio", "edit in")
+BOUNDED_CSV = "lmdk_public_release_tpl_bounded_eps1.csv"
 
 
 class Loaded:
     """One browser page for the module, as a user goes: a first visit to the first page (no
     ``?tiles``) with a place added from the keyboard, then to each dashboard page through the
-    sidebar's navigation (a page load costs the browser about twice what a navigation does);
-    every request the page made is recorded."""
+    sidebar's navigation; every request the page made is recorded. :meth:`checked` visits each
+    page once, in whatever order the tests ask, and makes all of its checks there in a fixed
+    order (so what a test reads does not depend on which tests ran before it)."""
 
     def __init__(self, server: str, browser) -> None:
         self.server, self.browser = server, browser
         self.page = None
         self.at: str | None = None
         self.requests: list[str] = []
+        self.found: dict[str, dict] = {}
 
-    def __call__(self, path: str):
+    def visit(self, path: str):
         if self.page is None:
             self.page = page = self.browser.new_page(
                 viewport={"width": AXE_SIZE[0], "height": AXE_SIZE[1]}, accept_downloads=True)
@@ -59,12 +66,43 @@ class Loaded:
             self.at = ""
         page = self.page
         if path != self.at:
+            assert path not in self.found, f"page {path!r} visited twice"
             n = runs(page)
             page.locator(f"[data-testid='stSidebarNav'] a[href='{self.server}/{path}']").click()
             page.wait_for_url(f"{self.server}/{path}")
             wait_idle(page, since=n, draw=True)  # every chart drawn: the checks read them all
             self.at = path
         return page
+
+    def checked(self, path: str) -> dict:
+        """What the checks found on the page at ``path``: axe's serious or critical violations
+        at 1280×720, then (trace page) the TPL-bounded switch's flow at 1440×900, then the
+        modebar buttons' titles and how many were clicked, at 1440×900."""
+        if path not in self.found:
+            page = self.visit(path)
+            out: dict = {}
+            with step(f"axe on {path!r}"):
+                resize(page, *AXE_SIZE, MAIN)
+                out["violations"] = _violations(page)
+            resize(page, *MODEBAR_SIZE, MAIN)
+            if path == "":
+                with step("the TPL-bounded switch"):
+                    out["bounded"] = _bounded_flow(page)
+                draw_charts(page)  # the flow's charts too: the modebar check reads them all
+            with step(f"modebar on {path!r}"):
+                page.wait_for_selector(".js-plotly-plot .modebar-btn", state="attached",
+                                       timeout=30_000)
+                out["titles"] = page.eval_on_selector_all(
+                    ".js-plotly-plot .modebar-btn",
+                    "bs => bs.map(b => (b.getAttribute('data-title') || '').toLowerCase())")
+                # every remaining button, on every chart (zoom, pan, reset, download as PNG, ...)
+                out["clicked"] = page.eval_on_selector_all(
+                    ".js-plotly-plot .modebar-btn",
+                    "bs => { bs.forEach(b => b.dispatchEvent(new MouseEvent('click', "
+                    "{bubbles: true}))); return bs.length; }")
+                wait_idle(page)
+            self.found[path] = out
+        return self.found[path]
 
     def close(self) -> None:
         if self.page is not None:
@@ -86,11 +124,53 @@ def _violations(page) -> list[str]:
             for v in found if v["impact"] in SERIOUS]
 
 
+def _bounded_flow(page) -> dict:
+    """Open the TPL-bounded section, show its allocation, release with it, draw the real
+    release and download its public CSV; whether the section is open after each of the last
+    three, and the CSV's file name."""
+    from playwright.sync_api import expect
+
+    summary = page.locator("summary", has_text="Bound the temporal loss")
+    summary.scroll_into_view_if_needed()
+    summary.click()
+    wait_idle(page)  # (an expander: may start no run)
+    n = runs(page)
+    page.get_by_text("Show the TPL-bounded allocation").click()
+    # fails within 10 s if the click did not turn the switch on (rather than waiting a minute
+    # for a run that will not come)
+    expect(page.get_by_role("switch", name="Show the TPL-bounded allocation")).to_be_checked(
+        timeout=10_000)
+    wait_idle(page, since=n)
+    switch = page.get_by_text("Release with this allocation")
+    switch.scroll_into_view_if_needed()
+    n = runs(page)
+    switch.click()
+    expect(page.get_by_role("switch", name="Release with this allocation")).to_be_checked(
+        timeout=10_000)
+    wait_idle(page, since=n)
+    details = page.locator("details", has=summary)
+    out = {"open": [details.evaluate("d => d.open")]}
+    draw = page.get_by_role("button", name="Draw the real release")  # files: real draws only
+    draw.scroll_into_view_if_needed()
+    n = runs(page)
+    draw.click()
+    button = page.get_by_role("button", name="Public release (CSV)")
+    button.wait_for(timeout=60_000)  # the draw's run has offered the files
+    wait_idle(page, since=n)
+    out["open"].append(details.evaluate("d => d.open"))
+    button.scroll_into_view_if_needed()
+    n = runs(page)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    out["csv"] = info.value.suggested_filename
+    wait_idle(page, since=n)  # the download is recorded: the export fragment reruns
+    out["open"].append(details.evaluate("d => d.open"))
+    return out
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_no_serious_or_critical_violation(loaded, path):
-    page = loaded(path)
-    resize(page, *AXE_SIZE, "[data-testid='stMain']")
-    assert _violations(page) == []
+    assert loaded.checked(path)["violations"] == []
 
 
 def test_a_violation_is_found_when_there_is_one(browser):
@@ -114,22 +194,22 @@ def test_no_modebar_button_sends_anything_off_the_machine(loaded, server):
     host = urlparse(server).netloc
     clicked = 0
     for path in sorted(PATHS, key=lambda p: p != loaded.at):  # the page shown now first
-        page = loaded(path)
-        resize(page, *MODEBAR_SIZE, "[data-testid='stMain']")
-        page.wait_for_selector(".js-plotly-plot .modebar-btn", state="attached", timeout=30_000)
-        titles = page.eval_on_selector_all(
-            ".js-plotly-plot .modebar-btn",
-            "bs => bs.map(b => (b.getAttribute('data-title') || '').toLowerCase())")
-        assert titles, path
-        assert not [t for t in titles if any(w in t for w in UPLOADERS)], (path, titles)
-        # every remaining button, on every chart (zoom, pan, reset, download as PNG, ...)
-        clicked += page.eval_on_selector_all(
-            ".js-plotly-plot .modebar-btn",
-            "bs => { bs.forEach(b => b.dispatchEvent(new MouseEvent('click', "
-            "{bubbles: true}))); return bs.length; }")
-        wait_idle(page)
+        found = loaded.checked(path)
+        assert found["titles"], path
+        assert not [t for t in found["titles"] if any(w in t for w in UPLOADERS)], (
+            path, found["titles"])
+        clicked += found["clicked"]
     assert clicked > 10
     away = sorted({u for u in loaded.requests
                    if urlparse(u).scheme in ("http", "https", "ws", "wss")
                    and urlparse(u).netloc != host})
     assert not away, away
+
+
+def test_bounded_section_stays_open_and_files_follow_the_switch(loaded):
+    """Issue 13: switching the release to the TPL-bounded allocation collapsed the section
+    holding the switch (main: closed after the switch), and the CSV kept the sidebar's name.
+    The section stays open after the switch, after the real draw and after the download."""
+    found = loaded.checked("")["bounded"]
+    assert found["csv"] == BOUNDED_CSV
+    assert found["open"] == [True, True, True]
