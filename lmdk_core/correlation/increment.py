@@ -213,7 +213,11 @@ def _build_hull(P, rows):
     n = P.shape[0]
     hd = np.zeros(1)
     hq = np.zeros(1)
-    h = 1
+    # h, m and the heap's root index are int64 from the start: a plain 1 or 0 is typed
+    # Literal[int] while numba infers the loop, and every helper it reaches (_above, _excluded,
+    # _sift_down, …) was compiled once more for that literal (11 extra specialisations on a cold
+    # cache). Same values, same code paths.
+    h = np.int64(1)
     idx = np.empty(n, dtype=np.int64)
     ratio = np.empty(n)
     vq = np.empty(n)
@@ -231,7 +235,7 @@ def _build_hull(P, rows):
             q0 = 0.0
             tv = 0.0
             rmax = 0.0
-            m = 0
+            m = np.int64(0)
             for j in range(n):
                 qj = P[a, j]
                 dj = P[b, j]
@@ -285,7 +289,7 @@ def _build_hull(P, rows):
                 size -= 1
                 ratio[0] = ratio[size]
                 idx[0] = idx[size]
-                _sift_down(ratio, idx, size, 0)
+                _sift_down(ratio, idx, size, np.int64(0))
                 sd += P[b, j]
                 sq += P[a, j]
                 rest_d -= P[b, j]

@@ -120,11 +120,14 @@ def great_circle_m(lat1, lon1, lat2, lon2):
     return _R * math.atan2(math.sqrt(cx * cx + cy * cy + cz * cz), dot)
 
 
+# The scale's denominator is passed as np.int64(1), not 1: numba types a literal 1 as
+# Literal[int](1) and compiled discrete_laplace (its sampler inlined, the costliest kernel to
+# compile) once for that and once more for the int64 of other callers. Same draws.
 @numba.njit(cache=True)
 def _noise(exact, units, row, col, t, buf, st, fn):
     """One variate in lattice units: discrete Laplace of scale t, or t·(pre-drawn Laplace(0,1))."""
     if exact:
-        return np.float64(discrete_laplace(buf, st, fn, t, 1))
+        return np.float64(discrete_laplace(buf, st, fn, t, np.int64(1)))
     return t * units[row, col]
 
 
@@ -139,7 +142,7 @@ def value_point(x, eps, delta, exact, units, row, buf, st, fn):
 def value_draw(x, g, d, t, exact, units, row, buf, st, fn):
     """:func:`value_point` with its grid parameters (g, D, t) already computed."""
     if exact:
-        k = np.int64(np.rint(x / g)) + discrete_laplace(buf, st, fn, t, 1)
+        k = np.int64(np.rint(x / g)) + discrete_laplace(buf, st, fn, t, np.int64(1))
         return k * g, achieved(d, t)
     return x + g * t * units[row, 0], achieved(d, t)
 
@@ -163,9 +166,9 @@ def lattice_draw(lat, lon, g, d, t, exact, units, row, buf, st, fn):
     """:func:`lattice_point` with its lattice parameters (g, D, t) already computed."""
     if exact:
         kx, ky, kz = lattice_index(lat, lon, g)
-        vx = (kx + discrete_laplace(buf, st, fn, t, 1)) * g
-        vy = (ky + discrete_laplace(buf, st, fn, t, 1)) * g
-        vz = (kz + discrete_laplace(buf, st, fn, t, 1)) * g
+        vx = (kx + discrete_laplace(buf, st, fn, t, np.int64(1))) * g
+        vy = (ky + discrete_laplace(buf, st, fn, t, np.int64(1))) * g
+        vz = (kz + discrete_laplace(buf, st, fn, t, np.int64(1))) * g
     else:
         x, y, z = ecef(lat, lon)
         s = g * t

@@ -72,7 +72,7 @@ def burn(kind, unit, eps, exact, buf, st, fn):
         return
     _, _, t = pub_params(kind, unit, eps)
     for _ in range(1 if kind == 0 else 3):
-        discrete_laplace(buf, st, fn, t, 1)
+        discrete_laplace(buf, st, fn, t, np.int64(1))
 
 
 @numba.njit(cache=True)
@@ -93,7 +93,7 @@ def test_params(kind: int, unit: float, eps1: float) -> tuple[float, int, int]:
 def noisy_distance(kind, data, t, last, have_last, g, d, tt, exact, units, buf, st, fn):
     """(noisy distance between x_t and the last release, achieved ε₁'); draws one variate."""
     if exact:
-        z = discrete_laplace(buf, st, fn, tt, 1)
+        z = discrete_laplace(buf, st, fn, tt, np.int64(1))
         if not have_last:
             return 0.0, 0.0
         if kind == 0:
