@@ -139,7 +139,14 @@ def test_builder_adds_a_pattern(page):
 def test_taxi_source_runs():
     at = fresh()
     at.radio(key="_w_pat_source").set_value("taxis")
+    # every section runs on the taxis; section 4 simulates one mechanism once per ε (the
+    # default four, four runs each, were most of this test's CPU: each mechanism's simulations
+    # are the library's tests, tests/test_patterns*.py)
+    at.multiselect(key="_w_pat_mechs").set_value(["uniform"])
+    at.number_input(key="_w_pat_runs").set_value(1)
     run(at)
+    quality = next(d.value for d in at.dataframe if "seeds" in d.value.columns)
+    assert list(quality["mechanism"]) and (quality["seeds"] == 1).all()  # ran on the taxis
     assert "H0" in _text(at)
     assert any("Real releases of the taxis" in m.label for m in at.metric)
 
