@@ -37,6 +37,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .geo import degrees_to_metres, offset_points
+from .noise.apply import read_only
 from .release import Release
 from .schemes.fill import interpolate_fill, interpolated_rows, time_axis
 from .times import epoch_ns, seconds
@@ -517,7 +518,9 @@ def _run(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r: float | None,
     step = float(np.median(dt[1:])) if dt.size > 1 else 1.0
     step = step if step > 0 else 1.0
 
-    fy, fobs, fdt = _fit_rows(y, obs, dt)
+    # the kernels' inputs read-only, whatever the caller's (noise.apply.read_only: one compile)
+    y, obs, dt = read_only(y), read_only(obs), read_only(dt)
+    fy, fobs, fdt = map(read_only, _fit_rows(y, obs, dt))
 
     def passes(r_: float, q_: float, code_: int, smooth: bool, robust_k: float):
         if smooth:
@@ -607,6 +610,7 @@ def _models_loglik(y: np.ndarray, obs: np.ndarray, dt: np.ndarray, r_grid: list[
     :data:`_W_MIN`; a value that cannot be either is −inf. First every model is filtered at the
     middle R of the grid (an exact value each model reaches), then the whole grid with cells and
     models dropped by their upper bounds (docs/smoothing.md)."""
+    y, obs, dt = read_only(y), read_only(obs), read_only(dt)  # as _run passes them: one compile
     r_arr = np.asarray(r_grid, dtype=np.float64)
     codes = np.array([_KINDS[kind] for kind, _, _ in models], dtype=np.int64)
     qs = np.array([float(q) for _, q, _ in models])

@@ -17,12 +17,14 @@ import numpy as np
 
 import lmdk_core as lk
 from lmdk_core import correlation
+from lmdk_core.advice import skip_mean_error
 from lmdk_core.noise.apply import noisy_bits
 from lmdk_core.noise.source import as_source
 from lmdk_core.patterns import taxi
 from lmdk_core.patterns.match import _select_non_overlapping
 from lmdk_core.population.noise import bernoulli_exp, discrete_laplace
 from lmdk_core.schemes import SCHEMES
+from lmdk_core.smoothing import smooth_release
 
 
 def _schemes() -> None:
@@ -31,8 +33,10 @@ def _schemes() -> None:
     mask[100:140] = True
     values = np.linspace(0.0, 1.0, len(traj))
     for scheme in SCHEMES:
-        lk.release_locations(traj, mask, epsilon=1.0, scheme=scheme, radius_m=200)
+        rel = lk.release_locations(traj, mask, epsilon=1.0, scheme=scheme, radius_m=200)
         lk.release_values(values, mask, epsilon=1.0, scheme=scheme)
+    smooth_release(rel)  # the Kalman kernels (the smoothing page, the advice, the explorer)
+    skip_mean_error(traj, mask, epsilon=1.0, radius_m=200.0)
 
 
 def _rest() -> None:
@@ -42,6 +46,9 @@ def _rest() -> None:
     for n in (8, 80):  # the hull's single- and multi-threaded paths
         P = correlation.synthetic_transition_matrix(n, 0.1)
         lk.landmark_temporal_loss(eps, mask, P, P)
+    env = correlation.EnvelopeLoss(P)  # evaluated on its own and on one row per person
+    env(np.array([0.5, 2.0]))
+    env.backward(np.ones((2, 3)))
     assert len(taxi.taxi_trajectories(3, days=0.05))
     noisy_bits(mask, np.full(mask.size, 0.5), source=as_source(None))
     bernoulli_exp(np.arange(1, 5), 8)

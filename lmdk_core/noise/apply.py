@@ -162,14 +162,24 @@ def _rr_kernel(bits, eps_num, buf, st, fn):
     return out
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a`` (no copy), for a numba kernel's inputs. Numba compiles a
+    kernel once per argument type and writability is part of the type: passing every input
+    read-only, read-only columns (pandas', a Release's) and writable arrays share one compile."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def _flat(a: np.ndarray, n: int) -> np.ndarray:
-    return np.ascontiguousarray(np.broadcast_to(np.asarray(a, dtype=np.float64), (n,)))
+    return read_only(np.ascontiguousarray(np.broadcast_to(np.asarray(a, dtype=np.float64),
+                                                           (n,))))
 
 
 def noisy_values(x: np.ndarray, eps: np.ndarray, *, sensitivity: float, source: RandomSource,
                  noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
     """Release 1-D ``x`` with per-element budgets ``eps``; returns (released, achieved ε')."""
-    x = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    x = read_only(np.ascontiguousarray(x, dtype=np.float64).ravel())
     e = _flat(eps, x.size)
     check_value_domain(sensitivity, e)
     check_value_magnitude(x, sensitivity, e)
@@ -181,8 +191,8 @@ def noisy_locations(lat: np.ndarray, lon: np.ndarray, eps: np.ndarray, *, radius
                     source: RandomSource, noise: str = "safe"
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Release 1-D (lat, lon) with per-element budgets; returns (lat', lon', achieved ε')."""
-    la = np.ascontiguousarray(lat, dtype=np.float64).ravel()
-    lo = np.ascontiguousarray(lon, dtype=np.float64).ravel()
+    la = read_only(np.ascontiguousarray(lat, dtype=np.float64).ravel())
+    lo = read_only(np.ascontiguousarray(lon, dtype=np.float64).ravel())
     e = _flat(eps, la.size)
     check_lattice_domain(radius_m, e)
     with noise_stream(source, noise, la.size, 3) as (exact, units, buf, st, fn):
@@ -214,7 +224,7 @@ def rr_flip_probability_fast(eps: np.ndarray) -> np.ndarray:
 def noisy_bits(bits: np.ndarray, eps: np.ndarray, *, source: RandomSource,
                noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
     """Randomised response per element; returns (released bits, achieved ε' ≤ ε)."""
-    b = np.ascontiguousarray(bits, dtype=np.bool_).ravel()
+    b = read_only(np.ascontiguousarray(bits, dtype=np.bool_).ravel())
     e = _flat(eps, b.size)
     if check_noise(noise) == "safe":
         check_rr_epsilon(e)
