@@ -56,8 +56,12 @@ def start_lab(root: Path, home: Path, log: Path, port: int | None = None):
     env = dict(os.environ)
     env.update(JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                IPYTHONDIR=str(home / "ipython"), PYTHONPATH=str(ROOT))
+    # `jupyter lab`, without building jsonschema's IRI grammar at import (~2 CPU-s; nothing the
+    # server validates uses the iri format: see tests/notebook_runner.py)
+    lab = ("import sys; sys.modules.setdefault('rfc3987_syntax', None); "
+           "from jupyterlab.labapp import main; sys.exit(main())")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", *OFFLINE_LAB_ARGS, f"--ServerApp.port={port}",
+        [sys.executable, "-c", lab, *OFFLINE_LAB_ARGS, f"--ServerApp.port={port}",
          "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}",
          f"--LabApp.workspaces_dir={home / 'workspaces'}"],
         cwd=root, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
