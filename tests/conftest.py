@@ -104,7 +104,7 @@ Every test file is in exactly one (tests/test_layers.py checks it, and that the 
 match what each file uses)."""
 
 E2E_FILES = frozenset({
-    "test_attacks_browser.py", "test_browser.py", "test_browser_map.py",
+    "test_browser.py", "test_browser_map.py",
     "test_charts_browser.py", "test_guide_browser.py", "test_isolation.py",
     "test_jupyter_browser.py", "test_jupyter_export.py", "test_map_front_end.py",
     "test_map_keyboard.py", "test_notebook.py", "test_pages_browser.py",
