@@ -364,13 +364,18 @@ class BitStream:
 
 def discrete_laplace_array(t, s, size: int, source: RandomSource) -> np.ndarray:
     """``size`` independent discrete Laplace variates of scale t/s (int64 arrays or scalars)."""
-    # scalars broadcast as stride-0 views: no point-sized copies of t and s
-    tt = np.broadcast_to(np.asarray(t, dtype=np.int64), (size,))
-    ss = np.broadcast_to(np.asarray(s, dtype=np.int64), (size,))
     out = np.empty(size, dtype=np.int64)
     with BitStream(source) as (buf, st, fn):
-        _dlap_fill(buf, st, fn, tt, ss, out)
+        _dlap_fill(buf, st, fn, _per_draw(t, size), _per_draw(s, size), out)
     return out
+
+
+def _per_draw(x, size: int) -> np.ndarray:
+    """``x`` (int64) per draw for :func:`_dlap_fill`, which reads the first ``size``. A scalar
+    is a stride-0 view (no point-sized copy) of at least two elements: numba types a one- or
+    zero-element view as contiguous, another signature to compile (~5 CPU-s) for one draw."""
+    a = np.asarray(x, dtype=np.int64)
+    return np.broadcast_to(a, (max(size, 2) if a.ndim == 0 else size,))
 
 
 @numba.njit(cache=True)
