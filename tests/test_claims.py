@@ -4,6 +4,7 @@ the register says, its proof document exists, and its test exists (issue 24, "Al
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -17,9 +18,11 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+@functools.cache
 def _said(path: Path) -> str:
     """What a file says: a Python module's strings (implicitly concatenated literals and the
-    literal parts of f-strings joined, as the user reads them), any other file's text."""
+    literal parts of f-strings joined, as the user reads them), any other file's text. Once per
+    file and process: the ~100 claims sit in a few files (the files do not change in a run)."""
     text = path.read_text(encoding="utf-8")
     if path.suffix != ".py":
         return _flat(text)
@@ -31,6 +34,14 @@ def _said(path: Path) -> str:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             parts.append(node.value)
     return _flat("\n".join(parts))
+
+
+@functools.cache
+def _function_names(path: Path) -> frozenset[str]:
+    """The names of the functions a Python file defines (once per file and process, as
+    :func:`_said`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
 
 
 def rows(text: str) -> list[dict[str, str]]:
@@ -58,11 +69,8 @@ def problems(row: dict[str, str]) -> list[str]:
     test_file = ROOT / path
     if not name or not test_file.is_file():
         found.append(f"test file {path} does not exist")
-    else:
-        defs = {n.name for n in ast.walk(ast.parse(test_file.read_text(encoding="utf-8")))
-                if isinstance(n, ast.FunctionDef)}
-        if name not in defs:
-            found.append(f"test {row['test']} does not exist")
+    elif name not in _function_names(test_file):
+        found.append(f"test {row['test']} does not exist")
     return found
 
 
