@@ -22,16 +22,47 @@ which jsonschema expects) instead of building the grammar. An expression that bi
 kernel it runs in the notebook's namespace, which must stay as the notebook alone makes it."""
 
 
-def run(nb: Any, cwd: pathlib.Path, timeout: int = 300) -> Any:
-    """Execute ``nb`` in place in a new python3 kernel started in ``cwd``; return it."""
+KERNEL_ARGS = [f"--IPKernelApp.exec_lines={SKIP_IRI_GRAMMAR}"]
+"""Arguments of every kernel the notebook tests start."""
+
+FRESH_NAMESPACE = """%reset -f
+assert not [n for n in get_ipython().user_ns
+            if not n.startswith("_") and n not in get_ipython().user_ns_hidden], "not fresh"
+"""
+"""Run before a notebook in a kernel that ran another: every name the last one defined is gone
+(the assert fails otherwise), so the notebook sees only what it defines itself."""
+
+
+def run(nb: Any, cwd: pathlib.Path, timeout: int = 300, km: Any = None) -> Any:
+    """Execute ``nb`` in place in a new python3 kernel started in ``cwd`` and return it; or, given
+    a started kernel manager ``km`` (see :func:`start_kernel`), in that kernel, in a fresh
+    namespace (:data:`FRESH_NAMESPACE`, run first; ``nb`` gets no extra cell)."""
     sys.modules.setdefault("rfc3987_syntax", None)  # SKIP_IRI_GRAMMAR, in the test process
     nbclient = pytest.importorskip("nbclient")
-    nbclient.NotebookClient(
-        nb, timeout=timeout, kernel_name="python3",
-        extra_arguments=[f"--IPKernelApp.exec_lines={SKIP_IRI_GRAMMAR}"],
+    nbformat = pytest.importorskip("nbformat")
+    if km is not None:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(FRESH_NAMESPACE))
+    client = nbclient.NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", km=km, extra_arguments=KERNEL_ARGS,
         resources={"metadata": {"path": str(cwd)}},
-    ).execute()
+    )
+    try:
+        client.execute()
+    finally:
+        if km is not None:
+            nb.cells.pop(0)  # FRESH_NAMESPACE; an error in it raised CellExecutionError
+            if client.kc is not None:
+                client.kc.stop_channels()
     return nb
+
+
+def start_kernel(cwd: pathlib.Path) -> Any:
+    """A started python3 kernel manager (the notebook tests' arguments, working in ``cwd``) for
+    :func:`run` to execute several notebooks in; shut it down with ``km.shutdown_kernel()``."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    km = jupyter_client.KernelManager(kernel_name="python3")
+    km.start_kernel(extra_arguments=KERNEL_ARGS, cwd=str(cwd))
+    return km
 
 
 def read_stripped(path: pathlib.Path) -> Any:

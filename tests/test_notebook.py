@@ -10,7 +10,7 @@ import pathlib
 import time
 
 import pytest
-from notebook_runner import read_stripped, run
+from notebook_runner import read_stripped, run, start_kernel
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -59,9 +59,23 @@ assert (weak["max TPL"] <= identity["max TPL"] + 1e-12).all()
 }
 
 
+@pytest.fixture(scope="module")
+def kernel():
+    """One kernel for the three notebooks: its start and the imports every notebook makes
+    (numpy, pandas, Plotly, lmdk_core, numba's first dispatch) cost ~3 CPU-s each time. Each
+    notebook still runs in a fresh namespace (notebook_runner.FRESH_NAMESPACE asserts it), in
+    any order; none changes shared module state (no option, global seed, warning filter outside
+    ``catch_warnings``, working directory or patched attribute; lmdk_core's caches hold constants),
+    and each cell's outputs come only from its own execution (nbclient keeps the messages whose
+    parent is that cell). After a failure the kernel is restarted for the next notebook."""
+    km = start_kernel(NOTEBOOKS)
+    yield km
+    km.shutdown_kernel(now=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_notebook_executes_and_shows_what_it_claims(name, tmp_path):
+def test_notebook_executes_and_shows_what_it_claims(name, tmp_path, kernel):
     nbformat = pytest.importorskip("nbformat")
     if name == "explore.ipynb":
         pytest.importorskip("anywidget")
@@ -79,7 +93,11 @@ def test_notebook_executes_and_shows_what_it_claims(name, tmp_path):
     nb.cells.insert(at + 1, small)
     nb.cells.append(nbformat.v4.new_code_cell(CHECKS[name]))
     start = time.perf_counter()
-    run(nb, NOTEBOOKS, timeout=180)
+    try:
+        run(nb, NOTEBOOKS, timeout=180, km=kernel)
+    except BaseException:
+        kernel.restart_kernel(now=True)
+        raise
     print(f"{name}: {time.perf_counter() - start:.1f} s")
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.get("output_type") == "error"]
