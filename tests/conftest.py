@@ -107,8 +107,7 @@ E2E_FILES = frozenset({
     "test_browser.py", "test_browser_map.py",
     "test_charts_browser.py", "test_guide_browser.py", "test_isolation.py",
     "test_jupyter_browser.py", "test_jupyter_export.py", "test_map_front_end.py",
-    "test_map_keyboard.py", "test_notebook.py", "test_pages_browser.py",
-    "test_patterns_notebook.py", "test_population_notebook.py", "test_story_browser.py",
+    "test_map_keyboard.py", "test_notebook.py", "test_pages_browser.py", "test_story_browser.py",
 })
 APP_FILES = frozenset({
     "test_app.py", "test_app_chart_cache.py", "test_app_pages.py", "test_app_smoothing.py",

@@ -1,4 +1,5 @@
-"""Execute notebooks with nbclient, each in a fresh python3 kernel; shared by the notebook tests.
+"""Execute notebooks with nbclient (a python3 kernel each, or one kernel in turn, each notebook in a
+fresh namespace); used by tests/test_notebook.py.
 
 Both the test process (nbclient needs nbformat) and every kernel that displays a Plotly figure
 (Plotly's notebook renderer imports nbformat only to read its version) import jsonschema, whose
@@ -36,7 +37,8 @@ assert not [n for n in get_ipython().user_ns
 def run(nb: Any, cwd: pathlib.Path, timeout: int = 300, km: Any = None) -> Any:
     """Execute ``nb`` in place in a new python3 kernel started in ``cwd`` and return it; or, given
     a started kernel manager ``km`` (see :func:`start_kernel`), in that kernel, in a fresh
-    namespace (:data:`FRESH_NAMESPACE`, run first; ``nb`` gets no extra cell)."""
+    namespace (:data:`FRESH_NAMESPACE`, run first; ``nb`` gets no extra cell), restarting it when
+    ``nb`` fails so that the next notebook starts from a working kernel."""
     sys.modules.setdefault("rfc3987_syntax", None)  # SKIP_IRI_GRAMMAR, in the test process
     nbclient = pytest.importorskip("nbclient")
     nbformat = pytest.importorskip("nbformat")
@@ -48,6 +50,10 @@ def run(nb: Any, cwd: pathlib.Path, timeout: int = 300, km: Any = None) -> Any:
     )
     try:
         client.execute()
+    except BaseException:
+        if km is not None:  # a cell that failed or timed out may leave it busy or half-set
+            km.restart_kernel(now=True)
+        raise
     finally:
         if km is not None:
             nb.cells.pop(0)  # FRESH_NAMESPACE; an error in it raised CellExecutionError
@@ -74,11 +80,6 @@ def read_stripped(path: pathlib.Path) -> Any:
     assert all(not c.get("outputs") and c.get("execution_count") is None for c in code), (
         f"commit {path.name} with outputs stripped")
     return nb
-
-
-def execute_stripped(path: pathlib.Path, timeout: int = 300) -> Any:
-    """Read ``path``, check its outputs are stripped, run it in its folder; the executed nb."""
-    return run(read_stripped(path), path.parent, timeout)
 
 
 def output_mimes(nb: Any) -> set[str]:
