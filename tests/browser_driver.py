@@ -158,8 +158,9 @@ def wait_idle(page, settle_ms: int = 300, timeout_ms: int = 60_000, *,
     (no run starting or ending, no element changing) for ``settle_ms``, and the map is drawn
     and the charts are settled (:data:`CHARTS_SETTLED`: those in view drawn); with ``draw``,
     every chart drawn (:func:`draw_charts`: for a check that reads the charts out of view too;
-    drawing them all after every action cost the browser ~0.65 CPU-s a page load on the
-    sample, and a share of each rerun, whether or not a test read them).
+    drawing them all after every action cost the browser plotly.js's load and every chart's
+    drawing on each page load, and a redraw of each changed chart on each rerun, whether or
+    not a test read them: see dashboard/charts.py for what a first load saves).
 
     A run is waited for up to ``settle_ms`` to start and the wait moves on as soon as one is
     seen; then the page must stay quiet for ``settle_ms``, so a run that starts up to
