@@ -7,6 +7,7 @@ partitions are recomputed with the same keyed coins); Ctrl-C leaves no output. M
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pathlib
@@ -19,9 +20,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("distributed")
-
-from distributed import Client
+if importlib.util.find_spec("distributed") is None:  # not imported here: every test process
+    # collects this file, and only the one that runs it needs distributed (0.4 CPU-s to import)
+    pytest.skip("could not import 'distributed'", allow_module_level=True)
 
 from lmdk_core.cli import _scheduler, build_parser, main
 from lmdk_core.population import (
@@ -48,6 +49,8 @@ def _env() -> dict:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """(address, client, worker processes): started here, stopped by their own pids."""
+    from distributed import Client
+
     d = tmp_path_factory.mktemp("cluster")
     sched_file = d / "scheduler.json"
     common = dict(cwd=str(d), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
