@@ -75,6 +75,22 @@ def add_place_by_click(at: AppTest, fake_map: FakeMap, lat: float, lon: float) -
     return at
 
 
+def home_place(home: tuple[float, float]) -> dict:
+    """The place a click at ``home`` (alice's home) adds on the first page."""
+    return {"name": HOME_STAY, "lat": round(home[0], 6), "lon": round(home[1], 6),
+            "place_radius_m": 100.0}
+
+
+def marked_at_home(at: AppTest, home: tuple[float, float]) -> AppTest:
+    """``at``'s first run with the place a click at ``home`` adds (:func:`home_place`,
+    selected) already in the session: one run instead of a first run and a click's two
+    (test_app.py's test_map_click_adds_a_landmark_place_and_updates_everything checks that
+    the click leaves the same)."""
+    at.session_state["places"] = [home_place(home)]
+    at.session_state["selected"] = HOME_STAY
+    return run(at)
+
+
 def session(at: AppTest):
     """The page's accounted session (lmdk_core.session.Session)."""
     return at.session_state["lmdk_session"]

@@ -21,7 +21,9 @@ from apptest_helpers import (
     TIMEOUT,
     add_place_by_click,
     draw,
+    home_place,
     kept,
+    marked_at_home,
     metric,
     run,
     session,
@@ -39,6 +41,15 @@ from lmdk_core.release import SCHEMES, release_locations
 
 def chart(at: AppTest, key: str) -> dict:
     return figure(at, key)
+
+
+@pytest.fixture
+def app_home(fake_map, home):
+    """The first page with alice's home marked (:func:`apptest_helpers.marked_at_home`): one
+    run, for the tests about what follows a click, not the click itself."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    return marked_at_home(at, home)
 
 
 # --------------------------------------------------------------------------- page
@@ -83,6 +94,8 @@ def test_map_click_adds_a_landmark_place_and_updates_everything(app, fake_map, s
     assert [p["name"] for p in places] == [HOME_STAY]  # the suggested place it lies on
     assert places[0]["place_radius_m"] == 100.0
     assert (places[0]["lat"], places[0]["lon"]) == pytest.approx(home, abs=1e-6)
+    # exactly what apptest_helpers.marked_at_home seeds for the tests that start after it
+    assert list(places) == [home_place(home)] and app.session_state["selected"] == HOME_STAY
     # drawn on the map as a 100 m circle with that name
     circles = fake_map.circles()
     assert len(circles) == 1 and circles[0]["radius_m"] == 100.0 and circles[0]["name"] == HOME_STAY
@@ -155,8 +168,8 @@ def test_suggested_place_is_added_with_its_radius(app):
 # --------------------------------------------------------------------------- data
 
 
-def test_bad_upload_shows_the_library_error_and_keeps_data_and_places(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_bad_upload_shows_the_library_error_and_keeps_data_and_places(app_home):
+    app = app_home
     name_before = app.session_state["data_name"]
     app.radio(key="source").set_value("Upload files")
     run(app)
@@ -186,8 +199,8 @@ def test_good_upload_replaces_the_data(app):
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_every_scheme_runs_and_reports_its_guarantee(app, fake_map, home, scheme):
-    add_place_by_click(app, fake_map, *home)
+def test_every_scheme_runs_and_reports_its_guarantee(app_home, scheme):
+    app = app_home
     app.selectbox(key="scheme").set_value(scheme)
     run(app)
     delta = metric(app, "Max G_t vs ε").delta
@@ -255,8 +268,7 @@ def downloads(monkeypatch):
 def test_every_download_yields_a_parseable_file(downloads, fake_map, home):
     """Issue 8 items 2 and 5: all four files are produced outside the session; the public ones
     hold only time and released coordinates, the private ones say so first."""
-    at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
-    add_place_by_click(at, fake_map, *home)
+    at = marked_at_home(AppTest.from_file(APP, default_timeout=TIMEOUT), home)
     draw(at)
     assert set(PUBLIC_LABELS + PRIVATE_LABELS) <= set(downloads)
     files = {label: call_without_session(d["data"], timeout_s=60) for label, d in downloads.items()}
@@ -398,8 +410,7 @@ def test_exploring_is_free_and_every_real_draw_counts(app):
 def test_k_real_draws_cost_k_epsilon_in_the_files(downloads, fake_map, home):
     """Taking away K real draws after viewing their quality costs K·ε on the page and in the
     private analysis file."""
-    at = run(AppTest.from_file(APP, default_timeout=TIMEOUT))
-    add_place_by_click(at, fake_map, *home)
+    at = marked_at_home(AppTest.from_file(APP, default_timeout=TIMEOUT), home)
     at.number_input(key="total_budget_input").set_value(10.0)
     run(at)
     at.button(key="total_budget_set").click()
@@ -416,10 +427,10 @@ def test_k_real_draws_cost_k_epsilon_in_the_files(downloads, fake_map, home):
     assert ledger["total_loss"] == pytest.approx(3.3) and ledger["real_draws"] == 3
 
 
-def test_dummy_draws_and_radii_are_counted(app, fake_map, home):
+def test_dummy_draws_and_radii_are_counted(app_home):
     """Issue 23 finding 2: ε_sel is counted (two dummy draws showed "856 / 1"; the true total
     is 2), and releases with different radii compose by distance."""
-    add_place_by_click(app, fake_map, *home)
+    app = app_home
     app.number_input(key="total_budget_input").set_value(100.0)
     run(app)
     app.button(key="total_budget_set").click()
@@ -546,8 +557,8 @@ def test_bounded_allocation_keeps_tpl_below_alpha(app):
     assert float(metric(app, "Bound, worst pair (bounded)").value) <= 0.5 * 1.001
 
 
-def test_release_switches_to_the_bounded_allocation_and_back(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_release_switches_to_the_bounded_allocation_and_back(app_home):
+    app = app_home
     spent_scheme = metric(app, "Budget spent Σε_t").value
     app.number_input(key="alpha").set_value(0.5)
     app.toggle(key="use_bounded").set_value(True)
