@@ -201,6 +201,30 @@ def _component_manifests_scanned_once():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _scripts_compiled_once(request):
+    """AppTest gives every run a new ScriptCache, so each run read, rewrote ("magic") and
+    compiled the page scripts again: 2.8 ms for dashboard/app.py and 8-10 ms for the Patterns
+    or Population page, on every run of every app test. The app's own server keeps one cache
+    for all sessions; so do the tests (a script's path names its text: AppTest.from_string
+    writes each text to a file named by its hash). Only processes with app tests import
+    AppTest for it."""
+    if not any(item.path.name in APP_FILES for item in request.session.items):
+        yield
+        return
+    try:
+        from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+        from streamlit.testing.v1 import app_test, local_script_runner
+    except ImportError:  # the core-only environment of make test-min's subset
+        yield
+        return
+    shared = ScriptCache()
+    with pytest.MonkeyPatch.context() as mp:
+        for module in (app_test, local_script_runner):  # pages, and the main script
+            mp.setattr(module, "ScriptCache", lambda: shared)
+        yield
+
+
 @pytest.fixture(scope="session")
 def _sample_once() -> pd.DataFrame:
     import lmdk_core
@@ -246,6 +270,18 @@ def app(fake_map):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
     return run(at)
+
+
+@pytest.fixture
+def app_home(fake_map, home):
+    """``app`` with alice's home marked (apptest_helpers.marked_at_home): one run, for the
+    tests about what follows a click on it, not the click itself."""
+    from apptest_helpers import APP, TIMEOUT, marked_at_home
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    return marked_at_home(at, home)
 
 
 @pytest.fixture(scope="module")

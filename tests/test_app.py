@@ -43,15 +43,6 @@ def chart(at: AppTest, key: str) -> dict:
     return figure(at, key)
 
 
-@pytest.fixture
-def app_home(fake_map, home):
-    """The first page with alice's home marked (:func:`apptest_helpers.marked_at_home`): one
-    run, for the tests about what follows a click, not the click itself."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    return marked_at_home(at, home)
-
-
 # --------------------------------------------------------------------------- page
 
 
