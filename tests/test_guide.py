@@ -103,8 +103,8 @@ def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
     assert not session(app).draws()[-1].release.seeded
 
 
-def test_use_recommended_scheme_button(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_use_recommended_scheme_button(app_home):
+    app = app_home
     app.selectbox(key="scheme").set_value("uniform")
     run(app)
     next(b for b in app.button if b.key == "guide_use_scheme").click()
@@ -114,11 +114,11 @@ def test_use_recommended_scheme_button(app, fake_map, home):
 
 
 @pytest.mark.parametrize("scheme", ["event", "uniform"])
-def test_target_accuracy_sets_epsilon(app, fake_map, home, scheme):
+def test_target_accuracy_sets_epsilon(app_home, scheme):
     """Type a target, click 'Use ε = …': the sidebar ε changes and the predicted error of the
     scheme at that ε is within the target — and, where every moment is released fresh, so is
     the headline Mean error of the new preview."""
-    add_place_by_click(app, fake_map, *home)
+    app = app_home
     app.selectbox(key="scheme").set_value(scheme)
     app.number_input(key="radius_m").set_value(100.0)
     target = 300.0 if scheme == "event" else 20_000_000.0 / 4
@@ -141,14 +141,14 @@ def test_target_accuracy_sets_epsilon(app, fake_map, home, scheme):
         assert 0.95 * target <= _mean_error_m(app) <= 1.05 * target
 
 
-def test_skip_target_is_the_headline_with_its_floor(app, fake_map, home):
+def test_skip_target_is_the_headline_with_its_floor(app_home):
     """Skip at your places repeats older points: below its floor the guide says no ε reaches
     the target and names the floor (the Mean error of a noise-free Skip release); above it,
     the ε for the headline Mean error, read from the trace, without a one-click button."""
     from lmdk_core.metrics import mae_metres
     from lmdk_core.release import release_locations
 
-    add_place_by_click(app, fake_map, *home)
+    app = app_home
     app.number_input(key="radius_m").set_value(100.0)
     app.number_input(key="guide_target_m").set_value(20.0)
     run(app)
@@ -170,8 +170,8 @@ def test_skip_target_is_the_headline_with_its_floor(app, fake_map, home):
     assert not [b for b in app.button if b.key == "guide_use_epsilon"]
 
 
-def test_unreachable_target_says_so_and_offers_the_interval(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_unreachable_target_says_so_and_offers_the_interval(app_home):
+    app = app_home
     app.selectbox(key="scheme").set_value("uniform")
     app.number_input(key="guide_target_m").set_value(500.0)
     run(app)
@@ -181,8 +181,8 @@ def test_unreachable_target_says_so_and_offers_the_interval(app, fake_map, home)
     assert "release one location every" in text or "No release interval" in text
 
 
-def test_huge_noise_warns_instead_of_a_broken_map(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_huge_noise_warns_instead_of_a_broken_map(app_home, home):
+    app = app_home
     app.selectbox(key="scheme").set_value("user")
     run(app)
     warn = [w.value for w in app.warning if "outside the map" in w.value]
@@ -211,8 +211,8 @@ def _texts(at) -> list[str]:
     return out
 
 
-def test_plain_words_no_raw_names_no_exponents(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_plain_words_no_raw_names_no_exponents(app_home):
+    app = app_home
     app.selectbox(key="scheme").set_value("adaptive")
     run(app)
     labels = [w.label for w in (*app.number_input, *app.checkbox)]
@@ -235,28 +235,28 @@ def test_plain_words_no_raw_names_no_exponents(app, fake_map, home):
     assert "Σε_t:" in captions and "G_t:" in captions and "ε:" in captions
 
 
-def test_guide_estimate_is_fast_and_cached(app, fake_map, home):
+def test_guide_estimate_is_fast_and_cached(app_home):
     """The quick simulation runs once per setting (session cache), not on every rerun."""
-    add_place_by_click(app, fake_map, *home)
+    app = app_home
     kept = app.session_state["guide_estimates"]
     n = len(kept)
     run(app)
     assert len(app.session_state["guide_estimates"]) == n
 
 
-def test_guide_says_when_dummy_landmarks_add_error(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_guide_says_when_dummy_landmarks_add_error(app_home):
+    app = app_home
     assert not [i for i in app.info if "Dummy landmarks are on" in i.value]
     app.toggle(key="hide_on").set_value(True)
     run(app)
     assert [i for i in app.info if "Dummy landmarks are on" in i.value]
 
 
-def test_guide_table_follows_the_smoothing_toggle(app, fake_map, home, sample):
+def test_guide_table_follows_the_smoothing_toggle(app_home, sample):
     """With smoothing on (the default), the guide's errors are the smoothed trial runs' — the
     error the page and the download then show; with it off, the raw ones."""
 
-    add_place_by_click(app, fake_map, *home)
+    app = app_home
 
     def starred():
         table = _guide_table(app)
