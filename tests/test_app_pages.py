@@ -37,8 +37,8 @@ def test_other_pages_render_without_errors(app, page, words):
 
 
 def test_hiding_releases_on_real_plus_dummy_landmarks_with_the_rest_of_the_budget(
-        app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+        app_home, fake_map):
+    app = app_home
     plain = kept(app)[-1]
     real = np.asarray(plain.landmarks)
     assert real.sum() > 0
@@ -95,8 +95,8 @@ def test_zip_upload_gives_people_from_folders_and_repairs_reach_the_page(app):
     assert "dropped 1 row" in warned and "repeating a timestamp" in warned
 
 
-def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app_home):
+    app = app_home
     every_fix = kept(app)[-1]
     app.number_input(key="interval_min").set_value(5.0)
     run(app)
@@ -108,8 +108,8 @@ def test_release_interval_releases_fewer_moments_and_fewer_landmarks(app, fake_m
     assert f"**{int(sparse.landmarks.sum()):,}** of " in shown
 
 
-def test_comparison_with_dummy_landmarks_shows_each_scheme(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_comparison_with_dummy_landmarks_shows_each_scheme(app_home):
+    app = app_home
     app.slider(key="compare_runs").set_value(1)
     run(app)
     app.button(key="compare_dummies_go").click()
