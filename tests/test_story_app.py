@@ -12,7 +12,7 @@ import json
 import re
 
 import pytest
-from apptest_helpers import APP, TIMEOUT, FakeMap, draw, run
+from apptest_helpers import APP, TIMEOUT, FakeMap, draw, marked_at_home, run
 from deferred_download import call_without_session, record_downloads
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
@@ -42,11 +42,8 @@ def page(monkeypatch, home):
     monkeypatch.setattr(map_section.map_element, "show", fake)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["tiles"] = "none"
-    run(at)
-    fake.click(*home)
-    run(at)
-    run(at)
-    assert at.session_state["places"], "the click added no place"
+    marked_at_home(at, home)  # one run (a click on it is test_app's)
+    assert at.session_state["places"]
     at.number_input(key="total_budget_input").set_value(100.0)
     run(at)
     at.button(key="total_budget_set").click()
