@@ -4,7 +4,7 @@ does not linger; a tree of many files shows a count and a collapsed list, not ev
 from __future__ import annotations
 
 import pytest
-from apptest_helpers import APP, BAD_CSV, HOME_STAY, TIMEOUT, add_place_by_click, run
+from apptest_helpers import APP, BAD_CSV, HOME_STAY, TIMEOUT, run
 from page_charts import figures
 from streamlit.testing.v1 import AppTest
 
@@ -35,9 +35,8 @@ def _errors(at: AppTest) -> str:
     return " ".join(e.value for e in at.error)
 
 
-def test_bad_file_is_reported_once_then_a_good_file_loads_and_places_stay(
-        upload_app, fake_map, home):
-    at = add_place_by_click(upload_app, fake_map, *home)
+def test_bad_file_is_reported_once_then_a_good_file_loads_and_places_stay(app_home):
+    at = app_home
     at.number_input(key="epsilon").set_value(2.0)
     at.radio(key="source").set_value("Upload files")
     run(at)
