@@ -15,10 +15,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import APP, TIMEOUT, add_place_by_click, kept, metric, run
+from apptest_helpers import kept, metric, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamlit.testing.v1 import AppTest
 from test_guarantees import inputs
 
 from lmdk_core import release_locations, release_values
@@ -253,13 +252,10 @@ def test_a_broken_deposit_is_caught(monkeypatch):
 
 # --------------------------------------------------------------------------- the page
 
-def test_page_offers_reserve_in_plain_words(fake_map, home):
+def test_page_offers_reserve_in_plain_words(app_home):
     """The scheme choice shows Reserve with plain labels; the automatic share can be turned off
     and the chosen share and speed reach the release."""
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.query_params["tiles"] = "none"
-    run(app)
-    add_place_by_click(app, fake_map, *home)
+    app = app_home
     app.selectbox(key="scheme").set_value("reserve")
     run(app)
     labels = [w.label for w in (*app.number_input, *app.checkbox)]
