@@ -1,6 +1,7 @@
 """The Population page under streamlit.testing.v1.AppTest (standalone script, no browser).
 
-Every test starts its own page on 200 people (no state shared between tests). Issue 23: the
+Every test that acts on the page starts its own on 200 people (no state shared between them;
+the tests that only read it share one, ``first``). Issue 23: the
 previews are free; the real personalised release is charged to every person at once (ProPer:
 those who cannot afford it are left out), never redrawn for the same settings, refused when
 nobody can afford it; the download holds the released counts only.
@@ -34,6 +35,13 @@ def app() -> AppTest:
     return fresh()
 
 
+@pytest.fixture(scope="module")
+def first() -> AppTest:
+    """The page after its first run, one per module, for the tests that only read it (they
+    never click, set a widget or run it: a test that does takes ``app``)."""
+    return fresh()
+
+
 def run(at: AppTest) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -54,7 +62,8 @@ def draw(at: AppTest) -> AppTest:
 
 
 @pytest.mark.slow
-def test_page_renders_maps_errors_and_kept_counts(app):
+def test_page_renders_maps_errors_and_kept_counts(first):
+    app = first
     assert not app.error
     errors = app.dataframe[0].value
     assert [m.split(":")[0] for m in errors["method"]] == ["Personalised", "Threshold",
@@ -222,8 +231,8 @@ def _visible_texts(at: AppTest) -> list[str]:
     return texts
 
 
-def test_every_jargon_word_has_plain_words_beside_it(app):
-    texts = _visible_texts(app)
+def test_every_jargon_word_has_plain_words_beside_it(first):
+    texts = _visible_texts(first)
     seen = {token for token in JARGON for t in texts if token in t}
     assert {"ProPer", "UniTraX", "icde15", "τ", "ε", "MAE"} <= seen  # the scan reads the page
     missing = [(token, t[:90]) for t in texts for token, plain in JARGON.items()
