@@ -58,9 +58,13 @@ _WARMUP_DIR = pytest.StashKey[Path]()
 
 
 def pytest_configure(config):
-    """In a distributed run (``-n``), compile the numba kernels once, in two subprocesses
+    """Every test process skips jsonschema's IRI grammar (tests/iri_grammar.py). In a distributed
+    run (``-n``), compile the numba kernels once, in two subprocesses
     started now, while the test processes start and collect (tests/numba_warmup.py says why);
     they wait for them before their first test (:func:`_numba_kernels_compiled`)."""
+    import iri_grammar
+
+    iri_grammar.skip_here()
     if hasattr(config, "workerinput") or config.getoption("dist", "no") == "no" or (
             os.environ.get(_WARMUP)):
         return

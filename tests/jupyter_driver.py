@@ -14,6 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import iri_grammar
 from browser_driver import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, stop_server
 
 OFFLINE_LAB_ARGS = [
@@ -56,10 +57,8 @@ def start_lab(root: Path, home: Path, log: Path, port: int | None = None):
     env = dict(os.environ)
     env.update(JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                IPYTHONDIR=str(home / "ipython"), PYTHONPATH=str(ROOT))
-    # `jupyter lab`, without building jsonschema's IRI grammar at import (~2 CPU-s; nothing the
-    # server validates uses the iri format: see tests/notebook_runner.py)
-    lab = ("import sys; sys.modules.setdefault('rfc3987_syntax', None); "
-           "from jupyterlab.labapp import main; sys.exit(main())")
+    # `jupyter lab`, without building jsonschema's IRI grammar at import (tests/iri_grammar.py)
+    lab = f"{iri_grammar.SKIP}; import sys; from jupyterlab.labapp import main; sys.exit(main())"
     proc = subprocess.Popen(
         [sys.executable, "-c", lab, *OFFLINE_LAB_ARGS, f"--ServerApp.port={port}",
          "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}",

@@ -1,29 +1,19 @@
 """Execute notebooks with nbclient (a python3 kernel each, or one kernel in turn, each notebook in a
 fresh namespace); used by tests/test_notebook.py.
 
-Both the test process (nbclient needs nbformat) and every kernel that displays a Plotly figure
-(Plotly's notebook renderer imports nbformat only to read its version) import jsonschema, whose
-import builds rfc3987_syntax's IRI grammar with lark: ~2 CPU-s a process, most of what a small
-notebook costs (python-jsonschema/jsonschema#1428). Nothing here validates IRIs, so both skip it
-(:data:`SKIP_IRI_GRAMMAR`): jsonschema then has no ``iri`` format checker, as when installed
-without its format-nongpl extra; nbformat's own schema uses no such format.
+Kernels start without building jsonschema's IRI grammar (tests/iri_grammar.py: ~2 CPU-s a
+kernel that displays a Plotly figure); the test process skips it from the start (conftest).
 """
 
 from __future__ import annotations
 
 import pathlib
-import sys
 from typing import Any
 
+import iri_grammar
 import pytest
 
-SKIP_IRI_GRAMMAR = "__import__('sys').modules.setdefault('rfc3987_syntax', None)"
-"""Run before jsonschema is imported: its ``import rfc3987_syntax`` then fails (ImportError,
-which jsonschema expects) instead of building the grammar. An expression that binds no name: in a
-kernel it runs in the notebook's namespace, which must stay as the notebook alone makes it."""
-
-
-KERNEL_ARGS = [f"--IPKernelApp.exec_lines={SKIP_IRI_GRAMMAR}"]
+KERNEL_ARGS = [f"--IPKernelApp.exec_lines={iri_grammar.SKIP}"]
 """Arguments of every kernel the notebook tests start."""
 
 FRESH_NAMESPACE = """%reset -f
@@ -39,7 +29,6 @@ def run(nb: Any, cwd: pathlib.Path, timeout: int = 300, km: Any = None) -> Any:
     a started kernel manager ``km`` (see :func:`start_kernel`), in that kernel, in a fresh
     namespace (:data:`FRESH_NAMESPACE`, run first; ``nb`` gets no extra cell), restarting it when
     ``nb`` fails so that the next notebook starts from a working kernel."""
-    sys.modules.setdefault("rfc3987_syntax", None)  # SKIP_IRI_GRAMMAR, in the test process
     nbclient = pytest.importorskip("nbclient")
     nbformat = pytest.importorskip("nbformat")
     if km is not None:
@@ -73,7 +62,6 @@ def start_kernel(cwd: pathlib.Path) -> Any:
 
 def read_stripped(path: pathlib.Path) -> Any:
     """The committed notebook at ``path``, checked to have its outputs stripped."""
-    sys.modules.setdefault("rfc3987_syntax", None)  # SKIP_IRI_GRAMMAR, in the test process
     nbformat = pytest.importorskip("nbformat")
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]

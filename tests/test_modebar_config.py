@@ -6,20 +6,12 @@ of the dashboard and checks that no request leaves the app's host."""
 
 from __future__ import annotations
 
-SKIP_IRI_GRAMMAR = "import sys; sys.modules.setdefault('rfc3987_syntax', None)"
-"""Loading Plotly's renderers imports nbformat and so jsonschema, whose import builds
-rfc3987_syntax's IRI grammar with lark: ~3.5 CPU-s a process, the most of this file's cost
-(python-jsonschema/jsonschema#1428). Nothing here validates IRIs, so both the test process and
-the fresh one skip it, as tests/notebook_runner.py does (jsonschema then has no ``iri`` format
-checker, as when installed without its format-nongpl extra); the configs read are the same."""
+import iri_grammar
 
 
 def test_every_host_uses_the_offline_config():
     """The dashboard's charts, the story and Jupyter's renderers carry the config without the
     upload buttons (plotly.js shows "Share chart…" unless told not to)."""
-    import sys
-
-    sys.modules.setdefault("rfc3987_syntax", None)  # SKIP_IRI_GRAMMAR, in the test process
     import plotly.io as pio
 
     from dashboard import charts
@@ -51,7 +43,7 @@ def test_renderers_are_configured_when_first_loaded_not_at_import():
     import sys
 
     code = (
-        f"{SKIP_IRI_GRAMMAR}\n"
+        f"import sys\n{iri_grammar.SKIP}\n"
         "import lmdk_core.figures\n"
         "assert 'plotly.io._renderers' not in sys.modules\n"
         "import plotly.io as pio\n"
