@@ -11,8 +11,6 @@ part, a navigation about half of one):
   the chart's data (the allocation marks landmark times, others draw the true trace) to
   cloud.plotly.com/newchart. On every page this clicks every modebar button that is left and
   asserts that no request leaves the app's host (from the page's first load on);
-* issue 13: switching the release to the TPL-bounded allocation collapsed the section holding
-  the switch, and the CSV kept the sidebar's name (on the trace page, after its axe check).
 
 Skipped only when no Chromium is installed (`make chromium`)."""
 
@@ -21,7 +19,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
-from browser_driver import MAP, draw_charts, goto_app, runs, step, wait_idle
+from browser_driver import MAP, goto_app, runs, step, wait_idle
 
 pytestmark = [
     pytest.mark.browser,
@@ -30,15 +28,14 @@ pytestmark = [
 
 PATHS = ("", "patterns", "population")
 SIZE = (1280, 720)
-"""Every check's viewport (the modebar check's and the TPL-bounded flow's were 1440×900, on
-their own page loads: their buttons and switches are the same at either size, and a resize
-between the checks cost the browser a relayout and a redraw of every chart)."""
+"""Every check's viewport (the modebar check's was 1440×900, on its own visits: its buttons are
+the same at either size, and a resize between the checks cost the browser a relayout and a
+redraw of every chart)."""
 SERIOUS = ("serious", "critical")
 NO_NOTES = "() => !document.querySelector('.plotly-notifier .notifier-note')"
 """No note of Plotly's notifier is shown (a download's note goes 4.4 s after it appeared: plotly.js
 fades it in over 0.7 s, shows it 3 s and fades it out over 0.7 s)."""
 UPLOADERS = ("cloud", "share", "chart studio", "edit in")
-BOUNDED_CSV = "lmdk_public_release_tpl_bounded_eps1.csv"
 
 
 class Loaded:
@@ -80,38 +77,43 @@ class Loaded:
 
     def checked(self, path: str) -> dict:
         """What the checks found on the page at ``path``: axe's serious or critical
-        violations, then (trace page) the TPL-bounded switch's flow, then the modebar buttons'
-        titles and how many were clicked."""
+        violations, then the modebar buttons' titles and how many were clicked. A check that
+        fails closes the page: the next test starts from a new page load, not from a page left
+        half-way through a check (whose own test reports the failure)."""
         if path not in self.found:
-            page = self.visit(path)
-            out: dict = {}
-            with step(f"axe on {path!r}"):
-                # the page as a visit shows it: without the notes ("Image download succeeded",
-                # Plotly's own) that the last page's PNG downloads left fading out
-                page.wait_for_function(NO_NOTES, timeout=30_000, polling=100)
-                out["violations"] = _violations(page)
-            if path == "":
-                with step("the TPL-bounded switch"):
-                    out["bounded"] = _bounded_flow(page)
-                draw_charts(page)  # the flow's charts too: the modebar check reads them all
-            with step(f"modebar on {path!r}"):
-                page.wait_for_selector(".js-plotly-plot .modebar-btn", state="attached",
-                                       timeout=30_000)
-                out["titles"] = page.eval_on_selector_all(
-                    ".js-plotly-plot .modebar-btn",
-                    "bs => bs.map(b => (b.getAttribute('data-title') || '').toLowerCase())")
-                # every remaining button, on every chart (zoom, pan, reset, download as PNG, ...)
-                out["clicked"] = page.eval_on_selector_all(
-                    ".js-plotly-plot .modebar-btn",
-                    "bs => { bs.forEach(b => b.dispatchEvent(new MouseEvent('click', "
-                    "{bubbles: true}))); return bs.length; }")
-                wait_idle(page)
-            self.found[path] = out
+            try:
+                self.found[path] = self._check(path)
+            except BaseException:
+                self.close()
+                raise
         return self.found[path]
+
+    def _check(self, path: str) -> dict:
+        page = self.visit(path)
+        out: dict = {}
+        with step(f"axe on {path!r}"):
+            # the page as a visit shows it: without the notes ("Image download succeeded",
+            # Plotly's own) that the last page's PNG downloads left fading out
+            page.wait_for_function(NO_NOTES, timeout=30_000, polling=100)
+            out["violations"] = _violations(page)
+        with step(f"modebar on {path!r}"):
+            page.wait_for_selector(".js-plotly-plot .modebar-btn", state="attached",
+                                   timeout=30_000)
+            out["titles"] = page.eval_on_selector_all(
+                ".js-plotly-plot .modebar-btn",
+                "bs => bs.map(b => (b.getAttribute('data-title') || '').toLowerCase())")
+            # every remaining button, on every chart (zoom, pan, reset, download as PNG, ...)
+            out["clicked"] = page.eval_on_selector_all(
+                ".js-plotly-plot .modebar-btn",
+                "bs => { bs.forEach(b => b.dispatchEvent(new MouseEvent('click', "
+                "{bubbles: true}))); return bs.length; }")
+            wait_idle(page)
+        return out
 
     def close(self) -> None:
         if self.page is not None:
             self.page.close()
+        self.page, self.at = None, None
 
 
 @pytest.fixture(scope="module")
@@ -127,50 +129,6 @@ def _violations(page) -> list[str]:
     found = Axe().run(page).response["violations"]
     return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
             for v in found if v["impact"] in SERIOUS]
-
-
-def _bounded_flow(page) -> dict:
-    """Open the TPL-bounded section, show its allocation, release with it, draw the real
-    release and download its public CSV; whether the section is open after each of the last
-    three, and the CSV's file name."""
-    from playwright.sync_api import expect
-
-    summary = page.locator("summary", has_text="Bound the temporal loss")
-    summary.scroll_into_view_if_needed()
-    summary.click()
-    wait_idle(page)  # (an expander: may start no run)
-    n = runs(page)
-    page.get_by_text("Show the TPL-bounded allocation").click()
-    # fails within 10 s if the click did not turn the switch on (rather than waiting a minute
-    # for a run that will not come)
-    expect(page.get_by_role("switch", name="Show the TPL-bounded allocation")).to_be_checked(
-        timeout=10_000)
-    wait_idle(page, since=n)
-    switch = page.get_by_text("Release with this allocation")
-    switch.scroll_into_view_if_needed()
-    n = runs(page)
-    switch.click()
-    expect(page.get_by_role("switch", name="Release with this allocation")).to_be_checked(
-        timeout=10_000)
-    wait_idle(page, since=n)
-    details = page.locator("details", has=summary)
-    out = {"open": [details.evaluate("d => d.open")]}
-    draw = page.get_by_role("button", name="Draw the real release")  # files: real draws only
-    draw.scroll_into_view_if_needed()
-    n = runs(page)
-    draw.click()
-    button = page.get_by_role("button", name="Public release (CSV)")
-    button.wait_for(timeout=60_000)  # the draw's run has offered the files
-    wait_idle(page, since=n)
-    out["open"].append(details.evaluate("d => d.open"))
-    button.scroll_into_view_if_needed()
-    n = runs(page)
-    with page.expect_download(timeout=60_000) as info:
-        button.click()
-    out["csv"] = info.value.suggested_filename
-    wait_idle(page, since=n)  # the download is recorded: the export fragment reruns
-    out["open"].append(details.evaluate("d => d.open"))
-    return out
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -209,12 +167,3 @@ def test_no_modebar_button_sends_anything_off_the_machine(loaded, server):
                    if urlparse(u).scheme in ("http", "https", "ws", "wss")
                    and urlparse(u).netloc != host})
     assert not away, away
-
-
-def test_bounded_section_stays_open_and_files_follow_the_switch(loaded):
-    """Issue 13: switching the release to the TPL-bounded allocation collapsed the section
-    holding the switch (main: closed after the switch), and the CSV kept the sidebar's name.
-    The section stays open after the switch, after the real draw and after the download."""
-    found = loaded.checked("")["bounded"]
-    assert found["csv"] == BOUNDED_CSV
-    assert found["open"] == [True, True, True]
