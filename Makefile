@@ -21,6 +21,9 @@
 # with `CI=true make test`. -n 3 took 192 s (276 CPU-s): no gain, so -n auto stays. Later
 # (1,905 tests, the machine ~1.4x slower than at its fastest): 302 s in a clean worktree,
 # 383 CPU-s; the browser's rendering (~7 CPU-s a page load, 1-2 a rerun) is most of it.
+# 2026-11-26 (1,902 tests; charts below the fold drawn only when in view, one notebook kernel,
+# fewer AppTest runs per test): 222 s in a clean worktree, 411 CPU-s in all processes (a cpuacct
+# cgroup); from a fresh clone (numba's cache empty) 242 s.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
