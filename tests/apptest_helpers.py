@@ -57,6 +57,14 @@ class FakeMap:
         return self.view["places"]
 
 
+def offline_page() -> AppTest:
+    """The dashboard's first page under AppTest, not run yet, with no tile server
+    (``?tiles=none``): what the ``app``, ``app_home`` and ``first_page`` fixtures start from."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["tiles"] = "none"
+    return at
+
+
 def run(at: AppTest) -> AppTest:
     """One script run, which must raise nothing."""
     at.run(timeout=TIMEOUT)

@@ -268,24 +268,18 @@ def fake_map(monkeypatch):
 @pytest.fixture
 def app(fake_map):
     """The dashboard's first page after its first run, with no tile server (``?tiles=none``)."""
-    from apptest_helpers import APP, TIMEOUT, run
-    from streamlit.testing.v1 import AppTest
+    from apptest_helpers import offline_page, run
 
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    return run(at)
+    return run(offline_page())
 
 
 @pytest.fixture
 def app_home(fake_map, home):
     """``app`` with alice's home marked (apptest_helpers.marked_at_home): one run, for the
     tests about what follows a click on it, not the click itself."""
-    from apptest_helpers import APP, TIMEOUT, marked_at_home
-    from streamlit.testing.v1 import AppTest
+    from apptest_helpers import marked_at_home, offline_page
 
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    return marked_at_home(at, home)
+    return marked_at_home(offline_page(), home)
 
 
 @pytest.fixture(scope="module")
@@ -293,17 +287,14 @@ def first_page():
     """(AppTest, FakeMap): the dashboard after its first run (``?tiles=none``), one per module,
     for the tests that only read it (they never click, set a widget or run it: a test that
     does takes ``app``)."""
-    from apptest_helpers import APP, TIMEOUT, FakeMap, run
-    from streamlit.testing.v1 import AppTest
+    from apptest_helpers import FakeMap, offline_page, run
 
     import dashboard.map_section as map_section
 
     with pytest.MonkeyPatch.context() as mp:
         fake = FakeMap()
         mp.setattr(map_section.map_element, "show", fake)
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-        at.query_params["tiles"] = "none"
-        yield run(at), fake
+        yield run(offline_page()), fake
 
 
 # --------------------------------------------------------------------------- e2e layer

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from apptest_helpers import APP, TIMEOUT, FakeMap, add_place_by_click, draw, run
+from apptest_helpers import FakeMap, add_place_by_click, draw, offline_page, run
 from browser_driver import home_of_first_user
 from deferred_download import call_without_session, record_downloads
 from streamlit.testing.v1 import AppTest
@@ -42,9 +42,7 @@ def _page(monkeypatch, home):
     monkeypatch.setattr(attacks, "attack_report", spy)
     monkeypatch.setattr(map_section.map_element, "show", fake := FakeMap())
     calls.append({"downloads": record_downloads(monkeypatch)})
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"  # offline
-    return add_place_by_click(run(at), fake, *home), calls
+    return add_place_by_click(run(offline_page()), fake, *home), calls
 
 
 def _section_text(at: AppTest) -> str:

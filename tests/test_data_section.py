@@ -4,7 +4,7 @@ does not linger; a tree of many files shows a count and a collapsed list, not ev
 from __future__ import annotations
 
 import pytest
-from apptest_helpers import APP, BAD_CSV, HOME_STAY, TIMEOUT, run
+from apptest_helpers import BAD_CSV, HOME_STAY, offline_page, run
 from page_charts import figures
 from streamlit.testing.v1 import AppTest
 
@@ -21,10 +21,7 @@ def _csv(uid: str, n: int, lat0: float = 39.9) -> bytes:
 
 @pytest.fixture
 def upload_app(fake_map):
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    run(at)
-    return at
+    return run(offline_page())
 
 
 def _uploaders(at: AppTest) -> list:

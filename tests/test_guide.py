@@ -292,14 +292,12 @@ def test_first_page_guide_on_the_sample_is_shared_and_nothing_private_is(fake_ma
     """The guide of the bundled sample with no place marked is computed from public data and
     public settings only, so sessions share it (every first page load starts there); as soon as
     the session marks a place, or its data is not the sample, the guide is its own again."""
-    from apptest_helpers import APP, TIMEOUT
-    from streamlit.testing.v1 import AppTest
+    from apptest_helpers import offline_page
 
     from dashboard import guide_section
 
     def page():
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-        at.query_params["tiles"] = "none"
+        at = offline_page()
         at.session_state["guide_trials"] = True  # the trial releases switched on
         return run(at)
 

@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from apptest_helpers import APP, TIMEOUT, FakeMap, add_place_by_click, metric, run
+from apptest_helpers import FakeMap, add_place_by_click, metric, offline_page, run
 from browser_driver import home_of_first_user
 from hypothesis import given
 from hypothesis import strategies as st
@@ -76,9 +76,7 @@ def test_the_page_leads_with_the_guarantee_then_the_worst_case(monkeypatch):
     fake_map = FakeMap()
     monkeypatch.setattr(map_section.map_element, "show", fake_map)
     home = home_of_first_user()
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["tiles"] = "none"
-    run(at)
+    at = run(offline_page())
     (lead,) = _lead(at)
     assert "no moment of this trace is in a marked place yet" in lead
     add_place_by_click(at, fake_map, *home)
