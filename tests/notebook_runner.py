@@ -1,5 +1,5 @@
-"""Execute notebooks with nbclient (a python3 kernel each, or one kernel in turn, each notebook in a
-fresh namespace); used by tests/test_notebook.py.
+"""Execute notebooks with nbclient, in turn in one python3 kernel, each notebook in a fresh
+namespace; used by tests/test_notebook.py.
 
 Kernels start without building jsonschema's IRI grammar (tests/iri_grammar.py: ~2 CPU-s a
 kernel that displays a Plotly figure); the test process skips it from the start (conftest).
@@ -14,7 +14,7 @@ import iri_grammar
 import pytest
 
 KERNEL_ARGS = [f"--IPKernelApp.exec_lines={iri_grammar.SKIP}"]
-"""Arguments of every kernel the notebook tests start."""
+"""Arguments of the kernel :func:`start_kernel` starts (and restarts)."""
 
 FRESH_NAMESPACE = """%reset -f
 assert not [n for n in get_ipython().user_ns
@@ -24,30 +24,26 @@ assert not [n for n in get_ipython().user_ns
 (the assert fails otherwise), so the notebook sees only what it defines itself."""
 
 
-def run(nb: Any, cwd: pathlib.Path, timeout: int = 300, km: Any = None) -> Any:
-    """Execute ``nb`` in place in a new python3 kernel started in ``cwd`` and return it; or, given
-    a started kernel manager ``km`` (see :func:`start_kernel`), in that kernel, in a fresh
-    namespace (:data:`FRESH_NAMESPACE`, run first; ``nb`` gets no extra cell), restarting it when
-    ``nb`` fails so that the next notebook starts from a working kernel."""
+def run(nb: Any, cwd: pathlib.Path, km: Any, timeout: int = 300) -> Any:
+    """Execute ``nb`` in place in the started kernel ``km`` (:func:`start_kernel`), in a fresh
+    namespace (:data:`FRESH_NAMESPACE`, run first; ``nb`` gets no extra cell), and return it;
+    the kernel is restarted when ``nb`` fails, so that the next notebook starts from a working
+    one. ``cwd``: the folder the notebook's relative paths are read from."""
     nbclient = pytest.importorskip("nbclient")
     nbformat = pytest.importorskip("nbformat")
-    if km is not None:
-        nb.cells.insert(0, nbformat.v4.new_code_cell(FRESH_NAMESPACE))
+    nb.cells.insert(0, nbformat.v4.new_code_cell(FRESH_NAMESPACE))
     client = nbclient.NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", km=km, extra_arguments=KERNEL_ARGS,
-        resources={"metadata": {"path": str(cwd)}},
+        nb, timeout=timeout, km=km, resources={"metadata": {"path": str(cwd)}},
     )
     try:
         client.execute()
     except BaseException:
-        if km is not None:  # a cell that failed or timed out may leave it busy or half-set
-            km.restart_kernel(now=True)
+        km.restart_kernel(now=True)  # a cell that failed or timed out may leave it busy or half-set
         raise
     finally:
-        if km is not None:
-            nb.cells.pop(0)  # FRESH_NAMESPACE; an error in it raised CellExecutionError
-            if client.kc is not None:
-                client.kc.stop_channels()
+        nb.cells.pop(0)  # FRESH_NAMESPACE; an error in it raised CellExecutionError
+        if client.kc is not None:
+            client.kc.stop_channels()
     return nb
 
 

@@ -40,7 +40,7 @@ def test_each_file_is_in_the_layer_its_contents_call_for(name):
 def test_the_detection_tells_the_layers_apart():
     """The checks above can fail: the detection sees each layer's sign."""
     assert detected_layer("pytestmark = [pytest.mark." + "browser]\n") == "e2e"
-    assert detected_layer("from notebook_runner import execute_stripped\n") == "e2e"
+    assert detected_layer("from notebook_runner import run\n") == "e2e"
     assert detected_layer("from streamlit.testing.v1 import AppTest\n") == "app"
     assert detected_layer("from apptest_helpers import run\n") == "app"
     assert detected_layer("import numpy as np\n") == "unit"

@@ -94,11 +94,11 @@ def test_notebook_executes_and_shows_what_it_claims(name, tmp_path, kernel):
     nb.cells.insert(at + 1, small)
     nb.cells.append(nbformat.v4.new_code_cell(CHECKS[name]))
     start = time.perf_counter()
-    run(nb, NOTEBOOKS, timeout=180, km=kernel)
+    run(nb, NOTEBOOKS, kernel, timeout=180)
     print(f"{name}: {time.perf_counter() - start:.1f} s")
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.get("output_type") == "error"]
-    mimes = {k for o in outputs for k in o.get("data", {})}
+    mimes = output_mimes(nb)
     assert "application/vnd.plotly.v1+json" in mimes
     if name == "explore.ipynb":
         assert "application/vnd.jupyter.widget-view+json" in mimes  # the explorer itself
@@ -106,7 +106,7 @@ def test_notebook_executes_and_shows_what_it_claims(name, tmp_path, kernel):
 
 @pytest.mark.slow
 def test_population_notebook_executes_without_errors(kernel):
-    nb = run(read_stripped(NOTEBOOKS / "population.ipynb"), NOTEBOOKS, km=kernel)
+    nb = run(read_stripped(NOTEBOOKS / "population.ipynb"), NOTEBOOKS, kernel)
     assert "application/vnd.plotly.v1+json" in output_mimes(nb)
     # the error table ranks the personalised release above Minimum and user-level
     table = nb.cells[5].outputs[0]["data"]["text/plain"]
@@ -115,7 +115,7 @@ def test_population_notebook_executes_without_errors(kernel):
 
 @pytest.mark.slow
 def test_patterns_notebook_executes_without_errors(kernel):
-    nb = run(read_stripped(NOTEBOOKS / "patterns.ipynb"), NOTEBOOKS, km=kernel)
+    nb = run(read_stripped(NOTEBOOKS / "patterns.ipynb"), NOTEBOOKS, kernel)
     assert "parameters" in nb.cells[1].metadata.get("tags", [])
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.get("output_type") == "error"]
