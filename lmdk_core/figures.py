@@ -18,6 +18,7 @@ stride when they exceed ``max_points``. Pass ``max_points=None`` to draw every p
 
 from __future__ import annotations
 
+import copy
 import importlib.abc
 import importlib.util
 import math
@@ -209,6 +210,8 @@ def _template() -> dict:
 
 TEMPLATE: dict = _template()
 """The figures' template: plotly_white's 2-D subset (see :func:`_template`)."""
+_TEMPLATE_PROPS: dict = go.layout.Template(TEMPLATE).to_plotly_json()
+""":data:`TEMPLATE` as plotly's validation leaves it, validated once (see :func:`_figure`)."""
 
 _GREY = "#999999"
 _VIOLATION_FILL = "rgba(213, 94, 0, 0.30)"  # vermillion, translucent
@@ -335,7 +338,7 @@ def _figure(traces: list, layout: dict, *, title: str, height: int, uirevision: 
         # Title on its own line below Plotly's modebar (which sits in the top-right corner).
         title={"text": title, "x": 0.0, "xanchor": "left", "yref": "container", "y": 1.0,
                "yanchor": "top", "pad": {"t": 30}},
-        template=TEMPLATE,
+        template="none",  # TEMPLATE's place: it is put in below
         height=height,
         margin={"l": 70, "r": 20, "t": 75, "b": 65 + 20 * math.ceil(len(traces) / 2)},
         # Legend under the plot, anchored to the figure bottom: never collides with the title or
@@ -346,7 +349,18 @@ def _figure(traces: list, layout: dict, *, title: str, height: int, uirevision: 
         colorway=list(PALETTE),
         hoverlabel={"namelength": -1},
     )
-    return go.Figure(data=traces, layout=layout)
+    # The template is validated once (_TEMPLATE_PROPS), not per figure, where it was half of a
+    # figure's construction: the figure is built with the registered empty template "none" in
+    # its place, then given a copy of the validated one as plotly gives every figure its default
+    # template (BaseFigure._initialize_layout_template). Same figure, key order included.
+    fig = go.Figure(data=traces, layout=layout)
+    lay = fig.layout
+    lay._validate = False
+    try:
+        lay.template = copy.deepcopy(_TEMPLATE_PROPS)
+    finally:
+        lay._validate = True
+    return fig
 
 
 # ---------------------------------------------------------------- figures
