@@ -44,7 +44,7 @@ def test_figures_do_not_share_their_template():
     a, b = (_cases()["error"]() for _ in range(2))
     a.layout.template.layout.font.size = 30
     assert b.layout.template.layout.font.size != 30
-    assert figures._TEMPLATE_PROPS == go.layout.Template(figures.TEMPLATE).to_plotly_json()
+    assert go.layout.Template(figures.TEMPLATE).to_plotly_json() == figures._TEMPLATE_PROPS
 
 
 def test_an_unvalidated_template_would_be_caught(monkeypatch):
