@@ -200,7 +200,7 @@ def draw_charts(page, timeout_ms: int = 60_000) -> None:
 
 
 FIRST_LOAD_MS = 120_000
-"""How long a page load may take to draw (:func:`goto_app`, :func:`goto_apps`): a worker's first
+"""How long a page load may take to draw (:func:`goto_app`): a worker's first
 load also runs the server's first script (its imports and caches); with the load at ~19x the
 2 cores (two e2e runs side by side and other work) one took over 60 s."""
 
@@ -213,18 +213,6 @@ def goto_app(page, url: str, timeout_ms: int = FIRST_LOAD_MS, *, draw: bool = Fa
     track_runs(page)
     page.goto(url, timeout=timeout_ms)
     wait_loaded(page, timeout_ms, draw=draw)
-
-
-def goto_apps(pages, url: str, timeout_ms: int = FIRST_LOAD_MS) -> None:
-    """:func:`goto_app` for several pages (each of its own browser context) at once: every
-    navigation is started before any first run is waited for, so the server runs their first
-    scripts side by side instead of one after the other."""
-    for page in pages:
-        track_runs(page)
-        page.goto(url, timeout=timeout_ms, wait_until="commit")
-    for page in pages:
-        page.wait_for_load_state("load", timeout=timeout_ms)
-        wait_loaded(page, timeout_ms)
 
 
 def wait_loaded(page, timeout_ms: int = FIRST_LOAD_MS, *, draw: bool = False) -> None:
