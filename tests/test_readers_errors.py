@@ -288,7 +288,7 @@ def test_errors_in_a_batched_tree_name_the_right_file_and_line(tmp_path):
         read_trajectories(tmp_path)
 
 
-def _gzip_bomb(decompressed_gib: float = 3.0) -> bytes:
+def _gzip_bomb(decompressed_gib: float) -> bytes:
     """A valid multi-member gzip stream of zeros: ~1 KiB per 1 MiB, so 3 GiB from ~3 MiB."""
     block = gzip.compress(b"0" * 8 * 1024**2, compresslevel=9)
     return block * int(decompressed_gib * 1024 / 8)
@@ -297,13 +297,17 @@ def _gzip_bomb(decompressed_gib: float = 3.0) -> bytes:
 @pytest.mark.parametrize("wrap", ["upload", "zip", "zip_with_max_bytes"])
 def test_gzip_bomb_is_refused_in_seconds_without_reading_it_whole(wrap):
     """Issue 24 finding 7: a 3 MiB .gz expanding to 3 GiB exhausted memory (6.4 GB peak,
-    14 s, then a misleading 'missing columns'), inside a zip even with max_bytes set."""
+    14 s, then a misleading 'missing columns'), inside a zip even with max_bytes set.
+    Here that case scaled by 1/10 (a 0.3 MiB .gz expanding to 0.3 GiB, max_bytes 20 MiB, peak
+    bound 60 MiB), every size in the same proportion to the 100-fold ratio cap: the refusal
+    comes after 30 MiB instead of 300 (0.1 CPU-s, not 1), and a whole read (0.3 GiB, twice
+    over with the join) still fails the peak bound 10-fold."""
     import time
     import tracemalloc
     import zipfile
 
-    bomb = _gzip_bomb()
-    assert len(bomb) < 4 * 1024**2
+    bomb = _gzip_bomb(0.3)
+    assert len(bomb) < 0.4 * 1024**2
     if wrap == "upload":
         source, kwargs = io.BytesIO(bomb), {}
     else:
@@ -311,7 +315,7 @@ def test_gzip_bomb_is_refused_in_seconds_without_reading_it_whole(wrap):
         with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
             zf.writestr("data/bob/trip.csv.gz", bomb)
         source = io.BytesIO(buf.getvalue())
-        kwargs = {"max_bytes": 200 * 1024**2} if wrap == "zip_with_max_bytes" else {}
+        kwargs = {"max_bytes": 20 * 1024**2} if wrap == "zip_with_max_bytes" else {}
     tracemalloc.start()
     # CPU time, not wall time: on a loaded machine (load average 25 on 2 cores) the wall time
     # of this read reached 12.8 s with the reader unchanged
@@ -323,7 +327,7 @@ def test_gzip_bomb_is_refused_in_seconds_without_reading_it_whole(wrap):
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     assert time.process_time() - t0 < 10.0  # the unbounded read took 14 s
-    assert peak < 0.6 * 1024**3  # at most the ratio cap (100 × 3 MiB) and one chunk
+    assert peak < 0.06 * 1024**3  # at most the ratio cap (100 × 0.3 MiB) and one chunk
 
 
 def test_ordinary_gzip_still_reads():
