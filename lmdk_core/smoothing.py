@@ -303,7 +303,11 @@ def _loglik_grid(y, obs, dt, r_grid, qs, kinds, taus, v0s, gap, limits, glim, ev
     for c in range(nm):
         for g in range(m):
             if first < n:
-                x0[c, g, :] = y[first, :]
+                # Element by element, not `x0[c, g, :] = y[first, :]`: copying an array into
+                # a slice makes numba compile its shape-mismatch message (string formatting),
+                # ~2.5 CPU-s per process on an empty cache. Same values.
+                for a in range(k):
+                    x0[c, g, a] = y[first, a]
             p00[c, g] = r_grid[g]
             p11[c, g] = v0s[c, g] if kinds[c] else 0.0
     active = np.ones((nm, m), dtype=np.bool_)

@@ -385,7 +385,12 @@ def _backward_recursion_rows(hd, hq, eps):
     """The recursion of :func:`_backward_recursion` on every row of a 2-D ``eps``."""
     out = np.empty_like(eps)
     for r in range(eps.shape[0]):
-        out[r] = _backward_recursion(hd, hq, eps[r])
+        row = _backward_recursion(hd, hq, eps[r])
+        # Element by element, not `out[r] = row`: copying an array into a slice makes numba
+        # compile its shape-mismatch message (string formatting), ~2.5 CPU-s per process on
+        # an empty cache. Same values.
+        for t in range(row.size):
+            out[r, t] = row[t]
     return out
 
 
