@@ -352,7 +352,9 @@ def _transient_per_item(read, items: list) -> np.ndarray:
     return np.asarray(watched.transient)
 
 
-N_LINEAR = 20_000  # a step costing O(records so far) would allocate ~8 bytes × 20,000 at the end
+# a step costing O(records so far) allocates >= 8 bytes × 5,000 by the end: 10x the 4 KiB bound
+# (the setdefault([None] * n) defect of issue 27 reaches 80 KiB here and fails)
+N_LINEAR = 5_000
 
 
 def _e7_record(i: int) -> dict:
