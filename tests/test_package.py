@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 
 # Any import of these packages fails, as if only the core dependencies were installed.
-BLOCK_EXTRAS = """
+BLOCKER = """
 import importlib.abc, sys
 BLOCKED = {"plotly", "folium", "branca", "streamlit", "xstatic"}
 class Block(importlib.abc.MetaPathFinder):
@@ -26,8 +26,8 @@ class Block(importlib.abc.MetaPathFinder):
         if name.split(".")[0] in BLOCKED:
             raise ModuleNotFoundError(f"No module named {name!r} (blocked by the test)")
         return None
-sys.meta_path.insert(0, Block())
 """
+BLOCK_EXTRAS = BLOCKER + "sys.meta_path.insert(0, Block())\n"
 
 
 def run_python(code: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess:
@@ -37,48 +37,65 @@ def run_python(code: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedP
     )
 
 
-def test_import_does_not_load_plotly_or_folium_until_asked_for():
-    code = (
-        "import sys, lmdk_core as lk\n"
-        "assert not {'folium', 'plotly'} & set(sys.modules), 'imported eagerly'\n"
-        "assert lk.trajectory_map is lk.maps.trajectory_map and 'folium' in sys.modules\n"
-        "assert lk.allocation_figure is lk.figures.allocation_figure and 'plotly' in sys.modules\n"
-        "from lmdk_core import error_figure, PALETTE\n"
-        "try:\n    lk.no_such_name\nexcept AttributeError as e:\n    print(e)\n"
-    )
-    out = run_python(code, PYTHONPATH=str(REPO))
+# One fresh interpreter for the two import checks below (each a fresh import of lmdk_core, 1.5
+# CPU-s): first, with every extra installed, `import lmdk_core` loads none of the blocked
+# packages (so the core checks that follow, made with them blocked, run the very same import);
+# then the core works with the extras blocked and naming one fails naming its extra; last, the
+# block lifted, the same names load their extra on first use (a failed import leaves nothing
+# behind in sys.modules, so this is the first successful load of each).
+IMPORTS = BLOCKER + (
+    "import lmdk_core as lm\n"
+    "eager = BLOCKED - {'xstatic'}  # xstatic: a namespace package the site's .pth loads\n"
+    "assert not eager & {m.split('.')[0] for m in sys.modules}, 'imported eagerly'\n"
+    "blocker = Block()\n"
+    "sys.meta_path.insert(0, blocker)\n"
+    "traj = lm.select_user(lm.load_sample(), 'alice').iloc[:2000]\n"
+    "L = lm.landmark_mask(traj, [lm.Place('Home', 39.9925, 116.3395, 100)])\n"
+    "rel = lm.release_locations(traj, L, epsilon=1.0, scheme='skip', radius_m=200, rng=1)\n"
+    "assert lm.landmark_guarantee(rel.eps, L).max() <= 1.0 + 1e-9\n"
+    "assert 'lat' in lm.release_to_csv(rel).splitlines()[0]\n"
+    "model = lm.transition_matrix(traj, cell_m=500)\n"
+    "lm.temporal_loss(rel.eps[:50], model.P_backward, model.P_forward)\n"
+    "for name, extra in [('allocation_figure', 'plot'), ('PALETTE', 'plot'),\n"
+    "                    ('trajectory_map', 'app'), ('figures', 'plot'), ('maps', 'app')]:\n"
+    "    try:\n"
+    "        getattr(lm, name)\n"
+    "    except lm.LmdkError as e:\n"
+    "        assert isinstance(e, ImportError), type(e)\n"
+    "        assert f\"pip install 'lmdk[{extra}]'\" in str(e), str(e)\n"
+    "        print(e)\n"
+    "    else:\n"
+    "        raise AssertionError(name + ' loaded without its extra')\n"
+    "assert not {'plotly', 'folium', 'streamlit'} & set(sys.modules)\n"
+    "print('--- extras installed')\n"
+    "sys.meta_path.remove(blocker)\n"
+    "assert not {'folium', 'plotly'} & set(sys.modules), 'imported eagerly'\n"
+    "assert lm.trajectory_map is lm.maps.trajectory_map and 'folium' in sys.modules\n"
+    "assert lm.allocation_figure is lm.figures.allocation_figure and 'plotly' in sys.modules\n"
+    "from lmdk_core import error_figure, PALETTE\n"
+    "try:\n    lm.no_such_name\nexcept AttributeError as e:\n    print(e)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def imports() -> tuple[list[str], list[str]]:
+    """:data:`IMPORTS`' output: (lines with the extras blocked, lines with them installed)."""
+    out = run_python(IMPORTS, PYTHONPATH=str(REPO))
     assert out.returncode == 0, out.stderr
-    assert "has no attribute 'no_such_name'" in out.stdout
+    lines = out.stdout.splitlines()
+    cut = lines.index("--- extras installed")
+    return lines[:cut], lines[cut + 1:]
+
+
+def test_import_does_not_load_plotly_or_folium_until_asked_for(imports):
+    assert any("has no attribute 'no_such_name'" in line for line in imports[1])
 
 
 @pytest.mark.slow
-def test_core_works_without_any_extra_and_extras_fail_naming_the_extra():
-    code = BLOCK_EXTRAS + (
-        "import lmdk_core as lm\n"
-        "traj = lm.select_user(lm.load_sample(), 'alice').iloc[:2000]\n"
-        "L = lm.landmark_mask(traj, [lm.Place('Home', 39.9925, 116.3395, 100)])\n"
-        "rel = lm.release_locations(traj, L, epsilon=1.0, scheme='skip', radius_m=200, rng=1)\n"
-        "assert lm.landmark_guarantee(rel.eps, L).max() <= 1.0 + 1e-9\n"
-        "assert 'lat' in lm.release_to_csv(rel).splitlines()[0]\n"
-        "model = lm.transition_matrix(traj, cell_m=500)\n"
-        "lm.temporal_loss(rel.eps[:50], model.P_backward, model.P_forward)\n"
-        "for name, extra in [('allocation_figure', 'plot'), ('PALETTE', 'plot'),\n"
-        "                    ('trajectory_map', 'app'), ('figures', 'plot'), ('maps', 'app')]:\n"
-        "    try:\n"
-        "        getattr(lm, name)\n"
-        "    except lm.LmdkError as e:\n"
-        "        assert isinstance(e, ImportError), type(e)\n"
-        "        assert f\"pip install 'lmdk[{extra}]'\" in str(e), str(e)\n"
-        "        print(e)\n"
-        "    else:\n"
-        "        raise AssertionError(name + ' loaded without its extra')\n"
-        "import sys\n"
-        "assert not {'plotly', 'folium', 'streamlit'} & set(sys.modules)\n"
-    )
-    out = run_python(code, PYTHONPATH=str(REPO))
-    assert out.returncode == 0, out.stderr
-    assert "lmdk_core.figures needs plotly, which is not installed" in out.stdout
-    assert "lmdk_core.maps needs folium, which is not installed" in out.stdout
+def test_core_works_without_any_extra_and_extras_fail_naming_the_extra(imports):
+    blocked = "\n".join(imports[0])
+    assert "lmdk_core.figures needs plotly, which is not installed" in blocked
+    assert "lmdk_core.maps needs folium, which is not installed" in blocked
 
 
 def test_the_block_really_blocks():
