@@ -306,9 +306,12 @@ def resize(page, width: int, height: int, target) -> None:
     wait_still(page, target)
 
 
-def chart_signature(page, index: int = 0) -> str:
-    """The data of the index-th Plotly chart on the page, as JSON (changes when the chart does)."""
-    page.evaluate(DRAW_CHARTS)
+def chart_signature(page, index: int = 0, *, draw: bool = True) -> str:
+    """The data of the index-th Plotly chart on the page, as JSON (changes when the chart does).
+    ``draw``: every chart drawn first (:data:`DRAW_CHARTS`); else the index-th of the charts the
+    page has drawn (those that have been in view)."""
+    if draw:
+        page.evaluate(DRAW_CHARTS)
     return page.evaluate(
         "(i) => { const d = document.querySelectorAll('.js-plotly-plot')[i];"
         " return d && d.data ? JSON.stringify(d.data.map(t => t.y)) : null; }",
@@ -316,15 +319,17 @@ def chart_signature(page, index: int = 0) -> str:
     )
 
 
-def wait_chart_change(page, before: str, index: int = 0, timeout_ms: int = 60_000) -> None:
+def wait_chart_change(page, before: str, index: int = 0, timeout_ms: int = 60_000, *,
+                      draw: bool = True) -> None:
     """Wait until the index-th Plotly chart's data differs from ``before``, at most as long as
     :func:`wait_idle` waits for a run (30 s was within reach of one click's run with the load
-    at ~9x the cores)."""
+    at ~9x the cores). ``draw``: as :func:`chart_signature` (False: a chart in view, which the
+    page redraws itself; the other charts are not drawn)."""
     page.wait_for_function(
-        "([i, b]) => { window.lmdkDrawCharts && window.lmdkDrawCharts();"
+        "([i, b, draw]) => { if (draw && window.lmdkDrawCharts) window.lmdkDrawCharts();"
         " const d = document.querySelectorAll('.js-plotly-plot')[i];"
         " return d && d.data && JSON.stringify(d.data.map(t => t.y)) !== b; }",
-        arg=[index, before],
+        arg=[index, before, draw],
         timeout=timeout_ms,
     )
 
