@@ -69,6 +69,16 @@ def mask_digest(mask: np.ndarray) -> str:
     return h.hexdigest()
 
 
+def release_token(release: Any) -> str:
+    """Content hash of a release's coordinates, values and budgets (identifies it in the
+    per-session caches; release arrays are read-only)."""
+    h = hashlib.blake2b(digest_size=16)
+    for arr in (release.lat, release.lon, release.values, release.eps):
+        if arr is not None:
+            h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()
+
+
 def params_key(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(params.items()))
 

@@ -9,7 +9,6 @@ composition. See docs/temporal-loss.md.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import warnings
 from typing import Any
@@ -171,8 +170,8 @@ def render(
         st.caption("The landmark bound equals composition: your landmark moments are spread over "
                    "the whole series, so under correlation every release between them can carry "
                    "information about them.")
-    ident = (key, _release_token(release), compute.mask_digest(mask), float(s.epsilon), token,
-             float(separation), beyond)  # every input of the chart (lm_loss: _loss's key)
+    ident = (key, compute.release_token(release), compute.mask_digest(mask), float(s.epsilon),
+             token, float(separation), beyond)  # every input of the chart (lm_loss: _loss's key)
     compute.chart(
         "loss", ident, lambda: figures.loss_figure(
             release.eps, guarantee, epsilon=s.epsilon, temporal=loss,
@@ -223,7 +222,7 @@ def _model(source: str, col: Any, traj: pd.DataFrame, key: Any, s: Settings, rel
                     key="cell_m", help="Released points are grouped into square cells of this "
                     "side. At most 400 cells are kept: if the points visit more, the side is "
                     "doubled until they fit, and the cell actually used is shown below.")
-                token = ("released", _release_token(release), float(cell), float(s.radius_m))
+                token = ("released", compute.release_token(release), float(cell), float(s.radius_m))
                 model, notes = _released(token[1], release, *token[2:])
                 used = cell_used(model)
                 if used is not None and used != float(cell):
@@ -304,15 +303,6 @@ def _span(key: Any, _traj: pd.DataFrame) -> float:
     """The largest distance between two fixes of the trajectory identified by ``key``
     (metres)."""
     return loss_models.trace_span_m(_traj["lat"], _traj["lon"])
-
-
-def _release_token(release: Any) -> str:
-    """Content hash of the released coordinates (identifies the release for the cache)."""
-    h = hashlib.blake2b(digest_size=16)
-    for arr in (release.lat, release.lon, release.values, release.eps):
-        if arr is not None:
-            h.update(np.ascontiguousarray(arr).tobytes())
-    return h.hexdigest()
 
 
 @st.cache_resource(scope="session", show_spinner=False, max_entries=4)

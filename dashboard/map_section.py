@@ -119,8 +119,14 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
                     landmarks=mask, dummies=dummies, release=release,
                     context=context, max_markers=OVERLAY_POINTS, track_points=BASE_POINTS,
                     height=f"{MAP_HEIGHT}px")
+        # every input of the view: a rerun that changed none of them (a widget elsewhere)
+        # sends the kept view instead of thinning and listing the points again
+        ck = (key, tiles, state.place_tuples(), view["selected"], compute.mask_digest(mask),
+              None if dummies is None else compute.mask_digest(dummies),
+              None if release is None else compute.release_token(release), context is not None)
         try:
-            shown = map_view.map_view(traj, tiles=tiles, **view)
+            shown = state.kept_latest(VIEW_KEY, ck, lambda: map_view.map_view(traj, tiles=tiles,
+                                                                              **view))
         except LmdkError as err:  # invalid custom URL: fall back to no tiles, say why
             st.error(plain_text(err))
             shown = map_view.map_view(traj, tiles="none", **view)
@@ -131,6 +137,11 @@ def render(traj: pd.DataFrame, key: Any, tiles: str, release: Any | None, mask: 
     with right:
         _base_map_choice(tiles)
         _places_panel(traj, key, context)
+
+
+VIEW_KEY = "map_view"
+"""The map's latest view (lmdk_core.map_view.map_view), kept in this session with its inputs
+(:func:`render`); the page never mutates it."""
 
 
 class Offer(NamedTuple):
