@@ -27,6 +27,7 @@ Nothing here uses lmdk_core.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from fractions import Fraction
@@ -35,10 +36,20 @@ import numpy as np
 
 
 def polytope_vertices(step: np.ndarray) -> np.ndarray:
-    """Vertices (rows, each summing to 1) of {λ ≥ 0, Σλ = 1, λ_a ≤ e^{step[a,b]} λ_b}."""
-    n = step.shape[0]
+    """Vertices (rows, each summing to 1) of {λ ≥ 0, Σλ = 1, λ_a ≤ e^{step[a,b]} λ_b}
+    (read-only; remembered per step matrix: a case's exact losses for several sets S and the
+    pair restriction ask for the same polytopes, and n = 4 has 220 candidate vertices)."""
+    step = np.ascontiguousarray(step, dtype=np.float64)
+    return _polytope_vertices(step.shape[0], step.tobytes())
+
+
+@functools.lru_cache(maxsize=4096)
+def _polytope_vertices(n: int, key: bytes) -> np.ndarray:
+    step = np.frombuffer(key, dtype=np.float64).reshape(n, n)
     if n == 1 or not np.any(step > 0):
-        return np.full((1, n), 1.0 / n)
+        V = np.full((1, n), 1.0 / n)
+        V.setflags(write=False)
+        return V
     rows = []
     for a in range(n):
         for b in range(n):
@@ -59,6 +70,7 @@ def polytope_vertices(step: np.ndarray) -> np.ndarray:
         if np.all(lam >= -1e-12) and np.all(A @ lam <= 1e-9 * (1 + np.abs(A).sum(1))):
             verts.append(np.maximum(lam, 0.0))
     V = np.unique(np.round(np.array(verts), 12), axis=0)
+    V.setflags(write=False)
     return V
 
 
