@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from apptest_helpers import APP, HOME_STAY, TIMEOUT, add_place_by_click, run
+from apptest_helpers import APP, HOME_STAY, TIMEOUT, FakeMap, add_place_by_click, run
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
@@ -27,6 +27,17 @@ def _tiles(fake) -> str:
 @pytest.fixture
 def app(fake_map):
     return run(AppTest.from_file(APP, default_timeout=TIMEOUT))  # no ?tiles: the real first run
+
+
+@pytest.fixture(scope="module")
+def first_real():
+    """(AppTest, FakeMap): ``app`` as it is after its first run, one per module, for the tests
+    that only read it (they never click, set a widget or run it: a test that does takes
+    ``app``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        fake = FakeMap()
+        mp.setattr(map_section.map_element, "show", fake)
+        yield run(AppTest.from_file(APP, default_timeout=TIMEOUT)), fake
 
 
 def test_offline_by_default_with_context_one_click_street_map_kept_across_pages(app, fake_map):
@@ -75,8 +86,8 @@ def _names(app) -> list[str]:
 
 
 def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
-        app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+        app_home, fake_map, home):
+    app = app_home  # alice's home marked as a click there leaves it (test_app.py)
     far = offset_points(home[0], home[1], 2000.0, 0.0)
     add_place_by_click(app, fake_map, float(far[0]), float(far[1]))
     assert _names(app) == [HOME_STAY, "Place 2"] and app.session_state["selected"] == "Place 2"
@@ -105,9 +116,9 @@ def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
 
 
 def test_click_on_a_circle_no_place_has_any_more_falls_back_to_the_position(
-        app, fake_map, home):
+        app_home, fake_map, home):
     """A circle drawn before a rename or removal, clicked: its position decides."""
-    add_place_by_click(app, fake_map, *home)
+    app = app_home  # alice's home marked as a click there leaves it (test_app.py)
     far = offset_points(home[0], home[1], 3000.0, 0.0)
     fake_map.click_object("Old name", float(far[0]), float(far[1]))
     run(app)
@@ -127,8 +138,8 @@ None, on_map_click returns), and tests/test_map_view.py checks every malformed f
 parse_click itself, so the page is not run once per form."""
 
 
-def test_malformed_map_messages_change_nothing(app, fake_map, home):
-    add_place_by_click(app, fake_map, *home)
+def test_malformed_map_messages_change_nothing(app_home, fake_map, home):
+    app = app_home  # alice's home marked as a click there leaves it (test_app.py)
     before = [dict(p) for p in app.session_state["places"]]
     for message in MALFORMED:
         fake_map.pending.append(message)
@@ -147,7 +158,8 @@ def test_unwrapped_longitude_from_leaflet_is_wrapped(app, fake_map, home):
     assert place["lon"] == pytest.approx(home[1], abs=1e-6)
 
 
-def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):
+def test_legend_caption_and_help_texts_use_the_drawn_colours(first_real):
+    app, fake_map = first_real
     captions = " ".join(c.value for c in app.caption)
     for entry in maps.LEGEND:
         assert entry.text() in captions
@@ -164,7 +176,8 @@ def test_legend_caption_and_help_texts_use_the_drawn_colours(app, fake_map):
     assert fake_map.view["released"]
 
 
-def test_suggestion_buttons_say_where_and_match_the_count(app, sample):
+def test_suggestion_buttons_say_where_and_match_the_count(first_real, sample):
+    app, _ = first_real
     expander = next(e for e in app.expander if e.label.startswith("Suggested places"))
     buttons = [b for b in app.button if b.label.startswith("Add:")]
     assert expander.label.endswith(f"({len(buttons)})")
