@@ -58,8 +58,8 @@ def test_defaults_give_a_meaningful_first_picture(app, fake_map, home, clinic):
     assert np.nanmax(np.abs(rel.lat)) < 41
 
 
-def test_guide_table_and_recommendation(app, fake_map, home, clinic, sample):
-    add_place_by_click(app, fake_map, *home)
+def test_guide_table_and_recommendation(app_home, fake_map, clinic, sample):
+    app = app_home  # alice's home marked as a click there leaves it (test_app.py)
     add_place_by_click(app, fake_map, *clinic)
     table = _guide_table(app)
     assert len(table) == len(SCHEMES)
