@@ -65,8 +65,6 @@ def test_the_map_from_the_keyboard_the_wheel_and_its_labels(server, browser):
         goto_app(page, server)
         box = page.locator(MAP)
         with step("the offline labels do not overlap at the default zoom, nor closer in"):
-            view = box.evaluate("el => { const c = el.lmdkMap.getCenter();"
-                                " return [[c.lat, c.lng], el.lmdkMap.getZoom()]; }")
             overlaps, shown = box.evaluate(OVERLAPS)
             assert overlaps == 0 and shown >= 5
             assert "wudaokou home" in box.locator(".leaflet-marker-pane").inner_text()
@@ -76,8 +74,8 @@ def test_the_map_from_the_keyboard_the_wheel_and_its_labels(server, browser):
             wait_still(page, ".leaflet-marker-pane .lmdk-label")  # the labels are laid out again
             overlaps, more = box.evaluate(OVERLAPS)
             assert overlaps == 0 and more >= shown  # room for more names closer in
-            box.evaluate("(el, [c, z]) => el.lmdkMap.setView(c, z, {animate: false})", view)
-            assert box.evaluate("el => el.lmdkMap.getZoom()") == view[1]
+            # the map stays closer in: no step below needs a particular zoom (each compares the
+            # map with itself or with its centre), and a zoom back cost the browser ~0.8 CPU-s
         with step("the wheel over the unfocused map scrolls the page, not the map"):
             assert page.evaluate(SCROLLED) == 0
             zoom = box.evaluate("el => el.lmdkMap.getZoom()")
