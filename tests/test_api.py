@@ -436,12 +436,18 @@ def test_no_caller_uses_a_deprecated_spelling():
                     *root.glob("bench/*.py"), *root.glob("tests/*.py"),
                     *root.glob("notebooks/*.ipynb"), *root.glob("docs/*.md"), root / "README.md"})
     assert any(p.suffix == ".ipynb" for p in paths) and root / "README.md" in paths
+    # a call old_spelling_calls reports names one of these as a whole identifier: a source that
+    # holds none of them as a word has no such call, and is not parsed (a quarter of them)
+    names = "|".join(map(re.escape, sorted({*spelled, *methods})))
+    mentioned = re.compile(rf"\b(?:{names})\b")
     with gc_paused():
         for path in paths:
             rel = path.relative_to(root).as_posix()
             if rel == "tests/test_api.py":
                 continue
             for source in _python_sources(path):
+                if not mentioned.search(source):
+                    continue
                 try:
                     calls = old_spelling_calls(source, spelled, methods)
                 except SyntaxError:  # an example fragment (``...``), not a program
