@@ -1,9 +1,10 @@
 """The Patterns page under streamlit.testing.v1.AppTest (no browser).
 
-Every test starts its own page (no state shared between tests, so any order gives the same
-results). Issue 23: previews are free; a real draw is counted when drawn, at ε per protected
-pattern occurrence, never redrawn for the same settings, refused before it would pass the total
-budget (its own control, not ε); the download holds the released events only.
+Every test that acts on the page starts its own (no state shared between them, so any order
+gives the same results; the tests that only read it share one, ``first``). Issue 23: previews
+are free; a real draw is counted when drawn, at ε per protected pattern occurrence, never
+redrawn for the same settings, refused before it would pass the total budget (its own control,
+not ε); the download holds the released events only.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ def fresh() -> AppTest:
 
 @pytest.fixture
 def page() -> AppTest:
+    return fresh()
+
+
+@pytest.fixture(scope="module")
+def first() -> AppTest:
+    """The page after its first run, one per module, for the tests that only read it (they
+    never click, set a widget or run it: a test that does takes ``page``)."""
     return fresh()
 
 
@@ -77,7 +85,8 @@ def draw(at: AppTest) -> AppTest:
 # ----------------------------------------------------------------------------- previews
 
 
-def test_page_renders_release_timeline_and_quality(page):
+def test_page_renders_release_timeline_and_quality(first):
+    page = first
     assert not page.error
     assert "Guarantee" in _text(page) and "e^ε" in _text(page)
     assert len(figures(page)) == 2  # timeline + quality
@@ -216,8 +225,9 @@ def _all_text(at: AppTest) -> str:
     return "\n".join(parts)
 
 
-def test_counts_are_singular_for_one(page):
+def test_counts_are_singular_for_one(first):
     """Issue 27: '1 events' — the sample's first person has one event in the history day."""
+    page = first
     text = _all_text(page).replace("\\", "")
     assert "(1 event in the history day)" in text
     assert not re.search(r"(?<![\d,.])1 (events|ticks|event types|draws|runs)\b", text), text
