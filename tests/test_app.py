@@ -37,6 +37,7 @@ from lmdk_core import accounting
 from lmdk_core import places as pl
 from lmdk_core.geo import haversine_m
 from lmdk_core.release import SCHEMES, release_locations
+from lmdk_core.session import KEPT_PREVIEWS
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -323,7 +324,9 @@ def test_previews_are_kept_and_a_real_draw_is_never_redrawn(app):
     # it would cost more than their ε (docs/composition.md); the page keeps the preview's
     assert (metric(app, "Mean error").value, chart(app, "error_chart")) == error_before
     assert not real.release.seeded and len(session(app).draws()) == 1
-    for eps in np.linspace(1.01, 1.12, 12):  # more settings than any cache keeps
+    # more settings than any cache keeps: the session's previews (KEPT_PREVIEWS) and the
+    # page's st.cache entries (at most 16, the same number)
+    for eps in np.linspace(1.01, 1.12, KEPT_PREVIEWS + 1):
         app.number_input(key="epsilon").set_value(float(eps))
         run(app)
     assert len(session(app).draws()) == 1  # exploring drew nothing real
