@@ -178,16 +178,10 @@ def _trace_page() -> None:
                               smoothed=smoothing_section.smoothed(drawn))
 
 
-# From this many moments on, section 5 (Markov bounds: seconds per million moments on every
-# change of places or settings) is computed only when the user asks for it. (A comment, not a
-# docstring: Streamlit's "magic" would print a bare string in this script on the page.)
-LAZY_LOSS_POINTS = 200_000
-
-
 def _loss_section(traj: Any, key: Any, settings: Any, release: Any, mask: Any
                   ) -> tuple[Any, Any]:
     """Section 5, lazily for long traces (then the export has no loss figures until opened)."""
-    if len(traj) >= LAZY_LOSS_POINTS and not st.toggle(
+    if len(traj) >= loss_section.LAZY_POINTS and not st.toggle(
         f"5 · Show the privacy loss over time (slow for {len(traj):,} moments)",
         key="loss_open",
         help="The temporal-loss bounds take a few seconds on a trace this long; they are "

@@ -25,6 +25,9 @@ from .compute import CHART_POINTS
 from .formatting import fmt_distance, fmt_number, plain_text
 from .privacy_section import Settings
 
+LAZY_POINTS = 200_000
+"""From this many moments on, this section (Markov bounds: seconds per million moments on every
+change of places or settings) is computed only when the user asks for it (dashboard/app.py)."""
 SOURCES = tuple(loss_models.LOSS_SOURCES.values())
 SOURCE_HELP = (
     "A synthetic Markov chain of chosen strength on a public grid spanning the distance you "

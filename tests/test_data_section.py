@@ -114,43 +114,27 @@ def test_describe_files():
     assert describe_files([f"f{i}" for i in range(111)]) == "111 files (f0, f1, …)"
 
 
-LAZY_LOSS_POINTS = 200_000
-"""dashboard/app.py's threshold of a long trace, as its script sets it."""
 LONG = 12_000
-"""The threshold the long-trace test runs the page with: above the sample's people (alice has
-11,373 moments, so its first page is the page users get) and 17x below the real one."""
+"""The threshold of a long trace the long-trace test runs the page with: above the sample's
+people (alice has 11,373 moments, so its first page is the page users get) and 17x below the
+real one (dashboard.loss_section.LAZY_POINTS)."""
 
 
 @pytest.fixture
 def long_trace_page(fake_map, monkeypatch):
-    """The first page with dashboard/app.py's ``LAZY_LOSS_POINTS`` set to :data:`LONG`. The script
-    sets the constant itself on every run, so no module attribute can lower it: its text is
-    compiled with that one line changed (and Streamlit's magic, as ScriptCache does) into a
-    script cache of this test's own, under the script's path. Everything else runs as it is."""
-    import os
-    from pathlib import Path
+    """The first page with section 5's threshold of a long trace lowered to :data:`LONG`."""
+    from dashboard import loss_section
 
-    from apptest_helpers import APP
-    from streamlit.runtime.scriptrunner import magic
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.testing.v1 import app_test, local_script_runner
-
-    line = f"LAZY_LOSS_POINTS = {LAZY_LOSS_POINTS:_}\n"
-    text = Path(APP).read_text(encoding="utf-8")
-    assert text.count(line) == 1, "dashboard/app.py no longer sets LAZY_LOSS_POINTS as expected"
-    text = magic.add_magic(text.replace(line, f"LAZY_LOSS_POINTS = {LONG}\n"), APP)
-    cache = ScriptCache()
-    cache._cache[os.path.abspath(APP)] = compile(text, APP, "exec", flags=0, dont_inherit=1)
-    for module in (app_test, local_script_runner):
-        monkeypatch.setattr(module, "ScriptCache", lambda: cache)
+    assert loss_section.LAZY_POINTS > LONG
+    monkeypatch.setattr(loss_section, "LAZY_POINTS", LONG)
     return run(offline_page())
 
 
 def test_long_trace_computes_the_loss_section_only_when_asked(long_trace_page):
-    """Section 5 and the guide's trial releases on a long trace (≥ LAZY_LOSS_POINTS moments)
-    wait for their toggles (each costs seconds per million moments on every click). Run with
-    the threshold lowered to LONG (long_trace_page): the same branch on a trace of LONG
-    moments instead of 200,000."""
+    """Section 5 and the guide's trial releases on a long trace (at least
+    ``loss_section.LAZY_POINTS`` moments) wait for their toggles (each costs seconds per
+    million moments on every click). Run with the threshold lowered to LONG
+    (long_trace_page): the same branch on a trace of LONG moments instead of 200,000."""
     import io
 
     import numpy as np
