@@ -23,7 +23,9 @@
 # 383 CPU-s; the browser's rendering (~7 CPU-s a page load, 1-2 a rerun) is most of it.
 # 2026-11-26 (1,902 tests; charts below the fold drawn only when in view, one notebook kernel,
 # fewer AppTest runs per test): 222 s in a clean worktree, 411 CPU-s in all processes (a cpuacct
-# cgroup); from a fresh clone (numba's cache empty) 242 s.
+# cgroup); from a fresh clone (numba's cache empty) 242 s. Later that day (1,905 tests; second
+# pass over every layer): 181-193 s in a clean worktree, 332-352 CPU-s; a fresh worktree (numba's
+# cache empty) 219 s, 407 CPU-s; a fresh clone 236 s.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
