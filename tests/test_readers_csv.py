@@ -197,35 +197,19 @@ def test_whitespace_around_values_is_tolerated(tmp_path):
     assert df["time"].tolist() == [pd.Timestamp("2020-01-01", tz="UTC")]
 
 
-FAST_MIN_BYTES = 1 << 16
-"""The fast (Arrow) paths' threshold in the two tests below, instead of the reader's 1 MiB: the
-same code parses a 0.2 MB file as a 1.5 MB one (one block either way), at a tenth of the CPU."""
-
-
-@pytest.fixture
-def fast_path(monkeypatch):
-    """Files from :data:`FAST_MIN_BYTES` on take the fast paths: the streaming Arrow reader for a
-    file on disk, and pandas' pyarrow engine for the in-memory fallback. Returns a progress
-    recorder: the streaming reader alone reports ``reading``."""
-    from lmdk_core.readers import csv as stream_csv
-    from lmdk_core.readers import text
-
-    monkeypatch.setattr(stream_csv, "STREAM_MIN_BYTES", FAST_MIN_BYTES)
-    monkeypatch.setattr(text, "_PYARROW_MIN_BYTES", FAST_MIN_BYTES)
+def _read_fast(path, threshold: int) -> pd.DataFrame:
+    """read_trajectories(path), checking that the file is over the fast paths' ``threshold``
+    (the fixture ``fast_read_threshold``) and that the streaming Arrow path (which alone
+    reports ``reading``) read the whole file."""
+    assert path.stat().st_size > threshold
     calls: list[tuple] = []
-    return calls
-
-
-def _read_fast(path, calls: list[tuple]) -> pd.DataFrame:
-    """read_trajectories(path), checking that the streaming Arrow path read the whole file."""
-    assert path.stat().st_size > FAST_MIN_BYTES
     df = read_trajectories(path, progress=lambda *a: calls.append(a))
     size = path.stat().st_size
     assert calls and calls[-1] == ("reading", size, size), calls
     return df
 
 
-def test_large_csv_uses_fast_path_and_matches_reference(tmp_path, fast_path):
+def test_large_csv_uses_fast_path_and_matches_reference(tmp_path, fast_read_threshold):
     """Above the threshold the streaming Arrow path parses; the result must equal a plain
     reconstruction (with repeated (uid, time) keys, ~7 % of rows, as at 40,000 rows over
     100,000 s)."""
@@ -243,7 +227,7 @@ def test_large_csv_uses_fast_path_and_matches_reference(tmp_path, fast_path):
     ref = ref.reset_index(drop=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
-        df = _read_fast(path, fast_path)
+        df = _read_fast(path, fast_read_threshold)
     compare(df, ref)
 
 
@@ -258,7 +242,7 @@ TIME_FORMS = {
 
 
 @pytest.mark.parametrize("form", TIME_FORMS)
-def test_time_forms_on_the_fast_path(tmp_path, form, fast_path):
+def test_time_forms_on_the_fast_path(tmp_path, form, fast_read_threshold):
     """Files over the threshold take the Arrow path: times must match pandas' own parse of the
     text (6,000 rows: every hour, minute, second and millisecond value the forms write)."""
     times = [TIME_FORMS[form](i) for i in range(6_000)]
@@ -268,7 +252,7 @@ def test_time_forms_on_the_fast_path(tmp_path, form, fast_path):
         ref = pd.Series([pd.Timestamp(int(Decimal(t) * 10**9), tz="UTC") for t in times])
     else:
         ref = pd.to_datetime(pd.Series(times), utc=True, format="ISO8601")
-    df = _read_fast(path, fast_path)
+    df = _read_fast(path, fast_read_threshold)
     # row i's time, found by its uid (a KeyError if one is missing), compared as UTC instants
     # in ns, column-wise (a list of Timestamps compared one by one is ~40x slower)
     got = df.set_index("uid")["time"].loc[[f"u{i}" for i in range(len(times))]]

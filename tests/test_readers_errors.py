@@ -94,21 +94,18 @@ def test_blank_lines_count_in_line_numbers(tmp_path):
     assert err.line == 6 and "latitude 91 outside" in str(err)
 
 
-def test_bad_value_in_large_file_found_on_fast_path(tmp_path, monkeypatch):
+def test_bad_value_in_large_file_found_on_fast_path(tmp_path, monkeypatch, fast_read_threshold):
     """A file over the fast paths' threshold (here 64 KiB, not the reader's 1 MiB: the same
     code on 4,000 rows instead of 40,000): the streaming Arrow reader starts, refuses the bad
     value, and the in-memory path names its line."""
     from lmdk_core.readers import csv as stream_csv
-    from lmdk_core.readers import text
 
-    monkeypatch.setattr(stream_csv, "STREAM_MIN_BYTES", 1 << 16)
-    monkeypatch.setattr(text, "_PYARROW_MIN_BYTES", 1 << 16)
     stamp = "u,2020-01-01T{:02d}:{:02d}:{:02d}Z,39.9,116.4"
     rows = [stamp.format(k // 3600 % 24, k // 60 % 60, k % 60) for k in range(4_000)]
     rows[2_500] = "u,2020-01-02T00:00:00Z,39.9,west"
     path = tmp_path / "big.csv"
     path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
-    assert path.stat().st_size > 1 << 16
+    assert path.stat().st_size > fast_read_threshold
     tried = []
     arrow_blocks = stream_csv._arrow_blocks
     monkeypatch.setattr(stream_csv, "_arrow_blocks",
