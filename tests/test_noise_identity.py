@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.noise import RandomSource
+from lmdk_core.noise.apply import read_only
 from lmdk_core.noise.discrete import (
     BitStream,
     _dlap_fill,
@@ -95,9 +96,7 @@ def scales(x) -> np.ndarray:
     view that is not contiguous (a scalar scale is a stride-0 view, lmdk_core.noise.discrete.
     _per_draw), so these tests load the kernel the suite's warm-up compiled instead of compiling
     another signature (~9 CPU-s on an empty cache). Same values."""
-    view = np.repeat(np.asarray(x, dtype=np.int64), 2)[::2]
-    view.flags.writeable = False
-    return view
+    return read_only(np.repeat(np.asarray(x, dtype=np.int64), 2)[::2])
 
 
 def digest(name: str, kind: str, kernel) -> str:
