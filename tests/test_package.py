@@ -37,12 +37,13 @@ def run_python(code: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedP
     )
 
 
-# One fresh interpreter for the two import checks below (each a fresh import of lmdk_core, 1.5
-# CPU-s): first, with every extra installed, `import lmdk_core` loads none of the blocked
-# packages (so the core checks that follow, made with them blocked, run the very same import);
-# then the core works with the extras blocked and naming one fails naming its extra; last, the
-# block lifted, the same names load their extra on first use (a failed import leaves nothing
-# behind in sys.modules, so this is the first successful load of each).
+# The two import checks below run first in the one fresh interpreter of this file (each a fresh
+# import of lmdk_core, 1.5 CPU-s): first, with every extra installed, `import lmdk_core` loads
+# none of the blocked packages (so the core checks that follow, made with them blocked, run the
+# very same import); then the core works with the extras blocked and naming one fails naming its
+# extra; last, the block lifted, the same names load their extra on first use (a failed import
+# leaves nothing behind in sys.modules, so this is the first successful load of each). The same
+# interpreter then runs the installed wheel (fixture `installed`).
 IMPORTS = BLOCKER + (
     "import lmdk_core as lm\n"
     "eager = BLOCKED - {'xstatic'}  # xstatic: a namespace package the site's .pth loads\n"
@@ -78,13 +79,9 @@ IMPORTS = BLOCKER + (
 
 
 @pytest.fixture(scope="module")
-def imports() -> tuple[list[str], list[str]]:
+def imports(installed) -> tuple[list[str], list[str]]:
     """:data:`IMPORTS`' output: (lines with the extras blocked, lines with them installed)."""
-    out = run_python(IMPORTS, PYTHONPATH=str(REPO))
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    cut = lines.index("--- extras installed")
-    return lines[:cut], lines[cut + 1:]
+    return installed[0], installed[1]
 
 
 def test_import_does_not_load_plotly_or_folium_until_asked_for(imports):
@@ -195,20 +192,49 @@ print(len(df), sorted(df['uid'].unique()))
 """Loads the sample from the installed copy and prints its size and users (one line)."""
 
 
+# After IMPORTS, the same interpreter leaves the checkout: it forgets every lmdk_core module it
+# imported from there, puts the unpacked wheel where PYTHONPATH put the checkout, and imports
+# lmdk_core afresh from the wheel (numpy, pandas and numba stay loaded: they are not the code
+# under test, and re-importing them was 1.5 of this file's 6 CPU-s).
+SWITCH = """
+import importlib
+sys.path[:] = [{site!r} if p == {repo!r} else p for p in sys.path]
+assert {site!r} in sys.path and {repo!r} not in sys.path, sys.path
+for m in [m for m in sys.modules if m.split('.')[0] in ('lmdk_core', 'dashboard')]:
+    del sys.modules[m]
+importlib.invalidate_caches()
+"""
+
+# Last: every lmdk_core / lmdk_dashboard module loaded after the switch came from the wheel.
+ONLY_INSTALLED = """
+site = pathlib.Path({site!r})
+loaded = {{n: getattr(m, '__file__', None) for n, m in list(sys.modules.items())
+          if n.split('.')[0] in ('lmdk_core', 'lmdk_dashboard', 'dashboard')}}
+assert loaded and all(f is None or pathlib.Path(f).is_relative_to(site)
+                      for f in loaded.values()), loaded
+"""
+
+
 @pytest.fixture(scope="module")
-def installed(site, tmp_path_factory) -> tuple[list[str], list[str]]:
-    """The installed copy run from elsewhere with only the unpacked wheel on the path: one
-    interpreter for both tests that run it (an interpreter here compiles every module of the
-    unpacked wheel afresh: 4.5 CPU-s in two, 2.7 in one), first :data:`LOAD_SAMPLE` (which
-    imports lmdk_core alone, no lmdk_dashboard, so :data:`RUN_HEADERS`'s check of which app
-    package got imported still sees only what the headers import), then :data:`RUN_HEADERS`.
-    Each test gets its part of the output: (sample line, headers lines)."""
-    code = LOAD_SAMPLE.format(site=str(site)) + "print('--- headers')\n" + RUN_HEADERS
-    done = run_python(code, cwd=tmp_path_factory.mktemp("elsewhere"), PYTHONPATH=str(site))
+def installed(site, tmp_path_factory) -> tuple[list[str], list[str], list[str], list[str]]:
+    """One interpreter, run from elsewhere, for every test that needs a fresh one (each
+    interpreter is 1.5 CPU-s of numpy/pandas/numba imports, 2.7 with the wheel's modules
+    compiled afresh): :data:`IMPORTS` with the checkout on the path, then :data:`SWITCH` to the
+    unpacked wheel alone, :data:`LOAD_SAMPLE` (which imports lmdk_core alone, no
+    lmdk_dashboard, so :data:`RUN_HEADERS`'s check of which app package got imported still sees
+    only what the headers import), :data:`RUN_HEADERS` and :data:`ONLY_INSTALLED`. Each test
+    gets its part of the output: (lines with the extras blocked, lines with them installed,
+    sample line, headers lines)."""
+    code = (IMPORTS + "print('--- installed')\n"
+            + SWITCH.format(site=str(site), repo=str(REPO))
+            + LOAD_SAMPLE.format(site=str(site)) + "print('--- headers')\n" + RUN_HEADERS
+            + ONLY_INSTALLED.format(site=str(site)))
+    done = run_python(code, cwd=tmp_path_factory.mktemp("elsewhere"), PYTHONPATH=str(REPO))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    cut = lines.index("--- headers")
-    return lines[:cut], lines[cut + 1:]
+    cut = [lines.index(m) for m in ("--- extras installed", "--- installed", "--- headers")]
+    return (lines[:cut[0]], lines[cut[0] + 1:cut[1]], lines[cut[1] + 1:cut[2]],
+            lines[cut[2] + 1:])
 
 
 @pytest.mark.slow
@@ -237,7 +263,7 @@ def test_wheel_carries_the_sample_and_licence_and_loads_it_when_installed(wheel,
     assert sorted(ln.split()[1].split(">")[0] for ln in core) == [
         "cryptography", "numba", "numpy", "pandas", "pyarrow"]
     # the installed copy, not the checkout: run from elsewhere with only the unpacked wheel
-    (line,) = installed[0]  # LOAD_SAMPLE's one line
+    (line,) = installed[2]  # LOAD_SAMPLE's one line
     n, users = line.split(" ", 1)
     assert int(n) == len(sample)
     assert users.strip() == "['alice', 'bob', 'carol', 'dave']"
@@ -269,7 +295,7 @@ def test_installed_app_imports_itself_by_its_installed_name(site, installed):
     """From the unpacked wheel alone: `lmdk app` finds lmdk_dashboard/app.py there, and the
     scripts' headers import lmdk_dashboard.* from there (never a `dashboard` package)."""
     pkg = site / "lmdk_dashboard"
-    lines = installed[1]
+    lines = installed[3]
     for line, name in zip(lines[:3], ("app.py", "page_patterns.py", "page_population.py"),
                           strict=True):
         assert line == f"{name} lmdk_dashboard {pkg / 'state.py'}"
