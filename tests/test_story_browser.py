@@ -3,8 +3,7 @@ every request that is not file:/data:/about: is aborted and counted, and the Plo
 the Leaflet map must still draw (issue 13). Issue 28: the private story shows the attack's
 numbers at the three viewport sizes, inside the viewport's width (no sideways scrolling), checked
 on the same page load (the page's section 4b is checked at the same sizes on the guide's page
-load, tests/test_guide_browser.py). Issue 13's TPL-bounded switch is checked in the dashboard
-itself: the section holding it stays open and the files follow it (its own page load)."""
+load, tests/test_guide_browser.py, as is issue 13's TPL-bounded switch in the dashboard itself)."""
 
 from __future__ import annotations
 
@@ -130,48 +129,3 @@ def test_offline_check_fails_for_a_cdn_page(browser, tmp_path):
     page.close()
     assert any(u.startswith("https://") for u in blocked)
 
-
-def test_bounded_section_stays_open_and_files_follow_the_switch(server, browser):
-    """Issue 13: switching the release to the TPL-bounded allocation collapsed the section
-    holding the switch (main: closed after the switch), and the CSV kept the sidebar's name."""
-    from browser_driver import goto_app, runs, wait_idle
-    from playwright.sync_api import expect
-
-    page = browser.new_page(viewport={"width": 1440, "height": 900}, accept_downloads=True)
-    goto_app(page, f"{server}/?tiles=none")
-    summary = page.locator("summary", has_text="Bound the temporal loss")
-    summary.scroll_into_view_if_needed()
-    summary.click()
-    wait_idle(page)  # (an expander: may start no run)
-    n = runs(page)
-    page.get_by_text("Show the TPL-bounded allocation").click()
-    # fails within 10 s if the click did not turn the switch on (rather than waiting a minute
-    # for a run that will not come)
-    expect(page.get_by_role("switch", name="Show the TPL-bounded allocation")).to_be_checked(
-        timeout=10_000)
-    wait_idle(page, since=n)
-    switch = page.get_by_text("Release with this allocation")
-    switch.scroll_into_view_if_needed()
-    n = runs(page)
-    switch.click()
-    expect(page.get_by_role("switch", name="Release with this allocation")).to_be_checked(
-        timeout=10_000)
-    wait_idle(page, since=n)
-    details = page.locator("details", has=summary)
-    assert details.evaluate("d => d.open") is True
-    draw = page.get_by_role("button", name="Draw the real release")  # files: real draws only
-    draw.scroll_into_view_if_needed()
-    n = runs(page)
-    draw.click()
-    button = page.get_by_role("button", name="Public release (CSV)")
-    button.wait_for(timeout=60_000)  # the draw's run has offered the files
-    wait_idle(page, since=n)
-    assert details.evaluate("d => d.open") is True
-    button.scroll_into_view_if_needed()
-    n = runs(page)
-    with page.expect_download(timeout=60_000) as info:
-        button.click()
-    assert info.value.suggested_filename == "lmdk_public_release_tpl_bounded_eps1.csv"
-    wait_idle(page, since=n)  # the download is recorded: the export fragment reruns
-    assert details.evaluate("d => d.open") is True
-    page.close()
