@@ -194,8 +194,10 @@ def _cell_pairs(n: int, seed: int):
     """n random nearby pairs of cells (centres 10^-3.5·r to 2·r apart, anywhere up to ±70°),
     r from 3 m to 3 km, ε_t from 10⁻³ to 50, cells from 0 to r/256 (the small cells where the
     diagonal does not absorb the rounding), and a true point in each cell (half of them at a
-    corner): (centre a, centre b, point a, point b, r, ε_t, cell side)."""
+    corner): (centre a, centre b, point a, point b, r, ε_t, cell side). The draws are made pair
+    by pair (the same stream as drawing each pair whole), the points placed all at once."""
     rng = np.random.default_rng(seed)
+    draws = []
     for _ in range(n):
         r = 10.0 ** rng.uniform(0.5, 3.5)
         eps = 10.0 ** rng.uniform(-3, np.log10(50))
@@ -203,16 +205,22 @@ def _cell_pairs(n: int, seed: int):
         cell *= float(rng.choice([1.0, 0.7]))
         ca = (rng.uniform(-70, 70), rng.uniform(-180, 179))
         sep, ang = 10.0 ** rng.uniform(-3.5, 0.3) * r, rng.uniform(0, 2 * np.pi)
-        la, lo = offset_points(ca[0], ca[1], sep * np.cos(ang), sep * np.sin(ang))
-        cb = (float(la), float(lo))
-        points = []
-        for c in (ca, cb):
+        offs = []
+        for _c in range(2):
             corner = rng.random() < 0.5
-            off = rng.choice([-0.5, 0.5], 2) if corner else rng.uniform(-0.5, 0.5, 2)
-            pla, plo = offset_points(c[0], c[1], *(off * cell * 0.999))
-            assert haversine_m(*c, pla, plo) <= cell / np.sqrt(2.0)  # inside the cell's disc
-            points.append((float(pla), float(plo)))
-        yield ca, cb, points[0], points[1], r, eps, cell
+            offs.append(rng.choice([-0.5, 0.5], 2) if corner else rng.uniform(-0.5, 0.5, 2))
+        draws.append((r, eps, cell, *ca, sep, ang, *offs[0], *offs[1]))
+    r, eps, cell, a_lat, a_lon, sep, ang, ea, na, eb, nb = np.array(draws).T
+    b_lat, b_lon = offset_points(a_lat, a_lon, sep * np.cos(ang), sep * np.sin(ang))
+    pa_lat, pa_lon = offset_points(a_lat, a_lon, ea * cell * 0.999, na * cell * 0.999)
+    pb_lat, pb_lon = offset_points(b_lat, b_lon, eb * cell * 0.999, nb * cell * 0.999)
+    for c_lat, c_lon, p_lat, p_lon in ((a_lat, a_lon, pa_lat, pa_lon),
+                                       (b_lat, b_lon, pb_lat, pb_lon)):
+        assert np.all(haversine_m(c_lat, c_lon, p_lat, p_lon) <= cell / np.sqrt(2.0))  # in disc
+    for i in range(n):
+        yield ((float(a_lat[i]), float(a_lon[i])), (float(b_lat[i]), float(b_lon[i])),
+               (float(pa_lat[i]), float(pa_lon[i])), (float(pb_lat[i]), float(pb_lon[i])),
+               float(r[i]), float(eps[i]), float(cell[i]))
 
 
 def test_location_steps_cover_the_lattice_rounding():
