@@ -631,18 +631,20 @@ def _chain_law(mask, ch):
 
 def _sampler_law(mask, ch):
     """The law the vectorised sampler realises: the product of its per-moment probabilities
-    (the less likely value is drawn with exactly its computed probability, docs §5)."""
+    (the less likely value is drawn with exactly its computed probability, docs §5). Every
+    outcome at once: factors multiplied in time order, as a loop over the moments would."""
     w00, w01, w10, w11 = d._stay_weights(mask, ch)
     p_if0, p_if1 = w01 / (w00 + w01), w11 / (w10 + w11)
-    law = {}
-    for bits in product((0, 1), repeat=mask.size):
-        p = 1.0
-        for t, b in enumerate(bits):
-            q = p_if1[t] if t and bits[t - 1] else p_if0[t]
-            p *= q if b else 1.0 - q
-        if p > 0:
-            law[bits] = p
-    return law
+    outcomes = list(product((0, 1), repeat=mask.size))
+    bits = np.array(outcomes, dtype=bool).reshape(len(outcomes), mask.size)
+    after_1 = np.zeros_like(bits)
+    after_1[:, 1:] = bits[:, :-1]
+    q = np.where(after_1, p_if1, p_if0)  # P(dummy at t | the moment before)
+    factor = np.where(bits, q, 1.0 - q)
+    p = np.ones(len(outcomes))
+    for t in range(mask.size):  # n ≤ 8 moments
+        p = p * factor[:, t]
+    return {k: float(v) for k, v in zip(outcomes, p, strict=True) if v > 0}
 
 
 def _runs(idx):
