@@ -4,7 +4,9 @@ the fixtures built on them (``fake_map``, ``home``, ``app``) are in conftest.py.
 The map (dashboard/map_element.py) is a browser component, opaque under AppTest, so it is
 replaced by :class:`FakeMap`, which records what the page draws and delivers queued clicks exactly
 as the component does: the front end's message is the trigger ``click`` under the component's
-key, then the page's on_click callback runs."""
+key, then the page's on_click callback runs. :func:`clicked` runs the page once with the click
+delivered before the page body, as Streamlit runs a widget's callback before the script (one
+run per click, as in the browser)."""
 
 from __future__ import annotations
 
@@ -36,10 +38,15 @@ class FakeMap:
         self.pending: list[dict] = []
 
     def __call__(self, view, *, key, on_click):
-        self.calls.append({"view": view, "key": key})
+        self.calls.append({"view": view, "key": key, "on_click": on_click})
+        self.deliver()  # a click queued before a plain run arrives while the map is drawn
+
+    def deliver(self) -> None:
+        """The first queued click, as the component delivers it to the map drawn last: its
+        message under the component's key, then the page's on_click callback."""
         if self.pending:
-            st.session_state[key] = {"click": self.pending.pop(0)}
-            on_click()
+            st.session_state[self.calls[-1]["key"]] = {"click": self.pending.pop(0)}
+            self.calls[-1]["on_click"]()
 
     @property
     def view(self) -> dict:
@@ -76,11 +83,31 @@ def metric(at: AppTest, label: str):
     return next(m for m in at.metric if m.label == label)
 
 
+def clicked(at: AppTest, fake_map: FakeMap) -> AppTest:
+    """The run a click on the map triggers: ``fake_map``'s first queued click (FakeMap.click,
+    click_object, or a raw message in ``pending``) is delivered before the page body, as
+    Streamlit runs the component's on_click callback before the script, so this one run shows
+    the click's outcome everywhere on the page (a one-click-late view would show here). The
+    page must have drawn the map before (a click needs a map to click on)."""
+    import dashboard.state as state
+
+    restore = state.restore_widgets  # the page's first call (dashboard/app.py, trace_page)
+
+    def callback_then_restore() -> None:
+        fake_map.deliver()
+        restore()
+
+    state.restore_widgets = callback_then_restore
+    try:
+        return run(at)
+    finally:
+        state.restore_widgets = restore
+
+
 def add_place_by_click(at: AppTest, fake_map: FakeMap, lat: float, lon: float) -> AppTest:
+    """A click on the map background at (lat, lon) and the run it triggers (:func:`clicked`)."""
     fake_map.click(lat, lon)
-    run(at)  # the component event arrives during this run (callback), like a frontend event
-    run(at)  # the rerun the frontend triggers
-    return at
+    return clicked(at, fake_map)
 
 
 def home_place(home: tuple[float, float]) -> dict:
@@ -91,7 +118,7 @@ def home_place(home: tuple[float, float]) -> dict:
 
 def marked_at_home(at: AppTest, home: tuple[float, float]) -> AppTest:
     """``at``'s first run with the place a click at ``home`` adds (:func:`home_place`,
-    selected) already in the session: one run instead of a first run and a click's two
+    selected) already in the session: one run instead of a first run and a click's
     (test_app.py's test_map_click_adds_a_landmark_place_and_updates_everything checks that
     the click leaves the same)."""
     at.session_state["places"] = [home_place(home)]
