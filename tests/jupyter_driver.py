@@ -34,6 +34,11 @@ EXPLORER_NOTEBOOK_CELLS = [
 
 HOME = (39.9925, 116.3395)
 
+POLL_MS = 100
+"""How often the page waits here re-run their predicate (``wait_for_function(polling=)``).
+Playwright's default polls on every animation frame: ~60 JavaScript evaluations a second,
+each asking for a frame, for the ~10-30 s JupyterLab takes to load and run a notebook."""
+
 
 def write_notebook(path: Path, cells: list[str]) -> Path:
     nb = {
@@ -94,13 +99,13 @@ def open_and_run(page, url: str, name: str, timeout_ms: int = 300_000) -> None:
     """Open notebook ``name`` in JupyterLab, wait for its kernel, run all cells."""
     page.goto(f"{url}/lab/tree/{name}", timeout=timeout_ms)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell",
-                           timeout=timeout_ms)
+                           timeout=timeout_ms, polling=POLL_MS)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
     page.wait_for_function(
         "() => { const w = window.jupyterapp.shell.currentWidget;"
         " const k = w && w.sessionContext && w.sessionContext.session"
         " && w.sessionContext.session.kernel; return k && k.status === 'idle'; }",
-        timeout=timeout_ms)
+        timeout=timeout_ms, polling=POLL_MS)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
 

@@ -9,6 +9,7 @@ request the page makes must go to the local server (offline: no CDN, no tiles).
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shutil
 import time
@@ -25,6 +26,7 @@ from browser_driver import CHROMIUM
 from jupyter_driver import (
     EXPLORER_NOTEBOOK_CELLS,
     HOME,
+    POLL_MS,
     TRACE_NAMES_JS,
     map_pixel,
     open_and_run,
@@ -36,6 +38,26 @@ from jupyter_driver import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+LAB_CONFIG = {
+    # JupyterLab's own chores that neither show nor drive the notebook, each a request to the
+    # server at start: the build check (`yarn config` in node), the LSP servers (the server
+    # extension looks for 19 language servers; the front end asks for their status), the export
+    # menu (asks the server for nbconvert's exporters: imports nbconvert), the extension
+    # manager and the announcements. The notebook, the widget manager, anywidget and Plotly's
+    # renderer are JupyterLab's as installed.
+    "labconfig/page_config.json": {
+        "buildCheck": False, "buildAvailable": False,
+        "disabledExtensions": {name: True for name in (
+            "@jupyterlab/lsp-extension", "@jupyterlab/notebook-extension:language-server",
+            "@jupyterlab/fileeditor-extension:language-server",
+            "@jupyterlab/notebook-extension:export", "@jupyterlab/extensionmanager-extension",
+            "@jupyterlab/apputils-extension:announcements")},
+    },
+    "jupyter_server_config.json": {"ServerApp": {"jpserver_extensions": {
+        "jupyter_lsp": False, "jupyter_server_terminals": False, "notebook_shim": False}}},
+}
+"""Written to the lab's own config dir (``home/config``, jupyter_driver.start_lab)."""
+
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
@@ -44,6 +66,9 @@ def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab-root")
     home = tmp_path_factory.mktemp("lab-home")
     write_notebook(root / "explorer.ipynb", EXPLORER_NOTEBOOK_CELLS)
+    for name, config in LAB_CONFIG.items():
+        (home / "config" / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / "config" / name).write_text(json.dumps(config), encoding="utf-8")
     started = time.perf_counter()
     proc, url = start_lab(root, home, home / "lab.log")
     print(f"\njupyter lab answered after {time.perf_counter() - started:.1f} s")
@@ -63,7 +88,7 @@ def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab, browser):
         open_and_run(page, lab, "explorer.ipynb")
         page.wait_for_selector(".lmdk-map.leaflet-container", timeout=300_000)
         page.wait_for_function(f"() => ({TRACE_NAMES_JS})().includes('landmark (0)')",
-                               timeout=300_000)
+                               timeout=300_000, polling=POLL_MS)
         t1 = time.perf_counter()
         page.locator(".lmdk-map").scroll_into_view_if_needed()
         assert page.locator(".lmdk-map").get_attribute("data-places") == "0"
@@ -76,7 +101,7 @@ def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab, browser):
             f"""() => {{ const names = ({TRACE_NAMES_JS})();
               return names.some(n => /^landmark \\([1-9][0-9]*\\)$/.test(n)
                 && names.includes(n.replace('landmark', 'landmark timestamp'))); }}""",
-            timeout=120_000)
+            timeout=120_000, polling=POLL_MS)
         t2 = time.perf_counter()
         names = trace_names(page)
         counts = [int(m.group(1)) for t in names
