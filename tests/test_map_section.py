@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from apptest_helpers import APP, HOME_STAY, TIMEOUT, FakeMap, add_place_by_click, run
+from apptest_helpers import APP, HOME_STAY, TIMEOUT, FakeMap, add_place_by_click, clicked, run
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
@@ -95,8 +95,7 @@ def test_click_on_a_circle_or_inside_a_place_selects_it_never_adds_a_duplicate(
     # circle's click names Home
     edge = offset_points(home[0], home[1], 102.0, 0.0)
     fake_map.click_object(HOME_STAY, float(edge[0]), float(edge[1]))
-    run(app)
-    run(app)
+    clicked(app, fake_map)
     assert _names(app) == [HOME_STAY, "Place 2"] and app.session_state["selected"] == HOME_STAY
     # a later plain click outside every place adds one
     app.session_state["selected"] = "Place 2"
@@ -121,12 +120,10 @@ def test_click_on_a_circle_no_place_has_any_more_falls_back_to_the_position(
     app = app_home  # alice's home marked as a click there leaves it (test_app.py)
     far = offset_points(home[0], home[1], 3000.0, 0.0)
     fake_map.click_object("Old name", float(far[0]), float(far[1]))
-    run(app)
-    run(app)
+    clicked(app, fake_map)
     assert _names(app) == [HOME_STAY, "Place 2"]
     fake_map.click_object("Old name", *home)
-    run(app)
-    run(app)
+    clicked(app, fake_map)
     assert _names(app) == [HOME_STAY, "Place 2"] and app.session_state["selected"] == HOME_STAY
 
 
@@ -143,8 +140,7 @@ def test_malformed_map_messages_change_nothing(app_home, fake_map, home):
     before = [dict(p) for p in app.session_state["places"]]
     for message in MALFORMED:
         fake_map.pending.append(message)
-        run(app)
-        run(app)
+        clicked(app, fake_map)
         assert app.session_state["places"] == before, message
     # the same page still takes a good click
     add_place_by_click(app, fake_map, home[0] + 0.02, home[1])
