@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from interrupt import run_until_ctrl_c
 
 import lmdk_core as lm
 from lmdk_core import cli
@@ -332,14 +333,9 @@ def test_ctrl_c_mid_write_leaves_no_partial_output(tmp_path, capsys, monkeypatch
             signal.raise_signal(signal.SIGINT)
 
     monkeypatch.setattr(cli.Progress, "__call__", interrupt_after_first_write)
-    held = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        code = main(["release", str(tmp_path / "big.csv"), "--epsilon", "1", "--scheme",
-                     "uniform", "--out", str(out), "--progress", "--chunk-rows", "2000"])
-    except KeyboardInterrupt:  # a failure of this test, not the end of the test session
-        pytest.fail("Ctrl-C escaped the CLI instead of exiting with 130")
-    finally:
-        signal.signal(signal.SIGINT, held)
+    code = run_until_ctrl_c(main, ["release", str(tmp_path / "big.csv"), "--epsilon", "1",
+                                   "--scheme", "uniform", "--out", str(out), "--progress",
+                                   "--chunk-rows", "2000"])
     err = capsys.readouterr().err
     assert code == 130, err
     assert on_disk and max(on_disk[0]) > 0, on_disk  # the first chunk was in the temporary dir

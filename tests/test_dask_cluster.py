@@ -19,6 +19,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from interrupt import run_until_ctrl_c
 
 if importlib.util.find_spec("distributed") is None:  # not imported here: every test process
     # collects this file, and only the one that runs it needs distributed (0.4 CPU-s to import)
@@ -165,15 +166,10 @@ def test_ctrl_c_leaves_no_output(tmp_path, capsys, monkeypatch):
             signal.raise_signal(signal.SIGINT)
 
     monkeypatch.setattr(cli.Progress, "__call__", interrupt_after_first_partition)
-    held = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:  # 40 users x 100 points in partitions of 1,000 rows: interrupted with 3 to go
-        code = main(["population", "--generate", "40", "--points-per-user", "100", "--days",
-                     "2", "--partition-rows", "1000", "--cell-m", "5000", "--seed", "1",
-                     "--out", str(out)])
-    except KeyboardInterrupt:  # a failure of this test, not the end of the test session
-        pytest.fail("Ctrl-C escaped the CLI instead of exiting with 130")
-    finally:
-        signal.signal(signal.SIGINT, held)
+    # 40 users x 100 points in partitions of 1,000 rows: interrupted with 3 to go
+    code = run_until_ctrl_c(main, ["population", "--generate", "40", "--points-per-user", "100",
+                                   "--days", "2", "--partition-rows", "1000", "--cell-m",
+                                   "5000", "--seed", "1", "--out", str(out)])
     rest = capsys.readouterr().err
     assert code == 130, rest
     assert seen and seen[0][0] < seen[0][1], seen  # mid-release: partitions still to run
