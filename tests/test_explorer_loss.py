@@ -64,8 +64,8 @@ def _same_loss(got, want) -> None:
 
 # ---- (a) the dashboard's computation ---------------------------------------------------------
 @pytest.mark.parametrize("source", ["preset", "released", "dp"])
-def test_explorer_loss_is_release_loss_of_the_release_shown(source):
-    traj = lk.resample(lk.select_user(lk.load_sample(), "alice"), 900)
+def test_explorer_loss_is_release_loss_of_the_release_shown(source, sample):
+    traj = lk.resample(lk.select_user(sample, "alice"), 900)
     s = ExplorerSession(traj, places=[HOME, CLINIC], scheme="uniform", interval_s=None,
                         loss_model=source, strength="strong", cell_m=1000.0, total_budget=2.0,
                         rng=3)
@@ -221,8 +221,7 @@ def _lattice_lower_bound(traj: pd.DataFrame, eps: np.ndarray, S: np.ndarray,
     return total
 
 
-def test_alice_trajectory_model_refused_and_the_new_bound_is_not_below_the_exact_loss():
-    sample = lk.load_sample()
+def test_alice_trajectory_model_refused_and_the_new_bound_is_not_below_the_exact_loss(sample):
     with pytest.raises(ParameterError, match=r"preset, released, dp, none.*true trajectory"):
         ExplorerSession(sample, user="alice", places=[HOME, CLINIC], loss_model="trajectory")
     s = ExplorerSession(sample, user="alice", places=[HOME, CLINIC], epsilon=1.0,
@@ -267,13 +266,13 @@ def test_alice_trajectory_model_refused_and_the_new_bound_is_not_below_the_exact
 
 
 
-def _alice(**kw) -> ExplorerSession:
-    return ExplorerSession(lk.load_sample(), user="alice", places=[HOME, CLINIC], epsilon=1.0,
+def _alice(sample: pd.DataFrame, **kw) -> ExplorerSession:
+    return ExplorerSession(sample, user="alice", places=[HOME, CLINIC], epsilon=1.0,
                            scheme="uniform", radius_m=200.0, interval_s=300.0, **kw)
 
 
-def test_alice_default_preset_bound_is_not_below_the_exact_loss():
-    s = _alice(loss_model="preset")
+def test_alice_default_preset_bound_is_not_below_the_exact_loss(sample):
+    s = _alice(sample, loss_model="preset")
     r = s.result
     traj, L, eps = r.traj, r.landmarks, np.asarray(r.release.eps)
     t = int(np.flatnonzero(~L)[0])
@@ -296,8 +295,8 @@ def test_alice_default_preset_bound_is_not_below_the_exact_loss():
     assert not any("not a bound" in w for w in r.warnings)
 
 
-def test_a_preset_smaller_than_the_trace_says_it_is_no_bound_there():
-    s = _alice(loss_model="preset", preset_extent_m=5_000.0)
+def test_a_preset_smaller_than_the_trace_says_it_is_no_bound_there(sample):
+    s = _alice(sample, loss_model="preset", preset_extent_m=5_000.0)
     r = s.result
     assert r.beyond and r.covered_m == pytest.approx(5_000.0)
     note = next(w for w in r.warnings if "not a bound" in w)
@@ -329,11 +328,11 @@ def test_trace_span_matches_all_pairs_beyond_the_exact_limit():
     assert loss_models.trace_span_m([40.0], [116.3]) == 0.0
 
 
-def test_every_location_model_says_when_it_does_not_cover_the_trace():
+def test_every_location_model_says_when_it_does_not_cover_the_trace(sample):
     """Like the preset, the DP model's public grid (points outside are clamped to its border)
     and the released points' cells bound the loss only between their own cells: a trace that
     spans more gets the warning, a model that covers it does not."""
-    traj = lk.select_user(lk.load_sample(), "alice")
+    traj = lk.select_user(sample, "alice")
     span = loss_models.trace_span_m(traj["lat"], traj["lon"])
     assert span > 7_000  # alice's fixes are 7.9 km apart at most
 
@@ -375,8 +374,8 @@ def _apps_sentences(r, radius_m: float) -> loss_text.LossSentences:
 
 
 @pytest.mark.parametrize("model", ["preset", "none"])
-def test_explorer_sentences_are_the_apps_for_the_same_settings(model):
-    s = _alice(loss_model=model)
+def test_explorer_sentences_are_the_apps_for_the_same_settings(model, sample):
+    s = _alice(sample, loss_model=model)
     got = s.result.sentences()
     assert got == _apps_sentences(s.result, 200.0)
     lines = got.lines()
@@ -413,10 +412,10 @@ def _unexplained(lead: str, summary: str) -> list[str]:
     return bad
 
 
-def test_no_five_digit_number_without_a_sentence_saying_what_it_means(monkeypatch):
+def test_no_five_digit_number_without_a_sentence_saying_what_it_means(monkeypatch, sample):
     from lmdk_core.jupyter import explorer
 
-    ex = explorer.Explorer(lk.load_sample(), user="alice", places=[HOME, CLINIC],
+    ex = explorer.Explorer(sample, user="alice", places=[HOME, CLINIC],
                            scheme="skip", interval_s=300.0, loss_model="preset", rng=3)
     r = ex.result
     assert r.loss.composed.max() > 10_000  # the issue's case: a five-digit bound is shown
