@@ -24,8 +24,8 @@ CLINIC = lm.Place("Clinic", 39.982046, 116.356350, 100.0)
 
 
 @pytest.fixture(scope="module")
-def sample() -> pd.DataFrame:
-    return lm.load_sample()
+def sample(_sample_once) -> pd.DataFrame:  # parsed once per session
+    return _sample_once.copy()
 
 
 @pytest.fixture(scope="module")
