@@ -44,8 +44,8 @@ def _all_refs(doc: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def traj():
-    return lm.select_user(lm.load_sample(), "alice").iloc[:500]
+def traj(_sample_once):  # the sample parsed once per session
+    return lm.select_user(_sample_once.copy(), "alice").iloc[:500]
 
 
 def _sections(traj):
