@@ -915,10 +915,10 @@ SAMPLE_PLACES = [(39.9925, 116.3395, 100), (39.9820, 116.3564, 100)]
 
 
 @pytest.fixture(scope="module")
-def sample_masks():
+def sample_masks(_sample_once):
     import lmdk_core as lm
 
-    traj = lm.select_user(lm.load_sample(), "alice")
+    traj = lm.select_user(_sample_once.copy(), "alice")  # parsed once per session
     L = np.asarray(lm.landmark_mask(traj, SAMPLE_PLACES))
     five = np.asarray(lm.release_interval(traj, L, interval_s=300).landmarks)
     assert (L.size, int(L.sum()), five.size, int(five.sum())) == (11_373, 7_046, 1_259, 825)
