@@ -44,12 +44,16 @@ def page(monkeypatch, home):
     at.query_params["tiles"] = "none"
     marked_at_home(at, home)  # one run (a click on it is test_app's)
     assert at.session_state["places"]
-    at.number_input(key="total_budget_input").set_value(100.0)
+    draw(at)  # the files exist only for a real draw (ε = 1: the default total budget)
+    return at, seen
+
+
+def raise_budget(at: AppTest, total: float) -> AppTest:
+    """Set the total budget (section 6) to ``total``, for more real draws than the default."""
+    at.number_input(key="total_budget_input").set_value(total)
     run(at)
     at.button(key="total_budget_set").click()
-    run(at)
-    draw(at)  # the files exist only for a real draw
-    return at, seen
+    return run(at)
 
 
 @pytest.mark.parametrize(("fragments", "kept"), [(None, False), (["export"], True)])
@@ -86,6 +90,7 @@ def _bounded_expander(at):
 @pytest.mark.slow
 def test_bounded_release_names_every_export_and_the_report_records_provenance(page):
     at, seen = page
+    raise_budget(at, 100.0)  # two more real draws
     at.number_input(key="interval_min").set_value(5.0)  # one location per 5 minutes
     run(at)
     draw(at)
