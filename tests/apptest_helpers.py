@@ -137,6 +137,15 @@ def draw(at: AppTest) -> AppTest:
     return run(at)
 
 
+def set_budget(at: AppTest, total: float) -> AppTest:
+    """Type ``total`` as the total budget and press "Set total budget" (section 6): one run,
+    since the button's callback reads the field when clicked (state.set_total_budget; that
+    typing alone sets nothing is test_app's test_exploring_is_free_and_every_real_draw_counts)."""
+    at.number_input(key="total_budget_input").set_value(total)
+    at.button(key="total_budget_set").click()
+    return run(at)
+
+
 def spent(at: AppTest) -> str:
     return metric(at, "Spent so far (all real releases)").value
 
