@@ -12,7 +12,7 @@ import json
 import re
 
 import pytest
-from apptest_helpers import APP, TIMEOUT, FakeMap, draw, marked_at_home, run
+from apptest_helpers import APP, TIMEOUT, FakeMap, draw, marked_at_home, run, set_budget
 from deferred_download import call_without_session, record_downloads
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
@@ -46,14 +46,6 @@ def page(monkeypatch, home):
     assert at.session_state["places"]
     draw(at)  # the files exist only for a real draw (ε = 1: the default total budget)
     return at, seen
-
-
-def raise_budget(at: AppTest, total: float) -> AppTest:
-    """Set the total budget (section 6) to ``total``, for more real draws than the default."""
-    at.number_input(key="total_budget_input").set_value(total)
-    run(at)
-    at.button(key="total_budget_set").click()
-    return run(at)
 
 
 @pytest.mark.parametrize(("fragments", "kept"), [(None, False), (["export"], True)])
@@ -90,7 +82,7 @@ def _bounded_expander(at):
 @pytest.mark.slow
 def test_bounded_release_names_every_export_and_the_report_records_provenance(page):
     at, seen = page
-    raise_budget(at, 100.0)  # two more real draws
+    set_budget(at, 100.0)  # room for two more real draws
     at.number_input(key="interval_min").set_value(5.0)  # one location per 5 minutes
     run(at)
     draw(at)
