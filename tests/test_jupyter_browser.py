@@ -39,19 +39,36 @@ from jupyter_driver import (
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LAB_CONFIG = {
-    # JupyterLab's own chores that neither show nor drive the notebook, each a request to the
-    # server at start: the build check (`yarn config` in node), the LSP servers (the server
-    # extension looks for 19 language servers; the front end asks for their status), the export
-    # menu (asks the server for nbconvert's exporters: imports nbconvert), the extension
-    # manager and the announcements. The notebook, the widget manager, anywidget and Plotly's
-    # renderer are JupyterLab's as installed.
+    # JupyterLab's parts that neither show nor drive the notebook's outputs, most of them a request
+    # to the server or the kernel at start or a poll: the build check (`yarn config` in node), the
+    # LSP servers (the server extension looks for 19 of them, the front end asks their status),
+    # the export menu (asks the server for nbconvert's exporters: imports nbconvert), the
+    # extension manager, announcements, debugger (asks the kernel), table of contents, help,
+    # running-sessions and workspace sidebars, terminals, consoles, settings editors, status bar,
+    # completer, tooltips, inspector, search, cell toolbar and tags, mermaid. The notebook, its
+    # output areas, the widget manager, anywidget and Plotly's renderer are JupyterLab's as
+    # installed; the test asserts no plugin failed to activate for want of a disabled one.
     "labconfig/page_config.json": {
         "buildCheck": False, "buildAvailable": False,
         "disabledExtensions": {name: True for name in (
-            "@jupyterlab/lsp-extension", "@jupyterlab/notebook-extension:language-server",
+            "@jupyterlab/extensionmanager-extension", "@jupyterlab/lsp-extension",
+            "@jupyterlab/notebook-extension:language-server",
             "@jupyterlab/fileeditor-extension:language-server",
-            "@jupyterlab/notebook-extension:export", "@jupyterlab/extensionmanager-extension",
-            "@jupyterlab/apputils-extension:announcements")},
+            "@jupyterlab/apputils-extension:announcements",
+            "@jupyterlab/notebook-extension:export", "@jupyterlab/debugger-extension",
+            "@jupyterlab/toc-extension", "@jupyterlab/notebook-extension:toc",
+            "@jupyterlab/help-extension", "@jupyterlab/running-extension",
+            "@jupyterlab/terminal-extension", "@jupyterlab/workspaces-extension",
+            "@jupyterlab/settingeditor-extension", "@jupyterlab/pluginmanager-extension",
+            "@jupyterlab/statusbar-extension", "@jupyterlab/apputils-extension:kernel-status",
+            "@jupyterlab/apputils-extension:running-sessions-status",
+            "@jupyterlab/notebook-extension:kernel-status", "@jupyterlab/hub-extension",
+            "@jupyterlab/mermaid-extension", "@jupyterlab/completer-extension",
+            "@jupyterlab/tooltip-extension", "@jupyterlab/inspector-extension",
+            "@jupyterlab/console-extension", "@jupyterlab/notebook-extension:code-console",
+            "@jupyterlab/celltags-extension", "@jupyterlab/cell-toolbar-extension",
+            "@jupyterlab/documentsearch-extension", "@jupyterlab/notebook-extension:search",
+            "@jupyterlab/fileeditor-extension:search")},
     },
     "jupyter_server_config.json": {"ServerApp": {"jpserver_extensions": {
         "jupyter_lsp": False, "jupyter_server_terminals": False, "notebook_shim": False}}},
@@ -80,10 +97,12 @@ def lab(tmp_path_factory):
 
 def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab, browser):
     requests: list[str] = []
+    failed: list[str] = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         page = context.new_page()
         page.on("request", lambda r: requests.append(r.url))
+        page.on("console", lambda m: failed.append(m.text) if "activat" in m.text else None)
         t0 = time.perf_counter()
         open_and_run(page, lab, "explorer.ipynb")
         page.wait_for_selector(".lmdk-map.leaflet-container", timeout=300_000)
@@ -120,3 +139,4 @@ def test_map_click_in_jupyterlab_changes_the_allocation_chart(lab, browser):
                       and urlparse(u).hostname != "127.0.0.1"})
     assert not outside, f"requests left the machine: {outside}"
     assert any("/api/kernels" in u for u in requests)
+    assert not failed, failed  # a plugin needed one LAB_CONFIG disables
