@@ -1,6 +1,7 @@
 """Real browser: JupyterLab headless, the explorer notebook, a click on the map changes a chart.
 
-Starts `jupyter lab` on a free loopback port (token off, no news or update checks), opens a
+Starts `jupyter lab` on a free loopback port (token off, no news or update checks, without the
+parts of JupyterLab that neither show nor drive the notebook: LAB_CONFIG), opens a
 notebook that displays the explorer in Debian's chromium (Playwright), clicks the map at a known
 place and waits for the allocation chart's legend to count the new landmark timestamps. Every
 request the page makes must go to the local server (offline: no CDN, no tiles).
