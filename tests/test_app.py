@@ -28,6 +28,7 @@ from apptest_helpers import (
     metric,
     run,
     session,
+    set_budget,
     spent,
 )
 from deferred_download import call_without_session, record_downloads
@@ -411,10 +412,7 @@ def test_k_real_draws_cost_k_epsilon_in_the_files(downloads, fake_map, home):
     """Taking away K real draws after viewing their quality costs K·ε on the page and in the
     private analysis file."""
     at = marked_at_home(AppTest.from_file(APP, default_timeout=TIMEOUT), home)
-    at.number_input(key="total_budget_input").set_value(10.0)
-    run(at)
-    at.button(key="total_budget_set").click()
-    run(at)
+    set_budget(at, 10.0)
     for k, eps in enumerate((1.0, 1.1, 1.2), start=1):
         at.number_input(key="epsilon").set_value(eps)
         run(at)
@@ -431,10 +429,7 @@ def test_dummy_draws_and_radii_are_counted(app_home):
     """Issue 23 finding 2: ε_sel is counted (two dummy draws showed "856 / 1"; the true total
     is 2), and releases with different radii compose by distance."""
     app = app_home
-    app.number_input(key="total_budget_input").set_value(100.0)
-    run(app)
-    app.button(key="total_budget_set").click()
-    run(app)
+    set_budget(app, 100.0)
     app.toggle(key="hide_on").set_value(True)
     run(app)
     app.selectbox(key="hide_gen").set_value("bernoulli")
@@ -527,10 +522,7 @@ def test_loss_section_released_and_dp_models(app):
     # choosing the DP model draws nothing: it is a release of the data, made on request
     assert spent(app) == "0 / 1" and not session(app)._models
     assert any("spends ε_model = 0.5" in i.value for i in app.info)
-    app.number_input(key="total_budget_input").set_value(2.0)
-    run(app)
-    app.button(key="total_budget_set").click()
-    run(app)
+    set_budget(app, 2.0)
     app.button(key="dp_model_draw").click()
     run(app)
     assert any("ε_model = 0.5" in c.value for c in app.caption)
