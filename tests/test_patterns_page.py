@@ -71,8 +71,10 @@ def set_eps(at: AppTest, eps: float) -> AppTest:
 
 
 def set_budget(at: AppTest, total: float) -> AppTest:
+    """Type ``total`` as the total budget and press "Set total budget": one run, since the
+    button's callback reads the field when clicked (state.page_set_budget; that typing alone
+    sets nothing is test_the_budget_is_its_own_control_not_epsilon's)."""
     at.number_input(key="_w_pat_budget_input").set_value(total)
-    run(at)
     at.button(key="pat_set_budget").click()
     return run(at)
 
