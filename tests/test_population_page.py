@@ -24,9 +24,13 @@ PAGE = str(Path(__file__).resolve().parent.parent / "dashboard" / "page_populati
 STORE = "pages_store"
 
 
-def fresh() -> AppTest:
+def fresh(store: dict | None = None) -> AppTest:
+    """The page after its first run on 200 people; ``store``: the page's stored values the
+    session already holds (what its controls would have stored)."""
     at = AppTest.from_file(PAGE, default_timeout=180)
     at.session_state["_w_pop_n"] = 200
+    if store is not None:
+        at.session_state[STORE] = store
     return run(at)
 
 
@@ -159,12 +163,10 @@ def test_a_second_release_leaves_out_who_cannot_afford_it(app):
 
 
 def test_a_release_nobody_can_afford_is_refused_and_nothing_is_charged():
-    at = fresh()
     from dashboard.page_population import population
 
-    pop = population(200, 200, 0)
-    at.session_state[STORE]["pop_budgets"] = {pop["source"]: dict.fromkeys(pop["uids"], 0.1)}
-    run(at)
+    pop = population(200, 200, 0)  # the page's 200 people: everyone's own budget is 0.1
+    at = fresh({"pop_budgets": {pop["source"]: dict.fromkeys(pop["uids"], 0.1)}})
     draw(at)  # skip, τ = mean of the mix > 0.1: everyone pays 0.1, their whole budget
     assert _metric(at, "Users whose budget is spent") == "200 of 200"
     at.selectbox(key="_w_pop_scheme").set_value("uniform")
