@@ -64,8 +64,7 @@ def test_patterns_and_population_settings_survive_page_switches(app):
     app.button[0].click()  # Add pattern
     run(app)
     app.number_input(key="_w_pat_budget_input").set_value(12.0)
-    run(app)
-    app.button(key="pat_set_budget").click()
+    app.button(key="pat_set_budget").click()  # one run: the callback reads the field
     run(app)
     app.button(key="pat_draw").click()
     run(app)
