@@ -21,7 +21,14 @@ def _csv(uid: str, n: int, lat0: float = 39.9) -> bytes:
 
 @pytest.fixture
 def upload_app(fake_map):
-    return run(offline_page())
+    """The first page with "Upload files" already the source (the sample loaded, the uploader
+    empty): one run instead of a first run and the radio's (whose callback only clears an
+    upload error, and a new session has none)."""
+    at = offline_page()
+    at.session_state["source"] = "Upload files"
+    run(at)
+    assert at.radio(key="source").value == "Upload files" and not _errors(at)
+    return at
 
 
 def _uploaders(at: AppTest) -> list:
@@ -56,8 +63,6 @@ def test_bad_file_is_reported_once_then_a_good_file_loads_and_places_stay(app_ho
 
 def test_good_files_load_next_to_a_bad_one_which_is_named_in_a_warning(upload_app):
     at = upload_app
-    at.radio(key="source").set_value("Upload files")
-    run(at)
     at.file_uploader(key="upload").set_value([
         ("broken.csv", BAD_CSV, "text/csv"),
         ("ann.csv", _csv("ann", 40), "text/csv"),
@@ -76,8 +81,6 @@ def test_files_of_one_person_in_any_order_are_joined_in_time_order(upload_app):
     second person in between, come out in order."""
     late = _csv("ann", 3).replace(b"2024-01-01", b"2024-01-02")
     at = upload_app
-    at.radio(key="source").set_value("Upload files")
-    run(at)
     at.file_uploader(key="upload").set_value([
         ("ann_day2.csv", late, "text/csv"),
         ("ben.csv", _csv("ben", 3, 40.0), "text/csv"),
@@ -93,8 +96,6 @@ def test_files_of_one_person_in_any_order_are_joined_in_time_order(upload_app):
 
 def test_many_files_show_a_count_and_a_collapsed_list(upload_app):
     at = upload_app
-    at.radio(key="source").set_value("Upload files")
-    run(at)
     names = [f"2008102{i}.csv" for i in range(8)]
     at.file_uploader(key="upload").set_value(
         [(n, _csv(f"u{i}", 5, 39.9 + i * 0.01), "text/csv") for i, n in enumerate(names)])
@@ -195,8 +196,6 @@ def test_a_later_upload_replaces_the_earlier_one(upload_app):
     """Issue 27: a second upload used to be read together with the first (their people
     merged); now the uploader is emptied once a file is loaded and the next one replaces it."""
     at = upload_app
-    at.radio(key="source").set_value("Upload files")
-    run(at)
     at.file_uploader(key="upload").set_value(("ann.csv", _csv("ann", 30), "text/csv"))
     run(at)
     assert at.sidebar.selectbox[0].options == ["ann"]
@@ -210,8 +209,6 @@ def test_a_later_upload_replaces_the_earlier_one(upload_app):
 
 def test_records_and_timeline_of_one_takeout_are_one_person(upload_app):
     at = upload_app
-    at.radio(key="source").set_value("Upload files")
-    run(at)
     at.file_uploader(key="upload").set_value([
         ("Records.json", _records(range(0, 30)), "application/json"),
         ("Timeline.json", _timeline(range(0, 20)), "application/json"),
@@ -237,8 +234,6 @@ def test_long_traces_say_the_year_and_durations_in_plain_units(upload_app):
         f"zoe,{2022 + d // 365}-{1 + (d % 365) // 31:02d}-{1 + (d % 365) % 28:02d}T"
         f"{(d * 7) % 24:02d}:00:00Z,39.9,116.3" for d in range(0, 700, 3)]
     at = upload_app
-    at.radio(key="source").set_value("Upload files")
-    run(at)
     at.file_uploader(key="upload").set_value(("zoe.csv", "\n".join(rows).encode(), "text/csv"))
     run(at)
     slider = at.sidebar.slider[0]
