@@ -126,6 +126,16 @@ def marked_at_home(at: AppTest, home: tuple[float, float]) -> AppTest:
     return run(at)
 
 
+def uploading(at: AppTest) -> AppTest:
+    """``at``'s first run with "Upload files" already the source (the sample loaded, the
+    uploader empty): one run instead of a first run and the radio's, whose callback only clears
+    an upload error (a new session has none)."""
+    at.session_state["source"] = "Upload files"
+    run(at)
+    assert at.radio(key="source").value == "Upload files" and not at.error
+    return at
+
+
 def session(at: AppTest):
     """The page's accounted session (lmdk_core.session.Session)."""
     return at.session_state["lmdk_session"]
