@@ -4,7 +4,7 @@ does not linger; a tree of many files shows a count and a collapsed list, not ev
 from __future__ import annotations
 
 import pytest
-from apptest_helpers import BAD_CSV, HOME_STAY, offline_page, run
+from apptest_helpers import BAD_CSV, HOME_STAY, offline_page, run, uploading
 from page_charts import figures
 from streamlit.testing.v1 import AppTest
 
@@ -21,14 +21,8 @@ def _csv(uid: str, n: int, lat0: float = 39.9) -> bytes:
 
 @pytest.fixture
 def upload_app(fake_map):
-    """The first page with "Upload files" already the source (the sample loaded, the uploader
-    empty): one run instead of a first run and the radio's (whose callback only clears an
-    upload error, and a new session has none)."""
-    at = offline_page()
-    at.session_state["source"] = "Upload files"
-    run(at)
-    assert at.radio(key="source").value == "Upload files" and not _errors(at)
-    return at
+    """The first page with "Upload files" already the source (apptest_helpers.uploading)."""
+    return uploading(offline_page())
 
 
 def _uploaders(at: AppTest) -> list:
