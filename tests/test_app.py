@@ -26,10 +26,12 @@ from apptest_helpers import (
     kept,
     marked_at_home,
     metric,
+    offline_page,
     run,
     session,
     set_budget,
     spent,
+    uploading,
 )
 from deferred_download import call_without_session, record_downloads
 from page_charts import bundles, figure
@@ -175,12 +177,11 @@ def test_bad_upload_shows_the_library_error_and_keeps_data_and_places(app_home):
     assert {"Mean error", "Max G_t vs ε"} <= {m.label for m in app.metric}
 
 
-def test_good_upload_replaces_the_data(app):
+def test_good_upload_replaces_the_data(fake_map):
+    app = uploading(offline_page())
     rows = ["uid,time,lat,lon"] + [
         f"bob,2024-01-01T00:{m:02d}:00Z,{39.9 + m * 1e-4:.6f},116.3" for m in range(30)
     ]
-    app.radio(key="source").set_value("Upload files")
-    run(app)
     app.file_uploader(key="upload").set_value(("mine.csv", "\n".join(rows).encode(), "text/csv"))
     run(app)
     assert app.session_state["data_name"] == "mine.csv"
@@ -585,9 +586,8 @@ def _csv(uid: str, n: int, lat0: float) -> bytes:
     return "\n".join(rows).encode()
 
 
-def test_several_files_user_and_time_range(app):
-    app.radio(key="source").set_value("Upload files")
-    run(app)
+def test_several_files_user_and_time_range(fake_map):
+    app = uploading(offline_page())
     app.file_uploader(key="upload").set_value(
         [("a.csv", _csv("ann", 120, 39.9), "text/csv"),
          ("b.csv", _csv("ben", 40, 40.0), "text/csv")]
