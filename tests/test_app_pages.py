@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_helpers import add_place_by_click, kept, run
+from apptest_helpers import add_place_by_click, kept, offline_page, run, uploading
 from page_charts import bundles, figure, figures
 from streamlit.testing.v1 import AppTest
 
@@ -75,7 +75,7 @@ def _zip(files: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
-def test_zip_upload_gives_people_from_folders_and_repairs_reach_the_page(app):
+def test_zip_upload_gives_people_from_folders_and_repairs_reach_the_page(fake_map):
     """Issue 13: a zip of a GeoLife-style tree is one person per folder, and the reader's
     DataWarnings (a repeated timestamp dropped) are shown on the page, not only logged."""
     header = ("Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n"
@@ -86,8 +86,7 @@ def test_zip_upload_gives_people_from_folders_and_repairs_reach_the_page(app):
         "Data/000/Trajectory/b.plt": header + rows[0].replace("2008-10-23", "2008-10-24") + "\n",
         "Data/010/Trajectory/c.plt": header + "\n".join(rows) + "\n",
     })
-    app.radio(key="source").set_value("Upload files")
-    run(app)
+    app = uploading(offline_page())
     app.file_uploader(key="upload").set_value(("geolife.zip", data, "application/zip"))
     run(app)
     assert app.sidebar.selectbox[0].options == ["000", "010"]
