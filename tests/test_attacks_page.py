@@ -23,10 +23,11 @@ from lmdk_core.story import ATTACK_PUBLIC_NOTE
 
 @pytest.fixture(scope="module")
 def page():
-    """The page with Home marked (default settings); every attack_report call recorded. One
-    page for the module: the tests below run in order on it."""
+    """The page with Home marked (default settings), every attack_report call recorded, taken
+    through :class:`Flow`'s steps. One page for the module (its first run with a place costs far
+    more than the checks made on it)."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        yield _page(monkeypatch, home_of_first_user())
+        yield Flow(*_page(monkeypatch, home_of_first_user()))
 
 
 def _page(monkeypatch, home):
@@ -45,33 +46,70 @@ def _page(monkeypatch, home):
     return add_place_by_click(run(offline_page()), fake, *home), calls
 
 
+def _section(at: AppTest):
+    return next(e for e in at.expander if "What an attacker learns" in e.label)
+
+
 def _section_text(at: AppTest) -> str:
-    box = next(e for e in at.expander if "What an attacker learns" in e.label)
-    return "\n".join(m.value for m in box.markdown)
+    return "\n".join(m.value for m in _section(at).markdown)
+
+
+def _section_table(at: AppTest):
+    return _section(at).dataframe[0].value
+
+
+class Flow:
+    """The module's page taken through :data:`STEPS`, each once and in this order whichever test
+    asks first (:meth:`upto`); each step records what its test checks, so no test depends on
+    which tests ran before it. ``at`` and ``calls``: the page and every attack_report call's
+    keywords and report (``calls[0]`` holds the recorded downloads)."""
+
+    STEPS = ("collapsed", "opened", "unsmoothed")
+
+    def __init__(self, at: AppTest, calls: list) -> None:
+        self.at, self.calls, self.seen = at, calls, {}
+
+    def upto(self, step: str) -> dict:
+        for name in self.STEPS[:self.STEPS.index(step) + 1]:
+            if name not in self.seen:
+                self.seen[name] = getattr(self, f"_{name}")()
+        return self.seen[step]
+
+    def _collapsed(self) -> dict:
+        """The page as the place's click left it: section 4b collapsed."""
+        return {"calls": len(self.calls), "markdown": bool(_section(self.at).markdown)}
+
+    def _opened(self) -> dict:
+        """Section 4b opened."""
+        self.at.session_state["attack_open"] = True
+        run(self.at)
+        return {"calls": list(self.calls), "smoothed": self.at.toggle(key="smooth_release").value,
+                "text": _section_text(self.at), "table": _section_table(self.at).copy()}
+
+    def _unsmoothed(self) -> dict:
+        """Then the smoothing toggle off."""
+        before = len(self.calls)
+        self.at.toggle(key="smooth_release").set_value(False)
+        run(self.at)
+        return {"before": before, "calls": list(self.calls), "text": _section_text(self.at),
+                "columns": list(_section_table(self.at).columns)}
 
 
 def test_collapsed_at_first_computes_nothing(page):
     """Section 4b starts collapsed: with a place marked no attack runs until it is opened, so a
     map click updates the charts without waiting for 20 simulated releases."""
-    at, calls = page
-    box = next(e for e in at.expander if "What an attacker learns" in e.label)
-    assert len(calls) == 1 and not box.markdown  # only the download recorder: no attack
-    at.session_state["attack_open"] = True
-    run(at)
-
-
-def _section_table(at: AppTest):
-    box = next(e for e in at.expander if "What an attacker learns" in e.label)
-    return box.dataframe[0].value
+    seen = page.upto("collapsed")
+    assert seen["calls"] == 1 and not seen["markdown"]  # only the download recorder: no attack
 
 
 def test_panel_shows_the_numbers_of_simulated_releases(page):
-    at, calls = page
+    seen = page.upto("opened")
+    calls = seen["calls"]
     assert len(calls) > 1, "section 4b ran no attack"
     rep = calls[-1]["report"]
     assert isinstance(calls[-1]["rng"], int)  # seeded simulations only
-    assert at.toggle(key="smooth_release").value  # the page publishes the smoothed file
-    text = _section_text(at)
+    assert seen["smoothed"]  # the page publishes the smoothed file
+    text = seen["text"]
     row = rep.table().iloc[0]
     # the figures are those of the smoothed file, the one the page publishes
     assert (f"in the public file (smoothed) lands within **{plain_distance(row.smoothed_median_m)}"
@@ -84,7 +122,7 @@ def test_panel_shows_the_numbers_of_simulated_releases(page):
     # the located-place sentence appears exactly when the code says the place is located
     assert ("locates a place although its moments are protected" in text) == bool(
         shown.located().any())
-    table = _section_table(at)
+    table = seen["table"]
     assert list(table.iloc[0]) == [row.place, *(plain_distance(v) for v in (
         row.release_median_m, row.smoothed_median_m, row.raw_m, row.baseline_median_m))]
     assert list(table.columns)[1:3] == ["Unsmoothed file", "Smoothed (published)"]
@@ -93,23 +131,24 @@ def test_panel_shows_the_numbers_of_simulated_releases(page):
 def test_unsmoothed_download_shows_the_stronger_attacker_without_new_attacks(page):
     """Smoothing off: the public file is the release itself, so each place shows whichever
     attacker lands closer — reading it or smoothing it first — from the same report."""
-    at, calls = page
-    n = len(calls)
-    at.toggle(key="smooth_release").set_value(False)
-    run(at)
-    assert len(calls) == n  # the same simulated releases: the toggle only changes the reading
+    seen = page.upto("unsmoothed")
+    calls = seen["calls"]
+    assert len(calls) == seen["before"]  # the same simulated releases: the toggle only reads
     rep = calls[-1]["report"]
-    text = _section_text(at)
+    text = seen["text"]
     assert text.startswith("\n".join(attacks.place_sentences(rep)))
     row = rep.table().iloc[0]
     best = min(row.release_median_m, row.smoothed_median_m)
     assert rep.median_m()[0] == best and f"lands within **{plain_distance(best)}**" in text
-    assert list(_section_table(at).columns)[1:3] == ["From the file", "After smoothing it"]
+    assert seen["columns"][1:3] == ["From the file", "After smoothing it"]
 
 
 @pytest.mark.slow
 def test_cached_per_setting_never_on_the_real_release_and_lazy(page):
-    at, calls = page
+    """Last on the module's page: it changes the settings after every step of :class:`Flow`
+    (which it takes first: section 4b open, smoothing off)."""
+    page.upto(Flow.STEPS[-1])
+    at, calls = page.at, page.calls
     n = len(calls)
     run(at)
     assert len(calls) == n  # a rerun with the same setting computes nothing
