@@ -25,7 +25,10 @@
 # fewer AppTest runs per test): 222 s in a clean worktree, 411 CPU-s in all processes (a cpuacct
 # cgroup); from a fresh clone (numba's cache empty) 242 s. Later that day (1,905 tests; second
 # pass over every layer): 181-193 s in a clean worktree, 332-352 CPU-s; a fresh worktree (numba's
-# cache empty) 219 s, 407 CPU-s; a fresh clone 236 s.
+# cache empty) 219 s, 407 CPU-s; a fresh clone 236 s. 2026-11-26 evening (third pass: fewer page
+# runs per AppTest, one dashboard load fewer, a frozen heap for the collector): 159-204 s and
+# 290-339 CPU-s in a clean worktree, against 167-203 s and 304-373 CPU-s for the tree before,
+# run alternately (the host's speed alone moves a run by 25 %); a fresh clone 192 s, 353 CPU-s.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
