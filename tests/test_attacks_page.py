@@ -12,6 +12,7 @@ import pytest
 from apptest_helpers import FakeMap, add_place_by_click, draw, offline_page, run
 from browser_driver import home_of_first_user
 from deferred_download import call_without_session, record_downloads
+from ordered_steps import OrderedSteps
 from streamlit.testing.v1 import AppTest
 
 import dashboard.map_section as map_section
@@ -58,22 +59,17 @@ def _section_table(at: AppTest):
     return _section(at).dataframe[0].value
 
 
-class Flow:
-    """The module's page taken through :data:`STEPS`, each once and in this order whichever test
-    asks first (:meth:`upto`); each step records what its test checks, so no test depends on
-    which tests ran before it. ``at`` and ``calls``: the page and every attack_report call's
-    keywords and report (``calls[0]`` holds the recorded downloads)."""
+class Flow(OrderedSteps):
+    """The module's page taken through :attr:`STEPS` (:class:`OrderedSteps`: each once and in
+    this order whichever test asks first, each recording what its test checks, so no test
+    depends on which tests ran before it). ``at`` and ``calls``: the page and every
+    attack_report call's keywords and report (``calls[0]`` holds the recorded downloads)."""
 
     STEPS = ("collapsed", "opened", "unsmoothed")
 
     def __init__(self, at: AppTest, calls: list) -> None:
-        self.at, self.calls, self.seen = at, calls, {}
-
-    def upto(self, step: str) -> dict:
-        for name in self.STEPS[:self.STEPS.index(step) + 1]:
-            if name not in self.seen:
-                self.seen[name] = getattr(self, f"_{name}")()
-        return self.seen[step]
+        super().__init__()
+        self.at, self.calls = at, calls
 
     def _collapsed(self) -> dict:
         """The page as the place's click left it: section 4b collapsed."""

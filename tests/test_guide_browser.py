@@ -30,6 +30,7 @@ from browser_driver import (
     step,
     wait_idle,
 )
+from ordered_steps import OrderedSteps
 
 from dashboard.privacy_section import SCHEME_LABELS
 
@@ -42,33 +43,21 @@ FITS = "el => el.getBoundingClientRect().right <= window.innerWidth + 1"
 SECTION_4B = "4b · What an attacker learns"
 BOUNDED_CSV = "lmdk_public_release_tpl_bounded_eps1.csv"
 """The public CSV's name for the TPL-bounded allocation at the first load's ε = 1."""
-FLOWS = ("bounded", "guide")
-"""The flows in the order they run on the shared page."""
+class Flows(OrderedSteps):
+    """One page for the module, loaded at ``?tiles=none`` at VIEWPORTS[0]; :meth:`upto` runs
+    the flows on it, each once and in :attr:`STEPS` order, whichever test asks first (a flow that
+    comes before the asked one and fails is recorded for its own test and the page is closed, so
+    the next flow starts from a new load)."""
 
-
-class Flows:
-    """One page for the module, loaded at ``?tiles=none`` at VIEWPORTS[0]; :meth:`result` runs
-    the flows of :data:`FLOWS` on it, each once and in that order, whichever test asks first (a
-    flow that comes before the asked one and fails is recorded for its own test and the page is
-    closed, so the next flow starts from a new load)."""
+    STEPS = ("bounded", "guide")
 
     def __init__(self, server: str, browser) -> None:
+        super().__init__()
         self.server, self.browser = server, browser
         self.page = None
-        self.found: dict[str, object] = {}
 
-    def result(self, name: str):
-        for flow in FLOWS[:FLOWS.index(name) + 1]:
-            if flow not in self.found:
-                try:
-                    self.found[flow] = getattr(self, f"_{flow}")(self._page())
-                except Exception as e:
-                    self.found[flow] = e
-                    self.close()
-        found = self.found[name]
-        if isinstance(found, Exception):
-            raise found
-        return found
+    def failed(self, step: str) -> None:
+        self.close()  # the flows are independent: the next one starts from a new load
 
     def _page(self):
         if self.page is None:
@@ -84,14 +73,14 @@ class Flows:
             self.page.close()
         self.page = None
 
-    @staticmethod
-    def _bounded(page) -> dict:
+    def _bounded(self) -> dict:
         """Open the TPL-bounded section, show its allocation, release with it, draw the real
         release and download its public CSV; whether the section is open after each of the last
         three, and the CSV's file name. Then the allocation off (the release back on the
         sidebar's scheme) and the section closed."""
         from playwright.sync_api import expect
 
+        page = self._page()
         with step("the TPL-bounded switch, the draw and the download"):
             summary = page.locator("summary", has_text="Bound the temporal loss")
             summary.scroll_into_view_if_needed()
@@ -140,11 +129,11 @@ class Flows:
             wait_idle(page, since=n)
         return out
 
-    @staticmethod
-    def _guide(page) -> bool:
+    def _guide(self) -> bool:
         """One click on the map, section 4b opened (its attacks run once), then the layout at
         each size (resizing the same page), 4b closed again (its attacks would rerun for every
         setting below) and the guide's 'Use ε = …'. Asserts as it goes."""
+        page = self._page()
         with step("a place at alice's home, section 4b opened"):
             add_place(page, *home_of_first_user())
             n = runs(page)
@@ -214,10 +203,10 @@ def test_bounded_section_stays_open_and_files_follow_the_switch(flows):
     """Issue 13: the section holding the TPL-bounded switch stays open after the switch, after
     the real draw and after the download (main: closed after the switch), and the CSV is named
     after the bounded allocation (it kept the sidebar's name)."""
-    found = flows.result("bounded")
+    found = flows.upto("bounded")
     assert found["csv"] == BOUNDED_CSV
     assert found["open"] == [True, True, True]
 
 
 def test_guide_and_section_4b_at_three_sizes_and_use_epsilon(flows):
-    assert flows.result("guide") is True
+    assert flows.upto("guide") is True
