@@ -4,19 +4,23 @@ The partitions (:mod:`.partitions`) are pieces of a DataFrame or runs of row gro
 files partitioned by user, at any fsspec URL the workers can read (``s3://``, ``gs://``,
 ``file://`` on a shared disk, local paths). The driver reads only the Parquet footers; each task
 reads its own row groups, so a worker's memory follows the partition size, not the file or the
-population. The per-user tables (ε_u by uid, the places of every user) are sent to every worker
-once (``Client.scatter(broadcast=True)``) and tasks refer to them. Only each partition's sparse
-counts and per-user rows come back; the driver adds them up as they arrive (checking that no user
-appears in two partitions) and draws the noise once.
+population. The per-user tables (ε_u by uid, the places of every user) are sent once, each held
+by one task (:func:`_shared_tasks`), and the partitions' tasks refer to them. Only each
+partition's sparse counts and per-user rows come back; the driver adds them up as they arrive
+(checking that no user appears in two partitions) and draws the noise once.
 
 **Recomputation is safe.** A partition's result is a deterministic function of its rows and the
 release key: each user's keep coins are the ChaCha20 keystream keyed by BLAKE2b(key ‖ "coin" ‖
 uid) (:func:`lmdk_core.population.core.user_coins`), and the count noise is drawn on the driver
 only, after the sum. When a worker dies and Dask reruns its partitions elsewhere, they draw the
 very same coins — never fresh randomness that an observer of two runs could compare — so the
-release equals the undisturbed one (and the in-memory engine's, for the same ``rng``). If Dask
-gives up (a partition's worker died too often) the release stops with an LmdkError and nothing
-is published.
+release equals the undisturbed one (and the in-memory engine's, for the same ``rng``). The
+per-user tables are task results, not scattered data, for the same reason: a result whose
+last copy dies with its worker is computed again elsewhere, while scattered data would be lost
+for good and every partition needing it cancelled (Dask's active memory manager keeps a single
+copy of a key that no task on another worker needs, so one worker's death could lose it). If
+Dask gives up (a partition's worker died too often, or the cluster lost what a partition
+needs) the release stops with an LmdkError and nothing is published.
 
 Without a cluster (no ``scheduler``, no active ``distributed.Client``) the partitions run on a
 pool of threads on this machine. Needs the optional extra ``lmdk[dask]``.
@@ -118,6 +122,20 @@ def _client(scheduler: Any) -> tuple[Any, bool]:
         raise LmdkError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
 
 
+def _held(value: Any) -> Any:
+    return value
+
+
+def _shared_tasks(client: Any, args: tuple, token: str) -> list[Any]:
+    """One future per value of ``args``: a task that returns it. Its value travels in the task's
+    definition, which the scheduler keeps, so the scheduler can compute it again on a living
+    worker if every copy is lost; data placed with ``Client.scatter`` has no definition and
+    would be lost with its last worker (module docstring). Workers fetch it from each other on
+    first use, as they would a scattered value."""
+    return [client.submit(_held, value, key=f"lmdk-shared-{token}-{i}", pure=False)
+            for i, value in enumerate(args)]
+
+
 def _run_unit(unit: Any, epsilon_of: pd.Series, places: Any, kw: dict) -> PartitionResult:
     return cast(PartitionResult,
                 process_partition(load(unit), epsilon_of=epsilon_of, places=places, **kw))
@@ -155,9 +173,8 @@ def _map_units(fn: Any, units: list[Any], args: tuple, client: Any, on_result: A
         return
     from distributed import as_completed
 
-    # the per-user tables go to every worker once; tasks refer to them
-    shared = client.scatter(list(args), broadcast=True, hash=False) if args else []
     token = uuid.uuid4().hex[:12]
+    shared = _shared_tasks(client, args, token)  # the per-user tables, sent once
     futures = [client.submit(fn, u, *shared, key=f"lmdk-{stage}-{token}-{i}", pure=False)
                for i, u in enumerate(units)]
     try:
@@ -173,6 +190,9 @@ def _map_units(fn: Any, units: list[Any], args: tuple, client: Any, on_result: A
         if type(exc).__name__ == "KilledWorker":
             raise LmdkError(f"a Dask worker died while computing a partition too many times "
                             f"({exc}); nothing was released") from None
+        if type(exc).__name__ == "FutureCancelledError":  # cancelled on the cluster, not here
+            raise LmdkError(f"the Dask cluster cancelled a partition ({exc}); nothing was "
+                            "released") from None
         raise
 
 
