@@ -26,6 +26,7 @@ if importlib.util.find_spec("distributed") is None:  # not imported here: every 
     pytest.skip("could not import 'distributed'", allow_module_level=True)
 
 from lmdk_core.cli import _scheduler, build_parser, main
+from lmdk_core.errors import LmdkError
 from lmdk_core.population import (
     ICDE15_MIX,
     Grid,
@@ -123,6 +124,32 @@ def test_cli_on_the_cluster_equals_memory(data, cluster, tmp_path, monkeypatch):
     assert len(users) == 80
     assert main([*base, "--engine", "memory", "--scheduler", address,
                  "--out", str(tmp_path / "x")]) == 1  # contradictory flags: a clear error
+
+
+def test_a_partition_cancelled_on_the_cluster_stops_the_release_clearly(cluster, data):
+    """Someone cancels the release's partitions on the cluster (another client, a dashboard):
+    an LmdkError saying so, not Dask's own exception, and nothing returned."""
+    from distributed import Future
+
+    _, client, _, _ = cluster
+    traj, places, pq, _ = data
+    prefs = draw_preferences(traj["uid"].astype(str).unique(), ICDE15_MIX, rng=1)
+    grid = Grid.covering(start="2008-02-02", end="2008-02-04", cell_m=5000, bin_s=3600)
+    cancelled = []
+
+    def cancel_the_rest(stage: str, done: int, total: int) -> None:
+        if stage == "partitions" and done == 1 and not cancelled:
+            keys = client.run_on_scheduler(lambda dask_scheduler: [
+                k for k, ts in dask_scheduler.tasks.items()
+                if str(k).startswith("lmdk-partitions-") and ts.state != "memory"])
+            cancelled.extend(keys)
+            client.cancel([Future(k, client) for k in keys], force=True)
+
+    with pytest.raises(LmdkError, match=r"cancelled a partition.*nothing was released"):
+        release_population(f"file://{pq}", prefs, engine="dask", scheduler=client,
+                           progress=cancel_the_rest, grid=grid, places=places, mix=ICDE15_MIX,
+                           rng=21, partition_rows=600)
+    assert cancelled
 
 
 def test_killing_the_workers_mid_release_changes_nothing(cluster, data):
