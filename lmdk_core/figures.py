@@ -787,6 +787,66 @@ def browser_path() -> str | None:
         return None
 
 
+EXPORT_TIMEOUT_S = 90.0
+"""Default longest wait, in seconds, for one static export by kaleido (its own per-render limit
+is 90 s too). A render normally takes 1–3 s, a browser start included."""
+
+EXPORT_ATTEMPTS = 2
+"""Static exports tried before :func:`save_figure` gives up on a renderer that does not answer
+(each in a new process with a new browser)."""
+
+_KALEIDO_CHILD = """
+import json, sys
+import kaleido
+job = json.loads(sys.stdin.buffer.read())
+data = kaleido.calc_fig_sync(job["figure"], opts=job["opts"], kopts=job["kopts"])
+sys.stdout.buffer.write(data)
+"""
+"""One static export, run by :func:`_render_static` in its own interpreter: kaleido reads the
+browser's answers on a pipe it also holds open itself, so when its browser dies before
+answering, kaleido (1.5, choreographer 1.4) waits for good; a process can be stopped."""
+
+
+def _render_static(figure_json: str, opts: dict, browser: str, timeout_s: float,
+                   name: str) -> bytes:
+    """The bytes kaleido renders for the figure (Plotly JSON) with ``opts`` in ``browser``, in
+    a child interpreter stopped after ``timeout_s`` seconds; tried :data:`EXPORT_ATTEMPTS`
+    times. Raises FigureExportError when kaleido fails or never answers."""
+    import json
+    import subprocess
+    import tempfile
+
+    from .errors import FigureExportError
+
+    job = ('{"figure": ' + figure_json + ', "opts": ' + json.dumps(opts)
+           + ', "kopts": ' + json.dumps({"mathjax": False, "path": browser}) + "}")
+    for _ in range(EXPORT_ATTEMPTS):
+        # files, not pipes, for the answer: a browser that outlives its stopped parent keeps
+        # nothing of ours open, so nothing here waits on it
+        with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, \
+                tempfile.TemporaryFile() as err:
+            inp.write(job.encode("utf-8"))
+            inp.seek(0)
+            child = subprocess.Popen([sys.executable, "-c", _KALEIDO_CHILD], stdin=inp,
+                                     stdout=out, stderr=err)
+            try:
+                code = child.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                child.kill()  # its browser sees its pipe close and exits
+                child.wait()
+                continue
+            out.seek(0)
+            err.seek(0)
+            data, why = out.read(), err.read().decode("utf-8", "replace").strip()
+        if code == 0 and data:
+            return data
+        last = why.splitlines()[-1] if why else f"exit code {code}, no image"
+        raise FigureExportError(f"{name}: the static export in {browser} failed ({last})")
+    raise FigureExportError(
+        f"{name}: the static export in {browser} did not finish within {timeout_s:g} s, "
+        f"{EXPORT_ATTEMPTS} times (each with a new browser)")
+
+
 def save_figure(
     fig: Any,
     path: Any,
@@ -795,12 +855,15 @@ def save_figure(
     width: int | None = None,
     height: int | None = None,
     scale: float = 1.0,
+    timeout_s: float = EXPORT_TIMEOUT_S,
 ) -> Any:
     """Write a Plotly figure to ``path`` as PNG, SVG, PDF (static, for papers) or HTML.
 
     ``format``: one of :data:`FIGURE_FORMATS`, by default the file's suffix. ``width`` /
     ``height`` in CSS pixels (default: the figure's own, else 1000 by its height or 500);
-    ``scale`` multiplies the PNG resolution (2 = print quality). Returns the path written.
+    ``scale`` multiplies the PNG resolution (2 = print quality). ``timeout_s``: longest wait,
+    in seconds, for a static export; one that does not answer is stopped and tried once more
+    with a new browser (:data:`EXPORT_ATTEMPTS`). Returns the path written.
 
     Offline: static images are rendered by kaleido (≥ 1) in the system's Chromium/Chrome
     (:func:`browser_path`: Debian's chromium-headless-shell from ``make chromium`` is enough), on
@@ -827,7 +890,7 @@ def save_figure(
         fig = go.Figure(fig)
     w = width if width is not None else (fig.layout.width or 1000)
     h = height if height is not None else (fig.layout.height or 500)
-    for name, v in (("width", w), ("height", h), ("scale", scale)):
+    for name, v in (("width", w), ("height", h), ("scale", scale), ("timeout_s", timeout_s)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 20000:
             raise ParameterError(f"{name} must be a number in (0, 20000), got {v!r}")
     if fmt == "html":
@@ -836,13 +899,11 @@ def save_figure(
         return out
     html_route = (f"or save as .html (save_figure(fig, '{out.stem}.html')) and print it "
                   "from a browser")
-    try:
-        import kaleido
-    except ImportError:
+    if importlib.util.find_spec("kaleido") is None:  # it runs in a child (_render_static)
         raise FigureExportError(
             f"{out.name}: static {fmt.upper()} export needs kaleido>=1 (pip install "
             f"'lmdk[jupyter]') and a Chromium/Chrome; {html_route}"
-        ) from None
+        )
     browser = browser_path()
     if browser is None or not (os.path.isfile(browser) and os.access(browser, os.X_OK)):
         where = (f"BROWSER_PATH={browser!r} is not an executable file"
@@ -852,11 +913,8 @@ def save_figure(
             f"{INSTALL_BROWSER}; {html_route}")
     opts = {"format": fmt, "width": int(w), "height": int(h), "scale": float(scale)}
     try:
-        data = kaleido.calc_fig_sync(fig, opts=opts, kopts={"mathjax": False, "path": browser})
-    except Exception as exc:  # browser crash, render timeout
-        raise FigureExportError(
-            f"{out.name}: static {fmt.upper()} export in {browser} failed "
-            f"({type(exc).__name__}: {exc}); {INSTALL_BROWSER}; {html_route}"
-        ) from None
+        data = _render_static(fig.to_json(), opts, browser, float(timeout_s), out.name)
+    except FigureExportError as exc:  # browser crash, render timeout, no answer
+        raise FigureExportError(f"{exc}; {INSTALL_BROWSER}; {html_route}") from None
     out.write_bytes(data)
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import struct
+import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -87,7 +88,7 @@ def test_unknown_format_is_refused(fig, tmp_path, name, fmt):
 
 
 @pytest.mark.parametrize("kw", [{"width": 0}, {"height": -5}, {"scale": float("nan")},
-                                {"width": True}, {"width": 1e9}])
+                                {"width": True}, {"width": 1e9}, {"timeout_s": 0}])
 def test_bad_size_is_refused(fig, tmp_path, kw):
     with pytest.raises(ParameterError):
         lk.save_figure(fig, tmp_path / "a.html", **kw)
@@ -115,3 +116,60 @@ def test_no_browser_names_what_to_install_and_html_still_works(fig, tmp_path, mo
     assert not (tmp_path / "x.svg").exists()
     out = lk.save_figure(fig, tmp_path / "x.html")
     assert "Export test: Skip allocation" in out.read_text(encoding="utf-8")
+
+
+FAKE_KALEIDO = '''
+import os, pathlib, time
+def calc_fig_sync(fig, opts, kopts):
+    calls = pathlib.Path(os.environ["FAKE_KALEIDO_CALLS"])
+    n = len(list(calls.iterdir()))
+    (calls / str(n)).write_text(opts["format"])
+    if n < int(os.environ["FAKE_KALEIDO_HANGS"]):
+        time.sleep(600)  # a renderer whose browser never answers (kaleido 1.5 then waits for good)
+    if os.environ.get("FAKE_KALEIDO_FAILS"):
+        raise RuntimeError("the browser closed unexpectedly")
+    return b"rendered " + fig["layout"]["title"]["text"].encode()
+'''
+
+
+@pytest.fixture
+def fake_kaleido(tmp_path, monkeypatch):
+    """The export's child interpreter imports this kaleido (first on its PYTHONPATH), which
+    hangs in its first ``FAKE_KALEIDO_HANGS`` calls and records each call in ``calls``."""
+    (tmp_path / "fake").mkdir()
+    (tmp_path / "fake" / "kaleido.py").write_text(FAKE_KALEIDO)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
+    monkeypatch.setenv("FAKE_KALEIDO_CALLS", str(calls))
+    monkeypatch.setenv("BROWSER_PATH", sys.executable)  # any executable: the fake opens nothing
+    return calls
+
+
+def test_an_export_that_hangs_is_stopped_and_tried_once_more(fig, tmp_path, fake_kaleido,
+                                                             monkeypatch):
+    """kaleido waits for good when its browser dies before answering (CI's run hung 80 minutes
+    in test_png_and_svg_exports_are_real_images): the export runs in a child process that is
+    stopped after ``timeout_s`` and started once more with a new browser."""
+    monkeypatch.setenv("FAKE_KALEIDO_HANGS", "1")
+    out = lk.save_figure(fig, tmp_path / "a.png", timeout_s=2)
+    assert out.read_bytes() == b"rendered Export test: Skip allocation"
+    assert sorted(p.name for p in fake_kaleido.iterdir()) == ["0", "1"]  # stopped, then again
+
+
+def test_an_export_that_never_answers_fails_clearly_and_writes_nothing(fig, tmp_path,
+                                                                       fake_kaleido, monkeypatch):
+    monkeypatch.setenv("FAKE_KALEIDO_HANGS", "99")
+    with pytest.raises(FigureExportError, match=r"did not finish within 0\.5 s, 2 times.*\.html"):
+        lk.save_figure(fig, tmp_path / "a.svg", timeout_s=0.5)
+    assert not (tmp_path / "a.svg").exists()
+    assert len(list(fake_kaleido.iterdir())) <= figures.EXPORT_ATTEMPTS
+
+
+def test_a_failing_renderer_is_named_and_not_retried(fig, tmp_path, fake_kaleido, monkeypatch):
+    monkeypatch.setenv("FAKE_KALEIDO_HANGS", "0")
+    monkeypatch.setenv("FAKE_KALEIDO_FAILS", "1")
+    with pytest.raises(FigureExportError, match="RuntimeError: the browser closed unexpectedly"):
+        lk.save_figure(fig, tmp_path / "a.pdf")
+    assert not (tmp_path / "a.pdf").exists()
+    assert [p.read_text() for p in fake_kaleido.iterdir()] == ["pdf"]
