@@ -52,6 +52,9 @@ function render({ model, el }) {
   L.control.scale().addTo(map);
 
   let tileLayer = null;
+  // at most one callback a frame, after layout, whichever labels changed size; hiding a label
+  // keeps its size, so declutter does not call itself again
+  const labelSizes = new ResizeObserver(() => declutter());
   const context = L.layerGroup().addTo(map);
   const track = L.layerGroup().addTo(map);
   const landmarks = L.layerGroup().addTo(map);
@@ -96,8 +99,11 @@ function render({ model, el }) {
     fit();
   }
 
+  let labelled = [];  // [{marker, label, point}] of the context layer's names
   function drawContext() {
     context.clearLayers();
+    labelled = [];
+    labelSizes.disconnect();
     const fc = model.get("context");
     if (!fc || !Array.isArray(fc.features)) return;
     const c = colour("context");
@@ -114,27 +120,34 @@ function render({ model, el }) {
           ? g.coordinates[Math.floor(g.coordinates.length / 2)] : null;
       if (!name || !xy) continue;
       const label = textElement("div", String(name).replace(/ \(schematic\)$/, ""), LABEL_STYLE);
-      label.dataset.point = String(g.type === "Point");
-      L.marker([xy[1], xy[0]], { interactive: false, keyboard: false, icon: L.divIcon({
-        className: "lmdk-label", iconSize: [0, 0], iconAnchor: [-5, 6], html: label,
-      }) }).addTo(context);
+      const marker = L.marker([xy[1], xy[0]], { interactive: false, keyboard: false,
+        icon: L.divIcon({ className: "lmdk-label", iconSize: [0, 0], iconAnchor: [-5, 6],
+                          html: label }) }).addTo(context);
+      labelled.push({ marker, label, point: g.type === "Point" });
+      labelSizes.observe(label);
     }
+    labelled.sort((a, b) => b.point - a.point);  // stable: places first, then roads, in order
     declutter();
   }
 
   // Labels that would overlap one kept before them are hidden at this zoom (shown again when
   // zooming in makes room): overlapping names could not be read at the default zoom. Named
-  // places are kept before road names.
+  // places are kept before road names. Each label's box is where Leaflet placed its marker plus
+  // the label's size, not where the page has it laid out at the time: the two differ by one
+  // offset for all labels once leaflet.css applies, but a host may draw the map before its
+  // stylesheet has arrived (the icons then sit in the flow, each 6 px above the last), and a
+  // choice made from that layout overlapped once the stylesheet came. So the choice depends
+  // only on the zoom (rerun on zoomend) and the labels' sizes (rerun when one changes size: a
+  // font arriving, a label first laid out once its map is shown).
   function declutter() {
     const shown = [];
-    const labels = Array.from(box.querySelectorAll(".lmdk-label > div"));
-    labels.sort((a, b) => (b.dataset.point === "true") - (a.dataset.point === "true"));
-    for (const el of labels) {
-      el.style.visibility = "visible";
-      const r = el.getBoundingClientRect();
+    for (const { marker, label } of labelled) {
+      label.style.visibility = "visible";
+      const p = L.DomUtil.getPosition(marker.getElement()), size = label.getBoundingClientRect();
+      const r = { left: p.x, top: p.y, right: p.x + size.width, bottom: p.y + size.height };
       if (shown.some((o) => r.left < o.right && o.left < r.right && r.top < o.bottom &&
                             o.top < r.bottom)) {
-        el.style.visibility = "hidden";
+        label.style.visibility = "hidden";
       } else {
         shown.push(r);
       }
@@ -246,6 +259,7 @@ function render({ model, el }) {
 
   return () => {
     observer.disconnect();
+    labelSizes.disconnect();
     for (const [key, fn] of Object.entries(handlers)) model.off(`change:${key}`, fn);
     map.remove();
   };
