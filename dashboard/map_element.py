@@ -33,21 +33,31 @@ _LEAFLET = components_v1.declare_component("lmdk_leaflet", path=str(leaflet_dir(
 
 _HOST_JS = """
 const loaded = {};
+// Leaflet's script and its stylesheet, both loaded: a map drawn before leaflet.css applies
+// shows its tiles, panes and labels unstyled in the page's flow until it does.
 function loadLeaflet(base) {
-  if (!loaded[base]) loaded[base] = new Promise((resolve, reject) => {
-    if (!document.querySelector(`link[data-lmdk-leaflet="${base}"]`)) {
-      const css = document.createElement('link');
+  if (!loaded[base]) {
+    let css = document.querySelector(`link[data-lmdk-leaflet="${base}"]`);
+    if (!css) {
+      css = document.createElement('link');
       css.rel = 'stylesheet';
       css.href = base + '/leaflet.css';
       css.dataset.lmdkLeaflet = base;
       document.head.appendChild(css);
     }
-    const s = document.createElement('script');
-    s.src = base + '/leaflet.js';
-    s.onload = () => resolve(window.L);
-    s.onerror = () => { delete loaded[base]; reject(new Error('could not load ' + s.src)); };
-    document.head.appendChild(s);
-  });
+    const styled = css.sheet ? Promise.resolve() : new Promise((resolve) => {
+      css.addEventListener('load', resolve, { once: true });
+      css.addEventListener('error', resolve, { once: true });  // drawn unstyled, not lost
+    });
+    const script = new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = base + '/leaflet.js';
+      s.onload = () => resolve(window.L);
+      s.onerror = () => { delete loaded[base]; reject(new Error('could not load ' + s.src)); };
+      document.head.appendChild(s);
+    });
+    loaded[base] = Promise.all([script, styled]).then(([L]) => L);
+  }
   return loaded[base];
 }
 // The model the front end expects, over the component's latest data: get, on/off, send.
