@@ -29,6 +29,10 @@
 # runs per AppTest, one dashboard load fewer, a frozen heap for the collector): 159-204 s and
 # 290-339 CPU-s in a clean worktree, against 167-203 s and 304-373 CPU-s for the tree before,
 # run alternately (the host's speed alone moves a run by 25 %); a fresh clone 192 s, 353 CPU-s.
+# 2026-11-26 night (1,910 tests; a hung kaleido export and two flakes fixed): 154-169 s and
+# 277-307 CPU-s in a clean worktree, alternated with the tree before (160-163 s, 294-298 CPU-s,
+# and one run hung as CI's did); eight fresh clones in a row all passed, 197-216 s when
+# nothing else ran (298 and 351 s beside a helper's work).
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
