@@ -32,7 +32,7 @@ import pandas as pd
 from ._deprecation import renamed
 from ._optional import missing_extra
 from .accounting import as_landmark_mask, landmark_guarantee
-from .errors import ParameterError
+from .errors import FigureExportError, ParameterError
 from .formatting import plain_number
 from .metrics import finite_mean
 from .palette import (
@@ -816,8 +816,6 @@ def _render_static(figure_json: str, opts: dict, browser: str, timeout_s: float,
     import subprocess
     import tempfile
 
-    from .errors import FigureExportError
-
     job = ('{"figure": ' + figure_json + ', "opts": ' + json.dumps(opts)
            + ', "kopts": ' + json.dumps({"mathjax": False, "path": browser}) + "}")
     for _ in range(EXPORT_ATTEMPTS):
@@ -876,8 +874,6 @@ def save_figure(
     """
     import os
     import pathlib
-
-    from .errors import FigureExportError
 
     out = pathlib.Path(path)
     fmt = (format or out.suffix.lstrip(".")).lower()
