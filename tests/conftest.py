@@ -14,6 +14,7 @@ machine. Profiles:
 their own number in every profile.
 """
 
+import contextlib
 import functools
 import gc
 import itertools
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -93,6 +95,42 @@ def _numba_kernels_compiled():
         while not os.path.exists(done) and time.monotonic() < deadline:
             time.sleep(0.05)
     yield
+
+
+
+@contextlib.contextmanager
+def kernels_run() -> Iterator[list[str]]:
+    """The numba kernels this process compiles or loads from numba's cache within the block
+    (``module.name`` per first call with new argument types), in order."""
+    from numba.core.dispatcher import Dispatcher
+
+    seen: list[str] = []
+    real = Dispatcher.compile
+
+    def compile(self, sig):
+        seen.append(f"{self.py_func.__module__}.{self.py_func.__qualname__}")
+        return real(self, sig)
+
+    Dispatcher.compile = compile
+    try:
+        yield seen
+    finally:
+        Dispatcher.compile = real
+
+
+KERNELS_AT_IMPORT = pytest.StashKey[list[str]]()
+"""The kernels run while this process imported the test modules (tests/test_layers.py: none)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """Record the kernels that importing the test modules runs (:data:`KERNELS_AT_IMPORT`). A
+    module that ran one at import, before :func:`_numba_kernels_compiled` waits for the warm-up,
+    compiled it on a fresh clone in every test process beside the warm-up compiling the same:
+    tests/test_advice_speed.py's module-level curve cost CI ~12 CPU-s per process."""
+    with kernels_run() as seen:
+        session.config.stash[KERNELS_AT_IMPORT] = seen
+        return (yield)
 
 
 # --------------------------------------------------------------------------- layers

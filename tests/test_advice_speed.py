@@ -5,6 +5,7 @@ an independent plain bisection and numpy's formula for the curve."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -55,13 +56,19 @@ def _plain_bisection(target: float) -> float:
     return hi
 
 
-FLOOR = advice._SkipCurve(TRACE, MASK, R, 0).floor_m
+@functools.cache
+def _floor() -> float:
+    """The curve's floor (metres): computed in the first test that asks, not when the module is
+    imported. Building the curve draws a planar Laplace sample, and at import, during the test
+    processes' collection, that compiled the lattice kernels on a fresh clone in every process
+    (~12 CPU-s each) beside tests/numba_warmup.py compiling the same."""
+    return advice._SkipCurve(TRACE, MASK, R, 0).floor_m
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.floats(0.3, 30.0))
 def test_advised_epsilon_is_plain_bisections_exactly(factor):
-    target = factor * FLOOR
+    target = factor * _floor()
     got = advice.epsilon_for_mean_error(TRACE, MASK, scheme="skip", target_error_m=target,
                                         radius_m=R)
     assert got.epsilon == _plain_bisection(target)
@@ -75,7 +82,7 @@ def test_a_bound_decides_as_the_evaluation_would(seen, epsilon, factor):
     curve = advice._SkipCurve(TRACE, MASK, R, 0)
     for e in seen:
         assert curve(e) == _numpy_curve(curve, e)  # the kernel is numpy's formula bit for bit
-    target = factor * FLOOR
+    target = factor * _floor()
     assert curve.at_most(epsilon, target) == (_numpy_curve(curve, epsilon) <= target)
 
 
@@ -91,7 +98,7 @@ def test_the_bounds_save_evaluations_and_a_wrong_margin_breaks_them(monkeypatch)
         return real(self, epsilon)
 
     monkeypatch.setattr(advice._SkipCurve, "__call__", counting)
-    target = 1.5 * FLOOR
+    target = 1.5 * _floor()
     adv = advice.epsilon_for_mean_error(TRACE, MASK, scheme="skip", target_error_m=target,
                                         radius_m=R)
     assert adv.epsilon == _plain_bisection(target)

@@ -104,3 +104,25 @@ def test_the_sleep_scan_sees_a_fixed_sleep_but_not_a_poll():
         ("f", 3)]
     assert fixed_sleeps("def g():\n    time.sleep(0.5)\n") == [("g", 2)]
     assert fixed_sleeps("def h(done):\n    while not done():\n        time.sleep(0.05)\n") == []
+
+
+def test_importing_the_test_modules_runs_no_kernel(request):
+    """No test module runs a numba kernel when it is imported: on a fresh clone each test process
+    compiled it during its collection (tests/test_advice_speed.py's curve: ~12 CPU-s per process,
+    24 of a cold run's 384), beside tests/numba_warmup.py compiling the same. Build such inputs
+    in a fixture or a cached function, which runs after the warm-up."""
+    assert request.config.stash[conftest.KERNELS_AT_IMPORT] == []
+
+
+def test_the_kernel_record_sees_a_kernel_run():
+    """Control for the test above: a kernel's first call is recorded, the next is not."""
+    import numba
+
+    @numba.njit
+    def twice(x):
+        return 2.0 * x
+
+    with conftest.kernels_run() as seen:
+        assert twice(1.5) == 3.0
+        assert twice(2.5) == 5.0
+    assert [name.rsplit(".", 1)[-1] for name in seen] == ["twice"]
