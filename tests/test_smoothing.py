@@ -21,6 +21,7 @@ from lmdk_core import ParameterError, smooth_release
 from lmdk_core import smoothing as sm
 from lmdk_core.export import release_to_csv
 from lmdk_core.geo import haversine_m
+from lmdk_core.noise.apply import read_only  # kernel inputs as smooth_release passes them
 
 N = 300
 TRACE = random_walk(N, freq="30s", seed=7)
@@ -105,8 +106,8 @@ def test_kernel_is_the_exact_posterior_mean(kind, seed):
     dt[25] = 1000.0  # one gap: a restart
     r, q, gap, v0 = 25.0, 0.4 if kind == "rw" else 0.01, 500.0, 4.0
     code = sm._KINDS[kind]
-    got, *_ = sm._kalman_rts(np.ascontiguousarray(y[:, None]), obs, dt, r, q, code, 0.0, v0,
-                             0.0, True, gap, 1e8 * r)
+    y2, obs, dt = (read_only(a) for a in (np.ascontiguousarray(y[:, None]), obs, dt))
+    got, *_ = sm._kalman_rts(y2, obs, dt, r, q, code, 0.0, v0, 0.0, True, gap, 1e8 * r)
     want = dense_smoother(y, obs, dt, r, q, kind, gap, v0)
     np.testing.assert_allclose(got[:, 0], want, rtol=1e-6, atol=1e-6)
     assert np.isnan(got[:2, 0]).all()
@@ -119,8 +120,8 @@ def test_a_broken_smoother_fails_the_reference():
     y = np.cumsum(rng.normal(0, 3.0, n)) + rng.normal(0, 5.0, n)
     obs = np.ones(n, dtype=bool)
     dt = np.full(n, 30.0)
-    filt, *_ = sm._kalman_rts(y[:, None].copy(), obs, dt, 25.0, 0.4, 0, 0.0, 1.0, 0.0, False,
-                              math.inf, 1e9)
+    y2, obs, dt = (read_only(a) for a in (y[:, None].copy(), obs, dt))
+    filt, *_ = sm._kalman_rts(y2, obs, dt, 25.0, 0.4, 0, 0.0, 1.0, 0.0, False, math.inf, 1e9)
     want = dense_smoother(y, obs, dt, 25.0, 0.4, "rw")
     assert not np.allclose(filt[:, 0], want, rtol=1e-3)
 
@@ -149,8 +150,8 @@ def test_a_smoother_reading_published_would_fail_that_check():
     def broken(r: lc.Release) -> np.ndarray:
         y = np.column_stack(lc.geo.degrees_to_metres(40.0, 116.3, r.lat, r.lon))
         obs = np.asarray(r.published) & ~np.isnan(y[:, 0])
-        out, *_ = sm._kalman_rts(y, obs, np.full(N, 30.0), 2.4e5, 300.0, 0, 0.0, 1.0, 0.0, True,
-                                 600.0, 1e13)
+        y, obs, dt = (read_only(a) for a in (y, obs, np.full(N, 30.0)))
+        out, *_ = sm._kalman_rts(y, obs, dt, 2.4e5, 300.0, 0, 0.0, 1.0, 0.0, True, 600.0, 1e13)
         return out
 
     assert not np.allclose(broken(rel), broken(scrambled), equal_nan=True)

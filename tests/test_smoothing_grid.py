@@ -12,11 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core import smoothing as sm
+from lmdk_core.noise.apply import read_only
 
 
 def _per_r(y, obs, dt, r_grid, q, code, tau, step, gap):
     """The fit's former loop: one _kalman_rts filter pass per variance."""
     out = []
+    y, obs, dt = (read_only(a) for a in (y, obs, dt))  # as smooth_release passes them
     for rr in r_grid:
         _, sl, sn, no = sm._kalman_rts(y, obs, dt, rr, q, code, tau, sm._v0(code, q, rr, step),
                                        0.0, False, gap, sm._RESET * rr)
