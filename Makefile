@@ -32,7 +32,12 @@
 # 2026-11-26 night (1,910 tests; a hung kaleido export and two flakes fixed): 154-169 s and
 # 277-307 CPU-s in a clean worktree, alternated with the tree before (160-163 s, 294-298 CPU-s,
 # and one run hung as CI's did); eight fresh clones in a row all passed, 197-216 s when
-# nothing else ran (298 and 351 s beside a helper's work).
+# nothing else ran (298 and 351 s beside a helper's work). Later that night (1,912 tests):
+# 157 s in a clean worktree (numba's cache warm); fresh clones alternated with the tree before:
+# 200-207 s and 366-376 CPU-s against 198-202 s and 366-370 CPU-s (the same). Of a warm run's
+# ~280 CPU-s, Chromium takes ~90 (Streamlit's own rendering: ~3.5 CPU-s a page load, ~0.4 a
+# rerun that changes nothing), the dashboard servers ~19, Jupyter ~13; a fresh clone adds ~50 of
+# numba compilation (tests/numba_warmup.py).
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
