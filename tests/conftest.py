@@ -97,7 +97,6 @@ def _numba_kernels_compiled():
     yield
 
 
-
 @contextlib.contextmanager
 def kernels_run() -> Iterator[list[str]]:
     """The numba kernels this process compiles or loads from numba's cache within the block
@@ -124,10 +123,12 @@ KERNELS_AT_IMPORT = pytest.StashKey[list[str]]()
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session):
-    """Record the kernels that importing the test modules runs (:data:`KERNELS_AT_IMPORT`). A
-    module that ran one at import, before :func:`_numba_kernels_compiled` waits for the warm-up,
-    compiled it on a fresh clone in every test process beside the warm-up compiling the same:
-    tests/test_advice_speed.py's module-level curve cost CI ~12 CPU-s per process."""
+    """Record the kernels that importing the test modules runs (:data:`KERNELS_AT_IMPORT`).
+    Collection does no test's work: a kernel run at import runs for ``--collect-only`` and for
+    every selection that leaves its tests out, and on a fresh clone it is compiled before
+    :func:`_numba_kernels_compiled` waits for the warm-up (tests/test_advice_speed.py's curve,
+    ~12 CPU-s in each process; the whole suite's CPU did not change, as the warm-up then loaded
+    what a process had compiled first)."""
     with kernels_run() as seen:
         session.config.stash[KERNELS_AT_IMPORT] = seen
         return (yield)

@@ -58,10 +58,8 @@ def _plain_bisection(target: float) -> float:
 
 @functools.cache
 def _floor() -> float:
-    """The curve's floor (metres): computed in the first test that asks, not when the module is
-    imported. Building the curve draws a planar Laplace sample, and at import, during the test
-    processes' collection, that compiled the lattice kernels on a fresh clone in every process
-    (~12 CPU-s each) beside tests/numba_warmup.py compiling the same."""
+    """The curve's floor (metres), computed by the first test that asks: building the curve
+    draws a planar Laplace sample, which collection must not do (tests/test_layers.py)."""
     return advice._SkipCurve(TRACE, MASK, R, 0).floor_m
 
 

@@ -107,10 +107,8 @@ def test_the_sleep_scan_sees_a_fixed_sleep_but_not_a_poll():
 
 
 def test_importing_the_test_modules_runs_no_kernel(request):
-    """No test module runs a numba kernel when it is imported: on a fresh clone each test process
-    compiled it during its collection (tests/test_advice_speed.py's curve: ~12 CPU-s per process,
-    24 of a cold run's 384), beside tests/numba_warmup.py compiling the same. Build such inputs
-    in a fixture or a cached function, which runs after the warm-up."""
+    """No test module runs a numba kernel when it is imported (conftest.pytest_collection says
+    why): build such inputs in a fixture or a cached function, which runs with the tests."""
     assert request.config.stash[conftest.KERNELS_AT_IMPORT] == []
 
 
