@@ -47,6 +47,9 @@ BUFFER_WORDS = 1 << 13
 # bits read are exactly those of one-bit-at-a-time reads (tests/test_noise_identity.py).
 # Each inlined copy costs compile time (a cold-cache discrete_laplace_array compiles in ~6.5
 # CPU-s, 2.4 before), so each coin has one call site per kernel and the rare paths are calls.
+# The exp(−γ) coin (:func:`_bern_exp`, the largest body) is a call too: it was inlined into
+# five kernels, 9.3 of the 31 CPU-s tests/numba_warmup.py took on an empty cache, for 0-3 %
+# of the samplers' speed (bench/bench_noise.py, alternated, 2026-11-27).
 _INLINE = {"cache": True, "inline": "always"}
 
 
@@ -182,8 +185,9 @@ def _bern_exp_le1(buf, pos, fn, sid, n, m):
     return k % 2 == 1, pos
 
 
-@numba.njit(**_INLINE)
+@numba.njit(cache=True)  # a call, not inlined: compiled once per process (see _INLINE)
 def _bern_exp(buf, pos, fn, sid, n, m):
+    """Bernoulli(exp(−n/m)) for n ≥ 0, m ≥ 1 → (coin, next position)."""
     while True:  # exp(−γ) = exp(−1)·exp(−(γ−1)): exp(−1) coins while γ > 1, then exp(−γ)
         last = n <= m
         a, pos = _bern_exp_le1(buf, pos, fn, sid, n if last else 1, m if last else 1)
