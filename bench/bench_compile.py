@@ -36,7 +36,8 @@ class Listener(event.Listener):
     def on_end(self, ev):
         d = ev.data["dispatcher"]
         t0 = started.pop((id(d), str(ev.data["args"])))
-        compiled.append([time.process_time() - t0, f"{d.py_func.__module__}.{d.py_func.__qualname__}"])
+        f = d.py_func
+        compiled.append([time.process_time() - t0, f"{f.__module__}.{f.__qualname__}"])
 
 event.register("numba:compile", Listener())
 t0 = time.process_time()

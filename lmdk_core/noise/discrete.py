@@ -48,8 +48,8 @@ BUFFER_WORDS = 1 << 13
 # Each inlined copy costs compile time (a cold-cache discrete_laplace_array compiles in ~6.5
 # CPU-s, 2.4 before), so each coin has one call site per kernel and the rare paths are calls.
 # The exp(−γ) coin (:func:`_bern_exp`, the largest body) is a call too: it was inlined into
-# five kernels, 9.3 of the 31 CPU-s tests/numba_warmup.py took on an empty cache, for 0-3 %
-# of the samplers' speed (bench/bench_noise.py, alternated, 2026-11-27).
+# five kernels: on an empty cache tests/numba_warmup.py compiled in 30.5 CPU-s, now 23.4
+# (bench/bench_compile.py), for 0-3 % of the samplers' speed (bench/bench_noise.py, 2026-11-27).
 _INLINE = {"cache": True, "inline": "always"}
 
 
