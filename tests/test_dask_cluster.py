@@ -54,6 +54,37 @@ def _env() -> dict:
     return env
 
 
+def scheduler_address(path: pathlib.Path, timeout_s: float = 30.0) -> str:
+    """The address in the file ``dask scheduler --scheduler-file`` writes, once the file is
+    whole. It exists before its text is in it: reading it as soon as it existed found it empty
+    (JSONDecodeError) in a run with ``-n 3``, and can on any loaded machine."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return json.loads(path.read_text())["address"]
+        except (OSError, ValueError, KeyError):  # not there yet, or not all written
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def test_the_scheduler_file_is_read_once_it_is_whole(tmp_path):
+    """The race above, made certain: the file exists, empty, and is written 0.2 s later."""
+    import threading
+
+    path = tmp_path / "scheduler.json"
+    path.write_text("")
+    later = threading.Timer(0.2, path.write_text, ['{"address": "tcp://127.0.0.1:1"}'])
+    later.start()
+    try:
+        assert scheduler_address(path, timeout_s=10) == "tcp://127.0.0.1:1"
+    finally:
+        later.join()
+    path.write_text("")
+    with pytest.raises(ValueError):  # never written: the error, after the time allowed
+        scheduler_address(path, timeout_s=0.1)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """(address, client, worker processes, start_worker(name) -> process): started here,
@@ -76,10 +107,7 @@ def cluster(tmp_path_factory):
 
     try:
         workers = [start_worker(f"w{i}") for i in range(2)]
-        t0 = time.monotonic()
-        while not sched_file.exists() and time.monotonic() - t0 < 30:
-            time.sleep(0.05)
-        address = json.loads(sched_file.read_text())["address"]
+        address = scheduler_address(sched_file)
         client = Client(address, timeout="30s", set_as_default=False)
         client.wait_for_workers(2, timeout=60)
         yield address, client, workers, start_worker
