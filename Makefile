@@ -37,7 +37,13 @@
 # 200-207 s and 366-376 CPU-s against 198-202 s and 366-370 CPU-s (the same). Of a warm run's
 # ~280 CPU-s, Chromium takes ~90 (Streamlit's own rendering: ~3.5 CPU-s a page load, ~0.4 a
 # rerun that changes nothing), the dashboard servers ~19, Jupyter ~13; a fresh clone adds ~50 of
-# numba compilation (tests/numba_warmup.py).
+# numba compilation (tests/numba_warmup.py). 2026-11-27, nothing else running (1,913 tests):
+# 122-131 s in a clean worktree (207-227 CPU-s); from an empty numba cache 139-141 s and 244-248
+# CPU-s, against 144-145 s and 255-257 for the tree before, alternated (the exp coin compiled
+# once, the warm-up's halves balanced: bench/bench_compile.py, 30.5 -> 21.1 CPU-s); a fresh clone
+# 147 s (198 s with the venv and the install). The end-to-end files keep ~1 core busy each (the
+# first ~60 s of a run use ~150 % of 2 cores); neither -n 3 (128 and 135 s against 128 and 134)
+# nor spreading them among the unit files (130 and 135 s against 125 and 131) was faster.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
