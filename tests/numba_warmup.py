@@ -77,10 +77,11 @@ def _rest() -> None:
 PARTS = {"schemes": _schemes, "rest": _rest}
 """Two halves of about equal compile time, run side by side (on an empty cache 10.7 and 10.4
 CPU-s, on a filled one ~0.5 each: bench/bench_compile.py, 2026-11-27). The split follows what
-each kernel calls, so that no half compiles what the other does (the coins, the discrete
-Laplace): 13.4 and 10.0 CPU-s before, with the Kalman kernels in the first half and the
-population's Laplace (and its coins, again) in the second; beside the test processes'
-collection, the first half then ran alone for its last ~7 s."""
+each kernel calls: the discrete Laplace and its geometric step are compiled in the first half
+only; the exp coin still in both (~1.5 CPU-s: randomised response needs it too). Before,
+13.4 and 10.0 CPU-s, with the Kalman kernels in the first half and the population's Laplace
+(its geometric step and coins again) in the second; beside the test processes' collection,
+the first half then ran alone for its last ~7 s."""
 
 
 if __name__ == "__main__":
