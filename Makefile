@@ -38,7 +38,8 @@
 # ~280 CPU-s, Chromium takes ~90 (Streamlit's own rendering: ~3.5 CPU-s a page load, ~0.4 a
 # rerun that changes nothing), the dashboard servers ~19, Jupyter ~13; a fresh clone adds ~50 of
 # numba compilation (tests/numba_warmup.py). 2026-11-27, nothing else running (1,913 tests):
-# 122-131 s in a clean worktree (207-227 CPU-s); from an empty numba cache 139-141 s and 244-248
+# 122-131 s in a clean worktree (207-227 CPU-s), 136-146 s (238-250) in a slower hour of the
+# host, old and new trees alike; from an empty numba cache 139-141 s and 244-248
 # CPU-s, against 144-145 s and 255-257 for the tree before, alternated (the exp coin compiled
 # once, the warm-up's halves balanced: bench/bench_compile.py, 30.5 -> 21.1 CPU-s); a fresh clone
 # 147 s (198 s with the venv and the install). The end-to-end files keep ~1 core busy each (the
