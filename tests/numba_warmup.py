@@ -5,9 +5,9 @@ starts, and the test processes wait for them before their first test. On a fresh
 on-disk cache (``cache=True``) is empty: every process that met a kernel first compiled it
 itself (the workers, the dashboard servers, the notebook kernels), 21 CPU-s more than a warm
 run on 2 cores. With the cache filled here they load it (~0.3 s). With a warm cache this is a
-~1.2 s run, overlapped with the test processes' start. The Makefile's install step for the
-suite (``make test`` on a fresh clone) also runs both parts, one after the other, while pip
-installs the test extras on the other core, so that the suite starts with the cache filled.
+~1.2 s run, overlapped with the test processes' start. The Makefile's install steps (``make
+run`` and ``make test`` on a fresh clone) also run both parts while pip installs the extras,
+so that the app's first page and the suite start with the cache filled.
 
 Each call below is a small instance of what the suite runs, with the same argument types, so
 the signatures compiled are the ones the tests load.
