@@ -6,7 +6,7 @@ Runs each part of tests/numba_warmup.py (the kernels the suite, the app and the 
 use, with their argument types) in a new process on an empty numba cache (a temporary
 ``NUMBA_CACHE_DIR``), then once more on the cache it filled: the CPU-seconds of each, their
 ratio, and the kernels that took longest to compile (inclusive of what they compiled inside
-them, from numba's ``numba:compile`` events). The parts run one after the other, so the figures
+them, as tests/numba_record.py records them). The parts run one after the other, so the figures
 are per process; the suite runs the two side by side.
 """
 
@@ -25,27 +25,16 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = r"""
 import json, sys, time
 sys.path[:0] = [sys.argv[2], sys.argv[3]]
-from numba.core import event
+from numba_record import kernels_run
 
-started, compiled = {}, []
-
-class Listener(event.Listener):
-    def on_start(self, ev):
-        started[id(ev.data["dispatcher"]), str(ev.data["args"])] = time.process_time()
-
-    def on_end(self, ev):
-        d = ev.data["dispatcher"]
-        t0 = started.pop((id(d), str(ev.data["args"])))
-        f = d.py_func
-        compiled.append([time.process_time() - t0, f"{f.__module__}.{f.__qualname__}"])
-
-event.register("numba:compile", Listener())
 t0 = time.process_time()
 import numba_warmup
 imported = time.process_time()
-numba_warmup.PARTS[sys.argv[1]]()
+with kernels_run() as compiled:
+    numba_warmup.PARTS[sys.argv[1]]()
 done = time.process_time()
-print(json.dumps({"import": imported - t0, "run": done - imported, "compiled": compiled}))
+print(json.dumps({"import": imported - t0, "run": done - imported,
+                  "compiled": [[sec, name] for name, sec in compiled]}))
 """
 
 
@@ -74,7 +63,8 @@ def main() -> None:
         total_warm += warm["run"]
         print(f"\npart {part!r}: empty cache {cold['run']:.1f} CPU-s, filled cache "
               f"{warm['run']:.2f} CPU-s (ratio {cold['run'] / warm['run']:.0f}x); "
-              f"imports {cold['import']:.1f} CPU-s; {len(cold['compiled'])} compilations")
+              f"imports {cold['import']:.1f} CPU-s; "
+              f"{len({name for _, name in cold['compiled']})} kernels")
         for sec, name in sorted(cold["compiled"], reverse=True)[:args.top]:
             print(f"  {sec:6.2f} CPU-s  {name}")
     print(f"\nall parts: empty cache {total_cold:.1f} CPU-s, filled {total_warm:.2f} CPU-s "

@@ -14,7 +14,6 @@ machine. Profiles:
 their own number in every profile.
 """
 
-import contextlib
 import functools
 import gc
 import itertools
@@ -25,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -97,28 +95,9 @@ def _numba_kernels_compiled():
     yield
 
 
-@contextlib.contextmanager
-def kernels_run() -> Iterator[list[str]]:
-    """The numba kernels this process compiles or loads from numba's cache within the block
-    (``module.name`` per first call with new argument types), in order."""
-    from numba.core.dispatcher import Dispatcher
-
-    seen: list[str] = []
-    real = Dispatcher.compile
-
-    def compile(self, sig):
-        seen.append(f"{self.py_func.__module__}.{self.py_func.__qualname__}")
-        return real(self, sig)
-
-    Dispatcher.compile = compile
-    try:
-        yield seen
-    finally:
-        Dispatcher.compile = real
-
-
-KERNELS_AT_IMPORT = pytest.StashKey[list[str]]()
-"""The kernels run while this process imported the test modules (tests/test_layers.py: none)."""
+KERNELS_AT_IMPORT = pytest.StashKey[list[tuple[str, float]]]()
+"""The kernels run while this process imported the test modules, with their CPU-s
+(tests/numba_record.py; tests/test_layers.py: none)."""
 
 
 @pytest.hookimpl(wrapper=True)
@@ -129,6 +108,8 @@ def pytest_collection(session):
     :func:`_numba_kernels_compiled` waits for the warm-up (tests/test_advice_speed.py's curve,
     ~12 CPU-s in each process; the whole suite's CPU did not change, as the warm-up then loaded
     what a process had compiled first)."""
+    from numba_record import kernels_run
+
     with kernels_run() as seen:
         session.config.stash[KERNELS_AT_IMPORT] = seen
         return (yield)
