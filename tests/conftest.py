@@ -136,7 +136,7 @@ E2E_FILES = frozenset({
 })
 APP_FILES = frozenset({
     "test_app.py", "test_app_chart_cache.py", "test_app_pages.py", "test_app_smoothing.py",
-    "test_attacks_page.py",
+    "test_apptest_runs.py", "test_attacks_page.py",
     "test_data_section.py", "test_guide.py", "test_hide_section.py", "test_loss_text.py",
     "test_map_section.py", "test_page_reuse.py", "test_pages_settings.py", "test_patterns_page.py",
     "test_place_names.py", "test_population_page.py", "test_population_temporal_page.py",
@@ -247,6 +247,46 @@ def _scripts_compiled_once(request):
     with pytest.MonkeyPatch.context() as mp:
         for module in (app_test, local_script_runner):  # pages, and the main script
             mp.setattr(module, "ScriptCache", lambda: shared)
+        yield
+
+
+def await_script_run(runner, timeout: float = 3) -> None:
+    """What ``local_script_runner.require_widgets_deltas`` does, without its polling: wait
+    (``timeout`` seconds at most) for an AppTest run's script thread to finish, which it does
+    after the run's last message; on timeout stop it and raise the same ``RuntimeError``.
+    Streamlit's own version wakes every 1 ms to look, and each wake takes the GIL from the
+    script thread. Alternated runs on 2 cores (2026-11-27):
+    ``-m app`` 49.6-56.4 CPU-s against 54.6-60.9 with the polling; the whole suite 135.6,
+    143.4 and 159.1 s (241-287 CPU-s) against 150.2, 164.4 and 188.1 s (270-345 CPU-s), the
+    host's speed drifting meanwhile. tests/test_apptest_runs.py checks a run's both ends."""
+    thread = getattr(runner, "_script_thread", None)
+    if thread is None:  # not started (or a Streamlit that names it otherwise): poll, as before
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not runner.script_stopped():
+            time.sleep(0.001)
+    else:
+        thread.join(timeout)
+    if runner.script_stopped() or (thread is not None and not thread.is_alive()):
+        return
+    runner.request_stop()
+    runner.join()
+    raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _script_runs_awaited(request):
+    """AppTest waits for each run with :func:`await_script_run` (it says why), in processes
+    with app tests."""
+    if not any(item.path.name in APP_FILES for item in request.session.items):
+        yield
+        return
+    try:
+        from streamlit.testing.v1 import local_script_runner
+    except ImportError:  # the core-only environment of make test-min's subset
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(local_script_runner, "require_widgets_deltas", await_script_run)
         yield
 
 
