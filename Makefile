@@ -46,7 +46,10 @@
 # first ~60 s of a run use ~150 % of 2 cores); neither -n 3 (128 and 135 s against 128 and 134)
 # nor spreading them among the unit files (130 and 135 s against 125 and 131) was faster. With
 # the kernels compiled while pip installs the test extras (below): a fresh clone 139 s, 191 s
-# in all (install 56 s, the kernels compiled within it).
+# in all (install 56 s, the kernels compiled within it). Later (1,917 tests; AppTest's runs
+# awaited instead of polled every 1 ms, tests/conftest.py): 135.6, 143.4 and 159.1 s (241-287
+# CPU-s) against 150.2, 164.4 and 188.1 s (270-345) for the tree before, alternated, in an hour
+# when the host moved the tree before from 270 to 345 CPU-s.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
