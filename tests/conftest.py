@@ -56,6 +56,7 @@ sys.dont_write_bytecode = False
 _WARMUP = "LMDK_TEST_NUMBA_WARMUP"
 """Environment variable naming the files tests/numba_warmup.py writes when it has finished."""
 _WARMUP_DIR = pytest.StashKey[Path]()
+_WARMUP_PROCS = pytest.StashKey[list[subprocess.Popen]]()
 
 
 def pytest_configure(config):
@@ -72,15 +73,22 @@ def pytest_configure(config):
     folder = Path(tempfile.mkdtemp(prefix="lmdk-numba-warmup-"))
     config.stash[_WARMUP_DIR] = folder
     script = Path(__file__).with_name("numba_warmup.py")
-    done = []
+    done, procs = [], config.stash.setdefault(_WARMUP_PROCS, [])
     for part in ("schemes", "rest"):
         done.append(str(folder / part))
-        subprocess.Popen([sys.executable, str(script), part, done[-1]],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(subprocess.Popen([sys.executable, str(script), part, done[-1]],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     os.environ[_WARMUP] = os.pathsep.join(done)  # inherited by the test processes xdist starts
 
 
 def pytest_unconfigure(config):
+    """Reap the warm-up's processes (kept, not dropped: a dropped handle to a running process
+    is a ResourceWarning, shown by ``python -X dev`` and by make test-min's run), stopping one
+    still running (a run that ended before the tests waited for it), and remove its folder."""
+    for proc in config.stash.get(_WARMUP_PROCS, []):
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
     if (folder := config.stash.get(_WARMUP_DIR, None)) is not None:
         shutil.rmtree(folder, ignore_errors=True)
 
