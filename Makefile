@@ -140,13 +140,16 @@ lint: $(TEST_STAMP)
 # (pandas 2 and 3 are both supported: see lmdk_core/times.py), so this runs them on pandas 2.2.2
 # with numpy 2.0.2. Other layers: make test-min MIN_TESTS='-m "not slow and not browser"'.
 # Not the lint: the floor's ruff sorts imports differently from the current one (make lint).
+# numba's cache goes to .venv-min: the floor's numba rewrote the index files .venv's numba
+# reads (beside lmdk_core's sources), so the next make test compiled every kernel again.
 MIN_TESTS ?= -m "unit and not slow and not browser"
 test-min:
 	rm -rf $(MIN_VENV)
 	$(PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/python -m pip install --quiet -c constraints/minimum.txt -e '.[test]'
 	$(MIN_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(numpy|pandas|pyarrow|numba|streamlit|plotly)=='
-	$(MIN_VENV)/bin/python -m pytest $(MIN_TESTS) $(PARALLEL) -q -p no:cacheprovider --ignore=tests/test_lint.py
+	NUMBA_CACHE_DIR=$(MIN_VENV)/numba-cache $(MIN_VENV)/bin/python -m pytest $(MIN_TESTS) \
+	  $(PARALLEL) -q -p no:cacheprovider --ignore=tests/test_lint.py
 
 bench: $(TEST_STAMP)
 	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
