@@ -234,30 +234,6 @@ def _component_manifests_scanned_once():
         yield
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _scripts_compiled_once(request):
-    """AppTest gives every run a new ScriptCache, so each run read, rewrote ("magic") and
-    compiled the page scripts again: 2.8 ms for dashboard/app.py and 8-10 ms for the Patterns
-    or Population page, on every run of every app test. The app's own server keeps one cache
-    for all sessions; so do the tests (a script's path names its text: AppTest.from_string
-    writes each text to a file named by its hash). Only processes with app tests import
-    AppTest for it."""
-    if not any(item.path.name in APP_FILES for item in request.session.items):
-        yield
-        return
-    try:
-        from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-        from streamlit.testing.v1 import app_test, local_script_runner
-    except ImportError:  # the core-only environment of make test-min's subset
-        yield
-        return
-    shared = ScriptCache()
-    with pytest.MonkeyPatch.context() as mp:
-        for module in (app_test, local_script_runner):  # pages, and the main script
-            mp.setattr(module, "ScriptCache", lambda: shared)
-        yield
-
-
 def await_script_run(runner, timeout: float = 3) -> None:
     """What ``local_script_runner.require_widgets_deltas`` does, without its polling: wait
     (``timeout`` seconds at most) for an AppTest run's script thread to finish, which it does
@@ -282,18 +258,28 @@ def await_script_run(runner, timeout: float = 3) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _script_runs_awaited(request):
-    """AppTest waits for each run with :func:`await_script_run` (it says why), in processes
-    with app tests."""
+def _apptest_runs_as_the_server_does(request):
+    """Two changes to AppTest, in processes with app tests only (the others never import it):
+
+    * AppTest gives every run a new ScriptCache, so each run read, rewrote ("magic") and
+      compiled the page scripts again: 2.8 ms for dashboard/app.py and 8-10 ms for the Patterns
+      or Population page, on every run of every app test. The app's own server keeps one cache
+      for all sessions; so do the tests (a script's path names its text: AppTest.from_string
+      writes each text to a file named by its hash).
+    * A run's end is awaited by :func:`await_script_run` (it says why), not polled."""
     if not any(item.path.name in APP_FILES for item in request.session.items):
         yield
         return
     try:
-        from streamlit.testing.v1 import local_script_runner
+        from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+        from streamlit.testing.v1 import app_test, local_script_runner
     except ImportError:  # the core-only environment of make test-min's subset
         yield
         return
+    shared = ScriptCache()
     with pytest.MonkeyPatch.context() as mp:
+        for module in (app_test, local_script_runner):  # pages, and the main script
+            mp.setattr(module, "ScriptCache", lambda: shared)
         mp.setattr(local_script_runner, "require_widgets_deltas", await_script_run)
         yield
 

@@ -1,7 +1,7 @@
-"""The AppTest harness as the app tests use it: conftest's ``_script_runs_awaited`` replaces
-Streamlit's 1 ms polling for a run's end by a wait on the script's thread. A run still returns
-what the script drew, and a script that outlasts its timeout still fails with Streamlit's
-error and is stopped."""
+"""The AppTest harness as the app tests use it: conftest's
+``_apptest_runs_as_the_server_does`` replaces Streamlit's 1 ms polling for a run's end by a wait
+on the script's thread. A run still returns what the script drew, and a script that outlasts
+its timeout still fails with Streamlit's error and is stopped."""
 
 from __future__ import annotations
 
