@@ -49,7 +49,8 @@
 # in all (install 56 s, the kernels compiled within it). Later (1,917 tests; AppTest's runs
 # awaited instead of polled every 1 ms, tests/conftest.py): 135.6, 143.4 and 159.1 s (241-287
 # CPU-s) against 150.2, 164.4 and 188.1 s (270-345) for the tree before, alternated, in an hour
-# when the host moved the tree before from 270 to 345 CPU-s.
+# when the host moved the tree before from 270 to 345 CPU-s. Then a fresh clone 149.0 s (206.2 s
+# in all) and, right after, the used checkout 147.9 s (258 CPU-s): a slow hour of the host.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
