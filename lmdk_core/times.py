@@ -21,7 +21,8 @@ format this module returns; :func:`event_ns` accepts that format besides datetim
 The pandas 2/3 differences live here too: pandas 3 gives datetime columns whose unit depends on
 the input (pandas 2.2 mostly ``ns``), so reading ``asi8`` or ``.value`` without converting would
 mix units silently (a 1,800-second span read as 1.8 s); everything is read through
-:func:`ticks_ns`, whose arithmetic handles any unit on both.
+:func:`ticks_ns`, whose arithmetic handles any unit on both. A missing text field is NaN on both
+(:func:`missing_text_as_nan`: pandas 2's Arrow paths gave None).
 
 * :func:`ticks_ns` — int64 nanoseconds since the Unix epoch (UTC) plus masks of missing values and
   of values outside the ``datetime64[ns]`` range (for the readers' row-level messages);
@@ -43,8 +44,8 @@ import pandas as pd
 from .errors import ParameterError
 
 __all__ = [
-    "NAT", "NS_PER_S", "PANDAS_2", "RANGE_TEXT", "epoch_ns", "event_ns", "ns_index",
-    "parse_iso_utc", "seconds", "ticks_ns", "utc_ns", "utc_times", "utc_timestamp",
+    "NAT", "NS_PER_S", "PANDAS_2", "RANGE_TEXT", "epoch_ns", "event_ns", "missing_text_as_nan",
+    "ns_index", "parse_iso_utc", "seconds", "ticks_ns", "utc_ns", "utc_times", "utc_timestamp",
 ]
 
 NAT = np.iinfo(np.int64).min
@@ -58,6 +59,27 @@ _OFFSET = r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$"
 _YEAR = r"^\s*([+-]?\d{4,})-"
 RANGE_TEXT = "outside the supported range 1677-09-22 .. 2262-04-11"
 """Why a date is refused: datetime64[ns] covers only these years."""
+
+
+def missing_text_as_nan(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``, parsed by Arrow (a CSV file of 1 MiB or more, Parquet), with NaN for a missing
+    text field, as pandas' C engine gives it (the readers' other path).
+
+    On pandas 2, Arrow's conversion and pandas' pyarrow engine give None in an object column,
+    the C engine NaN, so one file's rows read differently by its size or format; pandas 3's
+    ``str`` columns hold NaN whichever parsed them (nothing to do there). Changes ``frame`` in
+    place and returns it."""
+    if not PANDAS_2:
+        return frame
+    for i, dtype in enumerate(frame.dtypes):
+        if isinstance(dtype, np.dtype) and dtype.kind == "O":
+            values = frame.iloc[:, i].to_numpy(dtype=object)
+            missing = pd.isna(values)
+            if missing.any():
+                values = values.copy()
+                values[missing] = np.nan
+                frame.isetitem(i, values)
+    return frame
 
 
 def _naive_utc(values: Any, name: str) -> np.ndarray:

@@ -9,6 +9,7 @@ import io
 import json
 import signal
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -199,6 +200,40 @@ def _write_rows(path, n, *, trailing_newline=True, note=None):
         df.loc[n // 2, "note"] = note
     text = df.to_csv(index=False, lineterminator="\n")
     path.write_text(text if trailing_newline else text.rstrip("\n"))
+
+
+@pytest.mark.parametrize("path_taken", ["streamed", "pyarrow engine", "parquet"])
+def test_a_missing_text_field_reads_the_same_whatever_the_file_size(tmp_path, monkeypatch,
+                                                                    path_taken):
+    """A CSV file of 1 MiB or more is read by Arrow (streamed, or pandas' pyarrow engine), a
+    smaller one by pandas' C engine; Parquet by Arrow. On pandas 2 the Arrow paths gave None
+    for an empty text field and the C engine NaN (pandas 3: NaN in all), so the same rows read
+    differently by the file's size or format (seen as a FutureWarning in make test-min). Every
+    path now gives what the C engine gives, the same missing marker included."""
+    from lmdk_core.readers import text
+
+    path = tmp_path / "t.csv"
+    _write_rows(path, 301)
+    monkeypatch.setattr(stream_csv, "STREAM_BLOCK_BYTES", 512)
+    with monkeypatch.context() as m:  # the C engine, in memory: the reference
+        m.setattr(stream_csv, "STREAM_MIN_BYTES", 1 << 60)
+        m.setattr(text, "_PYARROW_MIN_BYTES", 1 << 60)
+        reference = lm.read_trajectories(path)
+    if path_taken == "streamed":
+        monkeypatch.setattr(stream_csv, "STREAM_MIN_BYTES", 0)
+    elif path_taken == "pyarrow engine":
+        monkeypatch.setattr(stream_csv, "STREAM_MIN_BYTES", 1 << 60)
+        monkeypatch.setattr(text, "_PYARROW_MIN_BYTES", 0)
+    else:
+        path = tmp_path / "t.parquet"
+        reference.to_parquet(path)  # empty text fields: Parquet nulls
+    got = lm.read_trajectories(path)
+    assert reference["note"].isna().sum() > 50  # empty fields are there to compare
+    markers = [type(v).__name__ for v in got["note"][got["note"].isna()]]
+    assert markers == [type(v).__name__ for v in reference["note"][reference["note"].isna()]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pandas 2 warns about None against NaN, not fails
+        pd.testing.assert_frame_equal(got, reference)
 
 
 @pytest.mark.parametrize("trailing_newline", [True, False])

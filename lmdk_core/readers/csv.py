@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..times import missing_text_as_nan
 from .canonical import finalize, map_columns, to_canonical
 from .locate import Locator, nonblank_line_numbers
 from .source import GZIP_MAGIC, Source, stem
@@ -131,9 +132,10 @@ def _arrow_blocks(src: Source, sep: str, cmap: Any, size: int,
 
 
 def _to_pandas(table: Any) -> pd.DataFrame:
-    """The frame pandas' pyarrow engine makes of the same table (its own conversion)."""
+    """The frame pandas' pyarrow engine makes of the same table (its own conversion), with
+    missing text as the C engine gives it (:func:`missing_text_as_nan`)."""
     try:
         from pandas.io._util import arrow_table_to_pandas
-    except ImportError:  # pragma: no cover - pandas moved it: the plain conversion
-        return table.to_pandas()
-    return arrow_table_to_pandas(table)
+    except ImportError:  # pandas 2 has no such function: the plain conversion
+        return missing_text_as_nan(table.to_pandas())
+    return missing_text_as_nan(arrow_table_to_pandas(table))

@@ -10,6 +10,7 @@ import io
 
 import pandas as pd
 
+from ..times import missing_text_as_nan
 from .canonical import finalize, map_columns, to_canonical
 from .locate import Locator
 from .source import Source, stem
@@ -22,7 +23,7 @@ def read_parquet_source(src: Source, report: list[str]) -> pd.DataFrame:
     if not data:
         raise loc.error("file is empty")
     try:
-        raw = pd.read_parquet(io.BytesIO(data))
+        raw = missing_text_as_nan(pd.read_parquet(io.BytesIO(data)))
     except Exception as exc:
         msg = " ".join(str(exc).split())[:120]
         raise loc.error(f"not a readable Parquet file ({msg})") from None

@@ -15,6 +15,7 @@ import re
 import pandas as pd
 
 from ..errors import TrajectoryFormatError
+from ..times import missing_text_as_nan
 from .locate import Locator
 
 BOM = b"\xef\xbb\xbf"
@@ -77,9 +78,11 @@ def read_delimited(data: bytes, loc: Locator, **kwargs) -> pd.DataFrame:
     kwargs.setdefault("keep_default_na", False)
     engine = "pyarrow" if len(data) >= _PYARROW_MIN_BYTES else "c"
     try:
-        return pd.read_csv(io.BytesIO(data), engine=engine, **kwargs)
+        frame = pd.read_csv(io.BytesIO(data), engine=engine, **kwargs)
     except Exception:
         pass
+    else:
+        return missing_text_as_nan(frame) if engine == "pyarrow" else frame
     kwargs["dtype"] = str
     try:
         return pd.read_csv(io.BytesIO(data), engine="c", **kwargs)
