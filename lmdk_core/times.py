@@ -75,7 +75,9 @@ def missing_text_as_nan(frame: pd.DataFrame) -> pd.DataFrame:
         if isinstance(dtype, np.dtype) and dtype.kind == "O":
             values = frame.iloc[:, i].to_numpy(dtype=object)
             missing = pd.isna(values)
-            if missing.any():
+            # text only: a column of dates, lists or only missing values keeps its None, as
+            # on pandas 3
+            if missing.any() and pd.api.types.infer_dtype(values, skipna=True) == "string":
                 values = values.copy()
                 values[missing] = np.nan
                 frame.isetitem(i, values)

@@ -236,6 +236,22 @@ def test_a_missing_text_field_reads_the_same_whatever_the_file_size(tmp_path, mo
         pd.testing.assert_frame_equal(got, reference)
 
 
+def test_only_text_columns_get_nan_other_missing_values_stay_as_pandas_3_reads_them(tmp_path):
+    """The rule above is for text: a Parquet column of dates, or one with no value at all,
+    keeps None on pandas 2 as on pandas 3 (where only text columns become ``str``, NaN)."""
+    import datetime as dt
+
+    frame = pd.DataFrame({
+        "uid": ["a"] * 4, "time": pd.date_range("2024-01-01", periods=4, freq="s", tz="UTC"),
+        "lat": [1.0] * 4, "lon": [2.0] * 4, "note": ["x", None, "y", None],
+        "day": [dt.date(2024, 1, 1), None, dt.date(2024, 1, 2), None], "nothing": [None] * 4})
+    frame.to_parquet(path := tmp_path / "t.parquet")
+    got = lm.read_trajectories(path)
+    assert [type(v).__name__ for v in got["note"]] == ["str", "float", "str", "float"]
+    assert [type(v).__name__ for v in got["day"]] == ["date", "NoneType", "date", "NoneType"]
+    assert [type(v).__name__ for v in got["nothing"]] == ["NoneType"] * 4
+
+
 @pytest.mark.parametrize("trailing_newline", [True, False])
 def test_streaming_reader_equals_in_memory_reader(tmp_path, small_blocks, monkeypatch,
                                                   trailing_newline):

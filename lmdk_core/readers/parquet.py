@@ -23,10 +23,11 @@ def read_parquet_source(src: Source, report: list[str]) -> pd.DataFrame:
     if not data:
         raise loc.error("file is empty")
     try:
-        raw = missing_text_as_nan(pd.read_parquet(io.BytesIO(data)))
+        raw = pd.read_parquet(io.BytesIO(data))
     except Exception as exc:
         msg = " ".join(str(exc).split())[:120]
         raise loc.error(f"not a readable Parquet file ({msg})") from None
+    raw = missing_text_as_nan(raw)  # pandas 2 gives None for a missing text field, 3 NaN
     # a named index (e.g. saved after set_index("uid")) is data: turn it back into columns
     raw = raw.reset_index(drop=isinstance(raw.index, pd.RangeIndex))
     cmap = map_columns(raw.columns, loc)
