@@ -234,23 +234,21 @@ def _component_manifests_scanned_once():
         yield
 
 
-def await_script_run(runner, timeout: float = 3) -> None:
-    """What ``local_script_runner.require_widgets_deltas`` does, without its polling: wait
-    (``timeout`` seconds at most) for an AppTest run's script thread to finish, which it does
-    after the run's last message; on timeout stop it and raise the same ``RuntimeError``.
-    Streamlit's own version wakes every 1 ms to look, and each wake takes the GIL from the
-    script thread. Alternated runs on 2 cores (2026-11-27):
-    ``-m app`` 49.6-56.4 CPU-s against 54.6-60.9 with the polling; the whole suite 135.6,
-    143.4 and 159.1 s (241-287 CPU-s) against 150.2, 164.4 and 188.1 s (270-345 CPU-s), the
-    host's speed drifting meanwhile. tests/test_apptest_runs.py checks a run's both ends."""
+def await_script_run(runner, timeout: float = 3, *, polled) -> None:
+    """What Streamlit's ``local_script_runner.require_widgets_deltas`` (``polled``) does,
+    without its polling: wait (``timeout`` seconds at most) for an AppTest run's script thread
+    to finish, which it does after the run's last message; on timeout stop it and raise the
+    same ``RuntimeError``. (Without a script thread to join, in a Streamlit that names it
+    otherwise, it calls ``polled``.) Streamlit's version wakes every 1 ms to look, and each wake
+    takes the GIL from the script thread. Alternated runs on 2 cores (2026-11-27): ``-m app``
+    49.6-56.4 CPU-s against 54.6-60.9 with the polling; the whole suite 135.6, 143.4 and
+    159.1 s (241-287 CPU-s) against 150.2, 164.4 and 188.1 s (270-345 CPU-s), the host's speed
+    drifting meanwhile. tests/test_apptest_runs.py checks a run's both ends."""
     thread = getattr(runner, "_script_thread", None)
-    if thread is None:  # not started (or a Streamlit that names it otherwise): poll, as before
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not runner.script_stopped():
-            time.sleep(0.001)
-    else:
-        thread.join(timeout)
-    if runner.script_stopped() or (thread is not None and not thread.is_alive()):
+    if thread is None:
+        return polled(runner, timeout)
+    thread.join(timeout)
+    if runner.script_stopped() or not thread.is_alive():
         return
     runner.request_stop()
     runner.join()
@@ -280,7 +278,8 @@ def _apptest_runs_as_the_server_does(request):
     with pytest.MonkeyPatch.context() as mp:
         for module in (app_test, local_script_runner):  # pages, and the main script
             mp.setattr(module, "ScriptCache", lambda: shared)
-        mp.setattr(local_script_runner, "require_widgets_deltas", await_script_run)
+        mp.setattr(local_script_runner, "require_widgets_deltas", functools.partial(
+            await_script_run, polled=local_script_runner.require_widgets_deltas))
         yield
 
 

@@ -13,7 +13,9 @@ from streamlit.testing.v1 import AppTest, local_script_runner
 
 
 def test_the_harness_awaits_runs_instead_of_polling():
-    assert local_script_runner.require_widgets_deltas is await_script_run
+    awaited = local_script_runner.require_widgets_deltas
+    assert awaited.func is await_script_run
+    assert awaited.keywords["polled"].__module__ == local_script_runner.__name__  # Streamlit's
 
 
 def test_a_run_returns_what_the_script_drew_once_it_has_finished():
