@@ -19,6 +19,7 @@ import streamlit as st
 from lmdk_core import advice
 from lmdk_core.errors import LmdkError
 from lmdk_core.formatting import plain_percent
+from lmdk_core.times import epoch_ns, seconds
 
 from . import compute, smoothing_section, state
 from .formatting import fmt_distance, fmt_duration, fmt_number, plain_text
@@ -332,8 +333,7 @@ def _target(traj: pd.DataFrame, key: Any, s: Settings, mask: np.ndarray,
         st.button(f"Use ε = {fmt_number(need)}", key="guide_use_epsilon", on_click=use_epsilon,
                   args=(need,), help="Set the sidebar's privacy budget ε to this value.")
     if scheme == "uniform" and n_lm and "time" in traj and n > 1:
-        times = pd.to_datetime(traj["time"])
-        duration = float((times.max() - times.min()).total_seconds())
+        duration = float(seconds(np.ptp(epoch_ns(traj["time"]))))
         if duration > 0:
             every = advice.interval_for_error(target_error_m=float(target), epsilon=s.epsilon,
                                               radius_m=s.radius_m, duration_s=duration, n=n,

@@ -48,6 +48,7 @@ from lmdk_core import LmdkError
 from lmdk_core import population as P
 from lmdk_core.correlation import personalised_release_temporal_loss
 from lmdk_core.errors import LmdkWarning, ParameterError
+from lmdk_core.noise.source import simulation_rng
 from lmdk_core.times import epoch_ns
 
 from . import charts, state
@@ -234,10 +235,10 @@ def ledger_section(pop: dict[str, Any], prefs: pd.DataFrame, pop_key: tuple, see
         day = len(rows)
         q = rec[(rec["bin"] >= day * per_day) & (rec["bin"] < (day + 1) * per_day)]
         noisy, _ = P.ledger_counts(led, q.assign(key=q["cell"]), n_keys=grid.n_cells,
-                                   epsilon=eps_q, rng=np.random.SeedSequence([seed, day, 0]))
+                                   epsilon=eps_q, rng=simulation_rng([seed, day, 0]))
         rows.append({"query (day)": day + 1, "budget ε per record": eps_q,
                      "users left out (noisy count)": led.noisy_excluded(
-                         rng=np.random.SeedSequence([seed, day, 1])),
+                         rng=simulation_rng([seed, day, 1])),
                      "released total": int(noisy.sum())})
     c2.button("Reset the simulation", key=KEY + "ledger_reset", on_click=state.set_page_value,
               args=(KEY + "sim", None), help="Start the simulated budget ledger again.")

@@ -1,8 +1,9 @@
 """One owner of randomness (issue 29 item 3): only ``lmdk_core/noise/source.py`` draws.
 
-Every other module of ``lmdk_core`` takes ``rng=`` and hands it to
-:func:`lmdk_core.noise.source.as_source` / :func:`~lmdk_core.noise.source.as_rng`. This file
-AST-scans the package for the ways Python and numpy draw randomness (``np.random.*`` except the
+Every other module of ``lmdk_core``, and every module of the app (``dashboard/``), takes ``rng=``
+and hands it to :func:`lmdk_core.noise.source.as_source` / :func:`~lmdk_core.noise.source.as_rng`
+(or builds a simulation's Generator with ``simulation_rng``). This file AST-scans the package and
+the app for the ways Python and numpy draw randomness (``np.random.*`` except the
 ``Generator`` type name, ``SeedSequence``, ``random``, ``secrets``, ``os.urandom``, a cipher from
 ``cryptography``) and fails on any use outside the source and a short allowlist, each entry with
 its reason and its exact count (a new use fails; a removed one must shrink the list).
@@ -20,6 +21,8 @@ import lmdk_core
 from lmdk_core.noise.source import RandomSource, as_source
 
 PKG = Path(lmdk_core.__file__).parent
+APP = Path(__file__).resolve().parents[1] / "dashboard"
+"""The app draws through the package too (its population page built its own SeedSequence)."""
 OWNER = "noise/source.py"
 
 # path -> (uses, reason). Keep it short; shrink it as modules move to as_rng/as_source.
@@ -60,9 +63,11 @@ def random_uses(tree: ast.AST) -> list[str]:
 
 
 def scan() -> dict[str, list[str]]:
+    """Random-source uses per module of the package and of the app (``dashboard/...``)."""
+    assert APP.is_dir()
     out = {}
-    for path in sorted(PKG.rglob("*.py")):
-        rel = path.relative_to(PKG).as_posix()
+    for path in sorted([*PKG.rglob("*.py"), *APP.rglob("*.py")]):
+        rel = path.relative_to(PKG if path.is_relative_to(PKG) else APP.parent).as_posix()
         uses = random_uses(ast.parse(path.read_text(encoding="utf-8")))
         if uses and rel != OWNER:
             out[rel] = uses

@@ -201,8 +201,11 @@ def test_iso_text_parses_alike_on_pandas_2_and_3(monkeypatch, pandas_2):
         assert not out[:5].any()
 
 
-# --- the boundary is the only converter: an AST scan of the package ------------------------------
+# --- the boundary is the only converter: an AST scan of the package and the app -----------------
 PKG = Path(lk.__file__).resolve().parent
+APP = Path(__file__).resolve().parents[1] / "dashboard"
+"""The app's pages and sections: they take times from lmdk_core.times too (its own conversions were
+five: a guide duration, a page's day split and timeline bounds)."""
 CONVERTERS = {"to_datetime", "to_timedelta", "DatetimeIndex", "datetime64"}  # calls
 TIME_ATTRS = {"asi8", "tz_localize", "tz_convert", "as_unit"}
 ALLOWED = {  # module: why it may convert itself
@@ -254,17 +257,18 @@ def time_conversions(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_module_converts_times_itself():
-    """Every time conversion goes through lmdk_core/times.py (a few justified modules aside)."""
+    """Every time conversion, in the library and in the app, goes through lmdk_core/times.py (a
+    few justified library modules aside)."""
     found = {}
     with gc_paused():
-        for path in sorted(PKG.rglob("*.py")):
-            rel = path.relative_to(PKG).as_posix()
+        for path in sorted([*PKG.rglob("*.py"), *APP.rglob("*.py")]):
+            rel = path.relative_to(PKG if path.is_relative_to(PKG) else APP.parent).as_posix()
             if rel == "times.py" or rel in ALLOWED:
                 continue
             hits = time_conversions(path.read_text(encoding="utf-8"))
             if hits:
                 found[rel] = hits
-    assert not found, f"own time conversions outside lmdk_core/times.py: {found}"
+    assert APP.is_dir() and not found, f"own time conversions outside lmdk_core/times.py: {found}"
     assert all((PKG / rel).is_file() for rel in ALLOWED), "stale allowlist entry"
     assert time_conversions((PKG / "times.py").read_text(encoding="utf-8")), "scan sees nothing"
 
