@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -333,3 +334,17 @@ if __name__ == "__main__":  # pragma: no cover
     import sys
 
     _statistics(int(sys.argv[1]) if len(sys.argv) > 1 else 400)
+
+
+def brute_force_increment(P: np.ndarray, alpha: float) -> float:
+    """Cao et al.'s loss increment L(α) of transition matrix ``P`` by its definition: the max over
+    ordered row pairs (q, d) and non-empty column subsets J of
+    log(1 + (e^α − 1)·P[q, J].sum()) − log(1 + (e^α − 1)·P[d, J].sum())."""
+    y, n = math.expm1(alpha), P.shape[0]
+    best = 0.0
+    for i, j in itertools.permutations(range(n), 2):
+        for r in range(1, n + 1):
+            for J in itertools.combinations(range(n), r):
+                J = list(J)
+                best = max(best, math.log1p(y * P[i, J].sum()) - math.log1p(y * P[j, J].sum()))
+    return best

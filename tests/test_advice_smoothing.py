@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from test_smoothing import TRACE
+from traces import WALK as TRACE
 
 from lmdk_core import advice
 from lmdk_core.metrics import mae_metres

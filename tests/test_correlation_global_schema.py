@@ -17,10 +17,9 @@ import math
 
 import numpy as np
 import pytest
-from correlation_exact import all_pairs, case_exact
+from correlation_exact import all_pairs, brute_force_increment, case_exact
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_correlation_presets import brute_force_increment
 
 from lmdk_core.correlation import (
     EnvelopeCache,

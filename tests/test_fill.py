@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_guarantees import inputs
+from release_inputs import inputs
 
 import lmdk_core.schemes as schemes_pkg
 from lmdk_core import release_locations, release_values, smooth_release

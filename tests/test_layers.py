@@ -53,6 +53,33 @@ def test_every_collected_test_carries_exactly_one_layer_marker(request):
         assert layers[0] == conftest.layer_of(item.path.name)
 
 
+def imported_test_modules(source: str) -> list[str]:
+    """The test modules (``test_*``) that ``source`` imports."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("test_")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("test_"):
+            found.append(node.module)
+    return found
+
+
+def test_no_test_module_imports_another():
+    """Shared fixtures live in conftest.py, shared helpers, data and strategies in the helper
+    modules beside it (apptest_helpers, traces, release_inputs, correlation_exact, ...): a test
+    file that imports another runs that file's module-level code and couples the two (and the
+    layer of one to the other's)."""
+    bad = {name: found for name in FILES
+           if (found := imported_test_modules((HERE / name).read_text(encoding="utf-8")))}
+    assert not bad, bad
+
+
+def test_the_import_scan_sees_an_imported_test_module():
+    assert imported_test_modules("from test_app import fake_map\nimport test_guide as g\n") == [
+        "test_app", "test_guide"]
+    assert imported_test_modules("from traces import WALK\nimport testing\n") == []
+
+
 # --------------------------------------------------------------------------- no fixed sleeps
 
 SLEEP_ALLOWED = {

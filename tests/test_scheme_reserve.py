@@ -18,7 +18,7 @@ import pytest
 from apptest_helpers import kept, metric, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_guarantees import inputs
+from release_inputs import inputs
 
 from lmdk_core import release_locations, release_values
 from lmdk_core.accounting import landmark_guarantee

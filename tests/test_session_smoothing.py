@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_smoothing import TRACE
+from traces import WALK as TRACE
 
 from lmdk_core import ParameterError, smooth_release
 from lmdk_core.export import release_to_csv

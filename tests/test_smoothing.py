@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from traces import random_walk
+from traces import WALK
 
 import lmdk_core as lc
 from lmdk_core import ParameterError, smooth_release
@@ -23,8 +23,8 @@ from lmdk_core.export import release_to_csv
 from lmdk_core.geo import haversine_m
 from lmdk_core.noise.apply import read_only  # kernel inputs as smooth_release passes them
 
-N = 300
-TRACE = random_walk(N, freq="30s", seed=7)
+TRACE = WALK
+N = len(TRACE)
 HOME = np.zeros(N, dtype=bool)
 HOME[[0, 1, 2, 50, 51, 52, 53, 120, 121, 200]] = True  # leading landmarks: Skip starts with NaN
 

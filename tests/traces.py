@@ -15,3 +15,8 @@ def random_walk(n: int, *, freq: str, seed: int) -> pd.DataFrame:
         "lat": 39.99 + np.cumsum(rng.normal(0, 2e-4, n)),
         "lon": 116.34 + np.cumsum(rng.normal(0, 2e-4, n)),
     })
+
+
+WALK = random_walk(300, freq="30s", seed=7)
+"""The 300-fix walk, one fix every 30 s, that the smoothing tests (library, advice, session) share.
+Read-only: a test that changes it changes the others' input."""
