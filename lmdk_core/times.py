@@ -22,7 +22,8 @@ The pandas 2/3 differences live here too: pandas 3 gives datetime columns whose 
 the input (pandas 2.2 mostly ``ns``), so reading ``asi8`` or ``.value`` without converting would
 mix units silently (a 1,800-second span read as 1.8 s); everything is read through
 :func:`ticks_ns`, whose arithmetic handles any unit on both. A missing text field is NaN on both
-(:func:`missing_text_as_nan`: pandas 2's Arrow paths gave None).
+(:func:`missing_text_as_nan`: pandas 2's Arrow paths gave None), and an Arrow table becomes the
+frame pandas' own pyarrow engine makes of it on both (:func:`arrow_table_to_frame`).
 
 * :func:`ticks_ns` — int64 nanoseconds since the Unix epoch (UTC) plus masks of missing values and
   of values outside the ``datetime64[ns]`` range (for the readers' row-level messages);
@@ -44,8 +45,9 @@ import pandas as pd
 from .errors import ParameterError
 
 __all__ = [
-    "NAT", "NS_PER_S", "PANDAS_2", "RANGE_TEXT", "epoch_ns", "event_ns", "missing_text_as_nan",
-    "ns_index", "parse_iso_utc", "seconds", "ticks_ns", "utc_ns", "utc_times", "utc_timestamp",
+    "NAT", "NS_PER_S", "PANDAS_2", "RANGE_TEXT", "arrow_table_to_frame", "epoch_ns", "event_ns",
+    "missing_text_as_nan", "ns_index", "parse_iso_utc", "seconds", "ticks_ns", "utc_ns",
+    "utc_times", "utc_timestamp",
 ]
 
 NAT = np.iinfo(np.int64).min
@@ -82,6 +84,17 @@ def missing_text_as_nan(frame: pd.DataFrame) -> pd.DataFrame:
                 values[missing] = np.nan
                 frame.isetitem(i, values)
     return frame
+
+
+def arrow_table_to_frame(table: Any) -> pd.DataFrame:
+    """A pyarrow Table as the frame pandas' own pyarrow engine makes of it (pandas 3's conversion;
+    pandas 2 has none, so Arrow's plain ``to_pandas``), with missing text as the C engine gives
+    it (:func:`missing_text_as_nan`)."""
+    try:
+        from pandas.io._util import arrow_table_to_pandas
+    except ImportError:  # pandas 2 has no such function: the plain conversion
+        return missing_text_as_nan(table.to_pandas())
+    return missing_text_as_nan(arrow_table_to_pandas(table))
 
 
 def _naive_utc(values: Any, name: str) -> np.ndarray:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..times import missing_text_as_nan
+from ..times import arrow_table_to_frame
 from .canonical import finalize, map_columns, to_canonical
 from .locate import Locator, nonblank_line_numbers
 from .source import GZIP_MAGIC, Source, stem
@@ -125,17 +125,7 @@ def _arrow_blocks(src: Source, sep: str, cmap: Any, size: int,
     del batches
     if progress is not None:
         progress("reading", size, size)
-    frame = _to_pandas(table)
+    frame = arrow_table_to_frame(table)
     del table
     pa.default_memory_pool().release_unused()  # give the parse buffers back to the system
     return frame
-
-
-def _to_pandas(table: Any) -> pd.DataFrame:
-    """The frame pandas' pyarrow engine makes of the same table (its own conversion), with
-    missing text as the C engine gives it (:func:`missing_text_as_nan`)."""
-    try:
-        from pandas.io._util import arrow_table_to_pandas
-    except ImportError:  # pandas 2 has no such function: the plain conversion
-        return missing_text_as_nan(table.to_pandas())
-    return missing_text_as_nan(arrow_table_to_pandas(table))
