@@ -2,11 +2,12 @@
 
 Every renamed or now keyword-only parameter goes through :func:`renamed` (a decorator) or, for a
 keyword a function still declares itself (``seed=`` of the release functions), through
-:func:`warn_renamed`. Both emit a :class:`DeprecationWarning` naming the new spelling, so a
-caller's test run with ``-W error::DeprecationWarning`` finds every old call. The decorated
-function's signature (``inspect.signature``) is the new one; the old spellings are listed in its
-``__lmdk_deprecated__`` attribute, which ``tests/test_api.py`` reads to check that an alias
-exists only through this module.
+:func:`warn_renamed`; a renamed attribute through :func:`renamed_property`, a renamed module
+name through :func:`renamed_attributes`. Each emits a :class:`DeprecationWarning` naming the
+new spelling, so a caller's test run with ``-W error::DeprecationWarning`` finds every old
+call. The decorated function's signature (``inspect.signature``) is the new one; the old
+spellings are listed in its ``__lmdk_deprecated__`` attribute, which ``tests/test_api.py``
+reads to check that an alias exists only through this module.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F]
             if new not in sig.parameters:
                 raise TypeError(f"{func.__qualname__} has no parameter {new!r}")
         name = func.__qualname__.replace(".__init__", "")
+        pos_names = [p.name for p in sig.parameters.values() if p.kind in kinds]
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -67,7 +69,7 @@ def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F]
                 args = args[:n_pos]
             for old, new in aliases.items():
                 if old in kwargs:
-                    if new in kwargs:
+                    if new in kwargs or new in pos_names[:len(args)]:
                         raise ParameterError(f"give {new} or its deprecated alias {old}, not both")
                     warn_renamed(old, new, stacklevel=3)
                     kwargs[new] = kwargs.pop(old)
@@ -78,6 +80,22 @@ def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F]
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def renamed_property(old: str, new: str) -> property:
+    """A read-only attribute ``old`` serving attribute ``new`` for one release, with a warning.
+
+    In a class body: ``radius_m = renamed_property("radius_m", "place_radius_m")``; reading
+    ``obj.radius_m`` warns (naming ``new``) and gives ``obj.place_radius_m``.
+    """
+
+    def get(self: Any) -> Any:
+        warnings.warn(f"{type(self).__name__}.{old} is deprecated: read {new}; {old} is removed "
+                      f"in {REMOVED_IN}", DeprecationWarning, stacklevel=2)
+        return getattr(self, new)
+
+    return property(get, doc=f"Deprecated alias of :attr:`{new}` (warns; removed in "
+                             f"{REMOVED_IN}).")
 
 
 def renamed_attributes(module: str, **old_to_new: Callable[..., Any]) -> Callable[[str], Any]:

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._deprecation import renamed, renamed_property
 from .errors import ParameterError, SourceFormatError
 
 __all__ = [
@@ -143,7 +144,8 @@ class Place:
     (metres, > 0) — the place's own circle, not the noise radius ``radius_m`` of a release.
 
     ``Place(name, lat, lon, place_radius_m=100.0)``; the keyword ``radius_m=`` and the attribute
-    ``radius_m`` are kept as aliases. A Place prints, compares and iterates in that order
+    ``radius_m`` still work until 0.3, with a DeprecationWarning naming ``place_radius_m``
+    (:mod:`lmdk_core._deprecation`). A Place prints, compares and iterates in that order
     (name, lat, lon, place_radius_m); :meth:`as_tuple` gives the ``(lat, lon, radius, name)`` form
     of :func:`lmdk_core.landmarks.landmark_mask`, which also takes Place objects directly.
     Values are stored as plain ``str``/``float``; invalid values raise ParameterError.
@@ -154,12 +156,9 @@ class Place:
     lon: float
     place_radius_m: float = DEFAULT_RADIUS_M
 
-    def __init__(self, name: str, lat: float, lon: float, place_radius_m: float | None = None,
-                 *, radius_m: float | None = None) -> None:
-        if radius_m is not None:
-            if place_radius_m is not None:
-                raise ParameterError("give place_radius_m or its alias radius_m, not both")
-            place_radius_m = radius_m
+    @renamed(radius_m="place_radius_m")
+    def __init__(self, name: str, lat: float, lon: float,
+                 place_radius_m: float | None = None) -> None:
         if not isinstance(name, str):
             raise ParameterError(f"place name must be a string, got {name!r}")
         label = f"place {name!r}"
@@ -176,10 +175,8 @@ class Place:
         object.__setattr__(self, "lon", _coordinate(lon, f"{label} longitude", -180.0, 180.0))
         object.__setattr__(self, "place_radius_m", r)
 
-    @property
-    def radius_m(self) -> float:
-        """Alias of :attr:`place_radius_m`."""
-        return self.place_radius_m
+    # ``radius_m`` is the protection radius of a release; a place's own is place_radius_m
+    radius_m = renamed_property("radius_m", "place_radius_m")
 
     def as_tuple(self) -> tuple[float, float, float, str]:
         """``(lat, lon, place_radius_m, name)``: the tuple form :func:`landmark_mask` accepts."""

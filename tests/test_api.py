@@ -97,7 +97,6 @@ ALLOWLIST: dict[tuple[str, str, str], str] = {
     ('lmdk_core.patterns.taxi.hotspot_regions', 'spelling', 'seed'): WALKED,
     ('lmdk_core.patterns.taxi.hotspots', 'spelling', 'seed'): WALKED,
     ('lmdk_core.patterns.taxi.taxi_trajectories', 'spelling', 'seed'): WALKED,
-    ('lmdk_core.places.Place.__init__', 'radius-meaning', 'radius_m'): WALKED,
     ('lmdk_core.population.core.release_loss', 'spelling', 'eps_t'): WALKED,
     ('lmdk_core.population.noise.bernoulli_exp', 'keyword-only', 'rng'): WALKED,
     ('lmdk_core.schemes.adaptive.run_adaptive', 'keyword-only', 'epsilon'): WALKED,
@@ -317,6 +316,13 @@ def test_the_deprecation_helper_keeps_old_spellings_working_with_a_warning():
         assert f(1, 2, 3) == (1, 2, 3)
     with pytest.raises(ParameterError, match="not both"):
         f(1, budget=2, eps=2)
+
+    @renamed(radius="radius_m")
+    def g(x, radius_m=1.0):
+        return radius_m
+
+    with pytest.raises(ParameterError, match="not both"):  # the new one given positionally
+        g(1, 2.0, radius=3.0)
     with pytest.raises(TypeError, match="positional"):
         f(1, 2, 3, 4)
     with pytest.raises(TypeError, match="no parameter"):

@@ -67,7 +67,7 @@ def test_click_adds_a_place_and_updates_mask_release_map_and_charts(alice):
 
     _browser_click(ex, *HOME)
 
-    assert [(p.lat, p.lon, p.radius_m) for p in ex.places] == [(HOME[0], HOME[1], 100.0)]
+    assert [(p.lat, p.lon, p.place_radius_m) for p in ex.places] == [(HOME[0], HOME[1], 100.0)]
     expected = _inside(alice, *HOME, 100.0)
     assert expected.sum() > 10
     np.testing.assert_array_equal(ex.result.landmarks, expected)

@@ -29,8 +29,8 @@ from lmdk_core.places import (
 
 def test_place_coerces_numbers_to_float_and_keeps_default_radius():
     p = Place("home", 40, np.float32(116.5))
-    assert type(p.lat) is float and type(p.lon) is float and type(p.radius_m) is float
-    assert (p.lat, p.lon, p.radius_m) == (40.0, 116.5, DEFAULT_RADIUS_M)
+    assert type(p.lat) is float and type(p.lon) is float and type(p.place_radius_m) is float
+    assert (p.lat, p.lon, p.place_radius_m) == (40.0, 116.5, DEFAULT_RADIUS_M)
 
 
 @pytest.mark.parametrize(
@@ -72,11 +72,17 @@ def test_place_iterates_and_prints_in_construction_order():
     assert tuple(p) == ("home", 39.9, 116.3, 250.0) and len(p) == 4 and p[3] == 250.0
     assert repr(p) == "Place(name='home', lat=39.9, lon=116.3, place_radius_m=250.0)"
     assert p.as_tuple() == (39.9, 116.3, 250.0, "home")  # landmark_mask's tuple form
-    # the place's own circle has its own name; radius_m stays as a cheap alias
-    assert p.place_radius_m == p.radius_m == 250.0
-    assert Place("home", 39.9, 116.3, radius_m=250.0) == p
+    # the place's own circle has its own name; radius_m (the protection radius of a release)
+    # still reads and constructs until 0.3, with a warning naming place_radius_m
+    with pytest.warns(DeprecationWarning, match="Place.radius_m is deprecated: read "
+                                                "place_radius_m"):
+        assert p.radius_m == 250.0
+    with pytest.warns(DeprecationWarning, match="pass place_radius_m="):
+        assert Place("home", 39.9, 116.3, radius_m=250.0) == p
     with pytest.raises(ParameterError, match="not both"):
         Place("home", 39.9, 116.3, 250.0, radius_m=250.0)
+    with pytest.raises(ParameterError, match="not both"):
+        Place("home", 39.9, 116.3, place_radius_m=250.0, radius_m=250.0)
 
 
 def test_landmark_mask_accepts_places_and_their_frame_alike():
@@ -139,8 +145,8 @@ def test_geojson_round_trip_is_exact(places):
         back = places_from_geojson(obj)
         assert back == places
         # exact to the bit, not just ==: repr equality also distinguishes -0.0 from 0.0
-        assert [tuple(map(repr, (p.lat, p.lon, p.radius_m))) for p in back] == [
-            tuple(map(repr, (p.lat, p.lon, p.radius_m))) for p in places
+        assert [tuple(map(repr, (p.lat, p.lon, p.place_radius_m))) for p in back] == [
+            tuple(map(repr, (p.lat, p.lon, p.place_radius_m))) for p in places
         ]
 
 

@@ -455,7 +455,7 @@ class Explorer:
         rows = "".join(
             f"<tr{selected if p.name == self.session.selected else ''}>"
             f"<td>{_escape(p.name)}</td><td>{p.lat:.5f}</td><td>{p.lon:.5f}</td>"
-            f"<td>{p.radius_m:g}</td></tr>"
+            f"<td>{p.place_radius_m:g}</td></tr>"
             for p in self.session.places)
         self.places_table.value = (
             "<b>Landmark places</b>" + (

@@ -466,7 +466,7 @@ class ExplorerSession:
         return self._traj_cache[key]
 
     def _places_key(self) -> tuple:
-        return tuple(sorted((p.lat, p.lon, p.radius_m) for p in self._places))
+        return tuple(sorted((p.lat, p.lon, p.place_radius_m) for p in self._places))
 
     @property
     def landmarks(self) -> np.ndarray:
