@@ -123,11 +123,11 @@ def main() -> None:
     rows = []
     for what, call in (
         ("values (Laplace, Δ=1)", lambda src, m: noisy_values(
-            x, eps, sensitivity=1.0, source=src, noise=m)),
+            x, budget=eps, sensitivity=1.0, source=src, noise=m)),
         ("locations (lattice, r=200 m)", lambda src, m: noisy_locations(
-            lat, lon, eps, radius_m=200.0, source=src, noise=m)),
+            lat, lon, budget=eps, radius_m=200.0, source=src, noise=m)),
         ("bits (randomised response)", lambda src, m: noisy_bits(
-            bits, eps, source=src, noise=m)),
+            bits, budget=eps, source=src, noise=m)),
     ):
         call(RandomSource.secure(), "safe")  # warm the numba cache
         call(RandomSource.secure(), "fast")

@@ -170,7 +170,7 @@ def laplace(values: Any, *, epsilon: Any, sensitivity: float = 1.0, rng: Any = N
     shape = _broadcast(x.shape, np.shape(e), what="values and epsilon")
     xb = np.broadcast_to(x, shape).ravel()
     eb = np.broadcast_to(e, shape).ravel()
-    out, _ = noisy_values(xb, eb, sensitivity=delta, source=as_source(rng),
+    out, _ = noisy_values(xb, budget=eb, sensitivity=delta, source=as_source(rng),
                           noise=check_noise(noise))
     return out.reshape(shape)
 
@@ -204,7 +204,7 @@ def planar_laplace(lat: Any, lon: Any, *, epsilon: Any, radius_m: float, rng: An
     if shape != la.shape:
         raise ParameterError(f"epsilon of shape {np.shape(e)} does not match locations {la.shape}")
     out_lat, out_lon, _ = noisy_locations(
-        la.ravel(), lo.ravel(), np.broadcast_to(e, shape).ravel(), radius_m=r,
+        la.ravel(), lo.ravel(), budget=np.broadcast_to(e, shape).ravel(), radius_m=r,
         source=as_source(rng), noise=check_noise(noise))
     return out_lat.reshape(shape), out_lon.reshape(shape)
 
@@ -232,7 +232,8 @@ def randomized_response(bits: Any, *, epsilon: Any, rng: Any = None,
     b = _bits(bits)
     e = _epsilons(epsilon)
     shape = _broadcast(b.shape, np.shape(e), what="bits and epsilon")
-    out, _ = noisy_bits(np.broadcast_to(b, shape).ravel(), np.broadcast_to(e, shape).ravel(),
+    out, _ = noisy_bits(np.broadcast_to(b, shape).ravel(),
+                        budget=np.broadcast_to(e, shape).ravel(),
                         source=as_source(rng), noise=check_noise(noise))
     return out.reshape(shape)
 
@@ -292,7 +293,7 @@ class Laplace:
         Returns (released, achieved ε'_t ≤ ε_t).
         """
         e = _budgets(budget, self.epsilon, np.size(values))
-        return noisy_values(values, e, sensitivity=self.sensitivity, source=as_source(rng),
+        return noisy_values(values, budget=e, sensitivity=self.sensitivity, source=as_source(rng),
                             noise=check_noise(noise))
 
 
@@ -353,8 +354,8 @@ class PlanarLaplace:
         Returns (lat', lon', achieved ε'_t ≤ ε_t).
         """
         e = _budgets(budget, self.epsilon, np.size(lat))
-        return noisy_locations(lat, lon, e, radius_m=self.radius_m, source=as_source(rng),
-                               noise=check_noise(noise))
+        return noisy_locations(lat, lon, budget=e, radius_m=self.radius_m,
+                               source=as_source(rng), noise=check_noise(noise))
 
 
 @dataclass(frozen=True, kw_only=True)

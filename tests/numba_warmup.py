@@ -69,7 +69,7 @@ def _rest() -> None:
     env(np.array([0.5, 2.0]))
     env.backward(np.ones((2, 3)))
     assert len(taxi.taxi_trajectories(3, days=0.05))
-    noisy_bits(mask, np.full(mask.size, 0.5), source=as_source(None))
+    noisy_bits(mask, budget=np.full(mask.size, 0.5), source=as_source(None))
     bernoulli_exp(np.arange(1, 5), 8)
     _select_non_overlapping(np.arange(5, dtype=np.int64), np.arange(5, dtype=np.int64) + 2)
 

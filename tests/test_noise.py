@@ -254,9 +254,9 @@ def test_replay_attack_finds_nothing_on_the_exact_grid(eps):
     """Safe releases from x = 0 and x' = 1: every output of one is an output of the other, and
     its exact probability ratio is at most e^ε' (closed form over the shared grid)."""
     g, d, t = value_params(1.0, eps)
-    out0, _ = noisy_values(np.zeros(5000), np.full(5000, eps), sensitivity=1.0,
+    out0, _ = noisy_values(np.zeros(5000), budget=np.full(5000, eps), sensitivity=1.0,
                            source=RandomSource.seeded(3))
-    out1, _ = noisy_values(np.ones(5000), np.full(5000, eps), sensitivity=1.0,
+    out1, _ = noisy_values(np.ones(5000), budget=np.full(5000, eps), sensitivity=1.0,
                            source=RandomSource.seeded(4))
     k0, k1 = round(0.0 / g), round(1.0 / g)
     for out in (out0, out1):
@@ -437,7 +437,7 @@ def test_the_domain_limit_is_where_the_scale_stops_being_exact():
     refusal of small ε."""
     from lmdk_core.noise.apply import check_lattice_domain, check_value_domain
 
-    check_value_domain(1.0, np.array([1e-12]))
-    check_lattice_domain(200.0, np.array([1e-12]))
+    check_value_domain(1.0, budget=np.array([1e-12]))
+    check_lattice_domain(200.0, budget=np.array([1e-12]))
     out = laplace(np.zeros(1000), epsilon=1e-12)
     assert np.mean(out == 0.0) < 0.01

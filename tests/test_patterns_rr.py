@@ -91,7 +91,7 @@ def test_mixed_thresholds_and_pairs_chi_square():
 def test_flips_are_drawn_by_the_package_noise_implementation():
     """flip_mask is noise.apply.noisy_bits (exact RR) on all-False bits, draw for draw."""
     k = flip_threshold(np.array([0.2, 1.0, 4.0] * 500))
-    want, achieved = noisy_bits(np.zeros(k.size, bool), k / 2.0**40, source=as_source(11))
+    want, achieved = noisy_bits(np.zeros(k.size, bool), budget=k / 2.0**40, source=as_source(11))
     np.testing.assert_array_equal(flip_mask(k, rng=11), want)
     np.testing.assert_array_equal(achieved, k / 2.0**40)
 
@@ -137,7 +137,7 @@ def test_one_randomised_response_limit_everywhere():
                                      event_type=[0], types=("A", "B"))
     pat = [Pattern(("A", "B"), 10, private=True)]
     at_limit = [
-        lambda e: apply.noisy_bits(np.ones(3, bool), np.full(3, e), source=as_source(1)),
+        lambda e: apply.noisy_bits(np.ones(3, bool), budget=np.full(3, e), source=as_source(1)),
         lambda e: randomized_response([1, 0, 1], epsilon=e, rng=1),
         lambda e: RandomizedResponse(epsilon=e).randomise([1, 0], rng=1),
         lambda e: flip_threshold(e),

@@ -1,6 +1,7 @@
 """Vectorised release-grade noise: values, locations, bits (numba loops over the exact kernels).
 
-Each function takes per-element budgets ε_t (> 0: release; ≤ 0: no release, NaN, nothing drawn),
+Each function takes per-element budgets ε_t, keyword ``budget=`` (> 0: release; ≤ 0: no release,
+NaN, nothing drawn),
 a :class:`~lmdk_core.noise.source.RandomSource` and ``noise`` ("safe" or "fast"), and returns
 the released array(s) and the achieved ε'_t ≤ ε_t per element (0 where nothing was released).
 Draw order: element by element, in index order (safe: variable words per variate; fast: one
@@ -17,6 +18,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from .discrete import new_state
 from .exact import (
@@ -64,10 +66,11 @@ def _scale_fits(d: int, eps: float) -> bool:
     return math.isfinite(t) and 0.0 < t <= T_MAX
 
 
-def check_value_domain(delta: float, eps: np.ndarray) -> None:
-    """ParameterError unless every (Δ, ε_t > 0) gives an exact grid (g normal, 0 < t ≤ 2^53,
-    D ≤ 2^53)."""
-    pos = eps[eps > 0]
+@renamed(eps="budget", positional=("budget",))
+def check_value_domain(delta: float, *, budget: np.ndarray) -> None:
+    """ParameterError unless every (Δ, ε_t > 0) of ``budget`` gives an exact grid (g normal,
+    0 < t ≤ 2^53, D ≤ 2^53)."""
+    pos = budget[budget > 0]
     if pos.size == 0:
         return
     for e in (float(pos.min()), float(pos.max())):  # t grows as ε falls, D as ε grows
@@ -78,9 +81,10 @@ def check_value_domain(delta: float, eps: np.ndarray) -> None:
                 f"(needs sensitivity/epsilon and sensitivity·epsilon within about 2^±40)")
 
 
-def check_lattice_domain(radius_m: float, eps: np.ndarray) -> None:
-    """ParameterError unless every (r, ε_t > 0) gives an exact lattice."""
-    pos = eps[eps > 0]
+@renamed(eps="budget", positional=("budget",))
+def check_lattice_domain(radius_m: float, *, budget: np.ndarray) -> None:
+    """ParameterError unless every (r, ε_t > 0) of ``budget`` gives an exact lattice."""
+    pos = budget[budget > 0]
     if pos.size == 0:
         return
     for e in (float(pos.min()), float(pos.max())):
@@ -91,9 +95,11 @@ def check_lattice_domain(radius_m: float, eps: np.ndarray) -> None:
                 f"(needs radius_m/epsilon ≥ 1e-7 m and radius_m/epsilon ≤ 1e13·radius_m)")
 
 
-def check_value_magnitude(x: np.ndarray, delta: float, eps: np.ndarray) -> None:
-    """ParameterError unless |x| < 2^52·g on the finest grid in use (the largest ε_t)."""
-    pos = eps[eps > 0]
+@renamed(eps="budget", positional=("budget",))
+def check_value_magnitude(x: np.ndarray, delta: float, *, budget: np.ndarray) -> None:
+    """ParameterError unless |x| < 2^52·g on the finest grid in use (the largest ε_t of
+    ``budget``)."""
+    pos = budget[budget > 0]
     if x.size == 0 or pos.size == 0:
         return
     g = value_params(delta, float(pos.max()))[0]  # g shrinks as ε grows
@@ -176,32 +182,37 @@ def _flat(a: np.ndarray, n: int) -> np.ndarray:
                                                            (n,))))
 
 
-def noisy_values(x: np.ndarray, eps: np.ndarray, *, sensitivity: float, source: RandomSource,
+@renamed(eps="budget", positional=("budget",))
+def noisy_values(x: np.ndarray, *, budget: np.ndarray, sensitivity: float, source: RandomSource,
                  noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
-    """Release 1-D ``x`` with per-element budgets ``eps``; returns (released, achieved ε')."""
+    """Release 1-D ``x`` with per-element budgets ``budget``; returns (released, achieved ε')."""
     x = read_only(np.ascontiguousarray(x, dtype=np.float64).ravel())
-    e = _flat(eps, x.size)
-    check_value_domain(sensitivity, e)
-    check_value_magnitude(x, sensitivity, e)
+    e = _flat(budget, x.size)
+    check_value_domain(sensitivity, budget=e)
+    check_value_magnitude(x, sensitivity, budget=e)
     with noise_stream(source, noise, x.size, 1) as (exact, units, buf, st, fn):
         return _values_kernel(x, e, float(sensitivity), exact, units, buf, st, fn)
 
 
-def noisy_locations(lat: np.ndarray, lon: np.ndarray, eps: np.ndarray, *, radius_m: float,
+@renamed(eps="budget", positional=("budget",))
+def noisy_locations(lat: np.ndarray, lon: np.ndarray, *, budget: np.ndarray, radius_m: float,
                     source: RandomSource, noise: str = "safe"
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Release 1-D (lat, lon) with per-element budgets; returns (lat', lon', achieved ε')."""
+    """Release 1-D (lat, lon) with per-element budgets ``budget``; returns (lat', lon',
+    achieved ε')."""
     la = read_only(np.ascontiguousarray(lat, dtype=np.float64).ravel())
     lo = read_only(np.ascontiguousarray(lon, dtype=np.float64).ravel())
-    e = _flat(eps, la.size)
-    check_lattice_domain(radius_m, e)
+    e = _flat(budget, la.size)
+    check_lattice_domain(radius_m, budget=e)
     with noise_stream(source, noise, la.size, 3) as (exact, units, buf, st, fn):
         return _lattice_kernel(la, lo, e, float(radius_m), exact, units, buf, st, fn)
 
 
-def check_rr_epsilon(eps: Any) -> None:
-    """ParameterError naming the limit when some ε is above :data:`RR_MAX_EPSILON`."""
-    over = np.asarray(eps, dtype=np.float64)
+@renamed(eps="epsilon")
+def check_rr_epsilon(epsilon: Any) -> None:
+    """ParameterError naming the limit when some ε of ``epsilon`` (a number or per-bit array) is
+    above :data:`RR_MAX_EPSILON`."""
+    over = np.asarray(epsilon, dtype=np.float64)
     over = over[over > RR_MAX_EPSILON]  # NaN compares False: no release, no check
     if over.size:
         raise ParameterError(
@@ -221,11 +232,13 @@ def rr_flip_probability_fast(eps: np.ndarray) -> np.ndarray:
     return np.ceil(q * 2.0**53 * (1.0 + 2.0**-40)) * 2.0**-53
 
 
-def noisy_bits(bits: np.ndarray, eps: np.ndarray, *, source: RandomSource,
+@renamed(eps="budget", positional=("budget",))
+def noisy_bits(bits: np.ndarray, *, budget: np.ndarray, source: RandomSource,
                noise: str = "safe") -> tuple[np.ndarray, np.ndarray]:
-    """Randomised response per element; returns (released bits, achieved ε' ≤ ε)."""
+    """Randomised response per element with per-element budgets ``budget``; returns (released
+    bits, achieved ε' ≤ ε)."""
     b = read_only(np.ascontiguousarray(bits, dtype=np.bool_).ravel())
-    e = _flat(eps, b.size)
+    e = _flat(budget, b.size)
     if check_noise(noise) == "safe":
         check_rr_epsilon(e)
         num = rr_epsilon_numerator(e)

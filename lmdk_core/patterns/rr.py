@@ -84,7 +84,7 @@ def flip_mask(thresholds: Any, *, rng: Any = None, size: int | None = None) -> n
                              "2^20 (see flip_threshold)")
     shape = k.shape if size is None else (int(size),)
     eps0 = np.broadcast_to(k / _ONE, shape).ravel()  # exact: k < 2^53
-    flips, _ = noisy_bits(np.zeros(eps0.size, dtype=bool), eps0, source=as_source(rng),
+    flips, _ = noisy_bits(np.zeros(eps0.size, dtype=bool), budget=eps0, source=as_source(rng),
                           noise="safe")
     return flips.reshape(shape)
 

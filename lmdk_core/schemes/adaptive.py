@@ -83,10 +83,11 @@ def run_adaptive(
     """Release ``space`` with the adaptive scheme (draw order: see adaptive_kernel)."""
     eps_r = epsilon / (int(landmarks.sum()) + 1)
     if space.kind == "values":
-        check_value_domain(space.unit, np.array([eps_r]))
-        check_value_magnitude(space.columns[0], space.unit, np.array([eps_r]))
+        check_value_domain(space.unit, budget=np.array([eps_r]))
+        check_value_magnitude(space.columns[0], space.unit,
+                              budget=np.array([eps_r]))
     else:
-        check_lattice_domain(space.unit, np.array([eps_r]))
+        check_lattice_domain(space.unit, budget=np.array([eps_r]))
     with kernel_stream(source, noise, space.n, coins=True) as (exact, units, coins, buf, st, fn):
         out, eps, ach, published = adaptive_kernel(
             space.code, space.kernel_data(), landmarks, eps_r, space.unit, space.err,

@@ -273,10 +273,10 @@ def run_reserve(
              else float(landmark_share))
     eps, model, figures = schedule(space, landmarks, epsilon, share, speed)
     if space.kind == "values":
-        check_value_domain(space.unit, eps)
-        check_value_magnitude(space.columns[0], space.unit, eps)
+        check_value_domain(space.unit, budget=eps)
+        check_value_magnitude(space.columns[0], space.unit, budget=eps)
     else:
-        check_lattice_domain(space.unit, eps)
+        check_lattice_domain(space.unit, budget=eps)
     out = run_budget(space, eps, source, noise)
     figures["model_error"] = expected_error(model)
     # "given": the share, hence regular_epsilon = ε(1 − s), is a public parameter of the release;

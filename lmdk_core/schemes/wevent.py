@@ -202,11 +202,11 @@ def run_wevent(
     eps1 = eps_w / (2 * w)
     budgets = np.array([eps1, eps_w / 4 if scheme == "bd" else eps_w / 2])  # BA: k·ε₁, k ≤ w
     if space.kind == "values":
-        check_value_domain(space.unit, budgets)
-        check_value_magnitude(space.columns[0], space.unit, budgets)
+        check_value_domain(space.unit, budget=budgets)
+        check_value_magnitude(space.columns[0], space.unit, budget=budgets)
     else:
-        check_lattice_domain(space.unit, budgets)
-        check_value_domain(space.unit, budgets[:1])  # the test's distance grid
+        check_lattice_domain(space.unit, budget=budgets)
+        check_value_domain(space.unit, budget=budgets[:1])  # the test's distance grid
     tg, td, tt = test_params(space.code, space.unit, eps1)
     with kernel_stream(source, noise, space.n) as (exact, units, _, buf, st, fn):
         out, eps, ach, published = _KERNELS[scheme](
