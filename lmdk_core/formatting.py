@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ._deprecation import renamed
+
 __all__ = ["plain_count", "plain_distance", "plain_duration", "plain_epsilon", "plain_number",
            "plain_percent", "plain_time", "plain_time_span"]
 
@@ -38,9 +40,10 @@ def plain_distance(metres: float) -> str:
     return f"{metres:,.0f} m" if abs(metres) < 10_000 else f"{metres / 1000:,.0f} km"
 
 
-def plain_epsilon(eps: float) -> str:
+@renamed(eps="epsilon")
+def plain_epsilon(epsilon: float) -> str:
     """A privacy budget, e.g. 'ε = 0.5'."""
-    return f"ε = {plain_number(eps)}"
+    return f"ε = {plain_number(epsilon)}"
 
 
 def plain_duration(seconds: float) -> str:

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ._deprecation import renamed
 from ._optional import missing_extra
 from .errors import ParameterError
 from .geo import haversine_m
@@ -162,8 +163,10 @@ class CircleMarkers(MacroElement):
 
     Drawing the same markers as that many ``folium.CircleMarker`` children cost ~2 ms each per
     page run (420 markers: ~0.8 s of every map click); one element costs about as much as one
-    marker. ``locations`` are (lat, lon) pairs in degrees; ``style`` takes the options of
-    ``folium.CircleMarker`` (``radius`` in pixels, ``color``, ``weight``, ``fill``, ...).
+    marker. ``locations`` are (lat, lon) pairs in degrees; ``radius_px`` is each marker's radius
+    in screen pixels (Leaflet's ``radius``; ``radius=`` is deprecated: a bare radius in this
+    package is ambiguous); ``style`` takes the other options of ``folium.CircleMarker``
+    (``color``, ``weight``, ``fill``, ...).
     """
 
     _template = Template(
@@ -177,12 +180,13 @@ class CircleMarkers(MacroElement):
         """
     )
 
-    def __init__(self, locations: Iterable[Iterable[float]], *, radius: float = 10,
+    @renamed(radius="radius_px")
+    def __init__(self, locations: Iterable[Iterable[float]], *, radius_px: float = 10,
                  **style: Any) -> None:
         super().__init__()
         self._name = "CircleMarkers"
         self.locations = [[float(a), float(b)] for a, b in locations]
-        self.options = path_options(line=False, radius=radius, **style)
+        self.options = path_options(line=False, radius=radius_px, **style)
 
 
 def tile_layer(m: folium.Map, tiles: str | None) -> None:
@@ -342,7 +346,7 @@ def base_map(
     line = _polyline(lat, lon, max_line_points, color=TRUE_COLOUR, weight=2, opacity=0.7)
     if line is not None:
         _passive(line).add_to(m)
-    _points(m, lat, lon, max_points, radius=2, color=TRUE_COLOUR, weight=1, fill=True,
+    _points(m, lat, lon, max_points, radius_px=2, color=TRUE_COLOUR, weight=1, fill=True,
             fill_opacity=0.8)
     if bounds is not None:
         m.fit_bounds(bounds, padding=(10, 10))
@@ -435,7 +439,7 @@ def landmark_layer(
     fg = folium.FeatureGroup(name=name)
     lat, lon = lat_lon(traj, "traj")
     where = np.flatnonzero(np.asarray(landmarks, bool))
-    _points(fg, lat[where], lon[where], max_points, radius=4, color=colour, weight=1, fill=True,
+    _points(fg, lat[where], lon[where], max_points, radius_px=4, color=colour, weight=1, fill=True,
             fill_opacity=0.9)
     return fg
 
@@ -449,7 +453,7 @@ def release_layer(
     """
     fg = folium.FeatureGroup(name=name)
     lat, lon = lat_lon(release, "release")
-    _points(fg, lat, lon, max_points, radius=3,
+    _points(fg, lat, lon, max_points, radius_px=3,
             color=RELEASE_COLOUR, weight=1.5, fill=False)
     return fg
 

@@ -212,9 +212,10 @@ def planar_laplace(lat: Any, lon: Any, *, epsilon: Any, radius_m: float, rng: An
 # ----------------------------------------------------------------------------- randomised response
 
 
-def rr_keep_probability(eps: Any) -> np.ndarray | float:
+@renamed(eps="epsilon")
+def rr_keep_probability(epsilon: Any) -> np.ndarray | float:
     """Probability e^ε / (1 + e^ε) of reporting the true bit (numerically stable logistic)."""
-    e = _epsilons(eps)
+    e = _epsilons(epsilon)
     keep = 1.0 / (1.0 + np.exp(-np.asarray(e)))
     return float(keep) if np.ndim(keep) == 0 else keep
 

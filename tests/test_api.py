@@ -82,9 +82,6 @@ CONCURRENT = "being edited concurrently (issue 25/26/27 helpers)"
 WALKED = "found once the walk covered every public module; renamed in the following commits"
 ALLOWLIST: dict[tuple[str, str, str], str] = {
     # (callable, rule, parameter or name): reason.  Only shrinks: a fixed entry fails the test.
-    ('lmdk_core.formatting.plain_epsilon', 'spelling', 'eps'): WALKED,
-    ('lmdk_core.maps.CircleMarkers.__init__', 'spelling', 'radius'): WALKED,
-    ('lmdk_core.mechanisms.rr_keep_probability', 'spelling', 'eps'): WALKED,
     ('lmdk_core.patterns.evaluate.mechanism_runners', 'keyword-only', 'epsilon'): WALKED,
     ('lmdk_core.patterns.evaluate.prepare', 'spelling', 'seed'): WALKED,
     ('lmdk_core.patterns.taxi.hotspot_regions', 'spelling', 'seed'): WALKED,
