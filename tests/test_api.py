@@ -82,11 +82,6 @@ CONCURRENT = "being edited concurrently (issue 25/26/27 helpers)"
 WALKED = "found once the walk covered every public module; renamed in the following commits"
 ALLOWLIST: dict[tuple[str, str, str], str] = {
     # (callable, rule, parameter or name): reason.  Only shrinks: a fixed entry fails the test.
-    ('lmdk_core.patterns.evaluate.mechanism_runners', 'keyword-only', 'epsilon'): WALKED,
-    ('lmdk_core.patterns.evaluate.prepare', 'spelling', 'seed'): WALKED,
-    ('lmdk_core.patterns.taxi.hotspot_regions', 'spelling', 'seed'): WALKED,
-    ('lmdk_core.patterns.taxi.hotspots', 'spelling', 'seed'): WALKED,
-    ('lmdk_core.patterns.taxi.taxi_trajectories', 'spelling', 'seed'): WALKED,
     ('lmdk_core.population.core.release_loss', 'spelling', 'eps_t'): WALKED,
     ('lmdk_core.population.noise.bernoulli_exp', 'keyword-only', 'rng'): WALKED,
     ('lmdk_core.schemes.adaptive.run_adaptive', 'keyword-only', 'epsilon'): WALKED,

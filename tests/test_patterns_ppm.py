@@ -212,8 +212,8 @@ def test_event_rr_touches_every_type():
 
 @pytest.fixture(scope="module")
 def taxi_periods():
-    df = taxi_trajectories(60, days=2, seed=5)
-    reg = hotspot_regions(seed=5)
+    df = taxi_trajectories(60, days=2, rng=5)
+    reg = hotspot_regions(rng=5)
     stream = region_events(df, reg).coarsen(300)
     day = np.datetime64("2008-02-03T00:00:00", "ns").astype(np.int64)
     return stream.time_slice(stop=day), stream.time_slice(start=day)

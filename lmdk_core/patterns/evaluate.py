@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..errors import LmdkError
 from ..noise.source import simulation_rng
 from . import baselines as bl
@@ -83,13 +84,15 @@ class Setup:
     source: str
 
 
+@renamed(seed="rng")
 def prepare(*, taxis: int = 300, days: float = 2.0, tick_s: float = 300.0,
             grid_m: float | None = None, trajectories: Sequence[str] = (),
-            seed: int = 2008) -> Setup:
-    """Build the history (first day) and evaluation (the rest) event streams."""
+            rng: int = 2008) -> Setup:
+    """Build the history (first day) and evaluation (the rest) event streams (``rng``: the
+    integer seed of the synthetic taxis and their hotspots)."""
     frames = []
     if taxis:
-        frames.append(taxi_trajectories(taxis, days=days, seed=seed))
+        frames.append(taxi_trajectories(taxis, days=days, rng=rng))
     if trajectories:
         from ..readers import read_trajectories
 
@@ -105,7 +108,7 @@ def prepare(*, taxis: int = 300, days: float = 2.0, tick_s: float = 300.0,
     if grid_m:
         regions = GridRegions.covering(traj["lat"], traj["lon"], grid_m)
     else:
-        regions = hotspot_regions(seed=seed)
+        regions = hotspot_regions(rng=rng)
     events = region_events(traj, regions).coarsen(tick_s)
     t0 = int(events.tick_time.min()) if events.n_ticks else 0
     split = (t0 // (86400 * NS_PER_S) + 1) * 86400 * NS_PER_S  # midnight after the first tick
@@ -156,7 +159,8 @@ def choose_patterns(history: EventStream, m: int) -> list[Pattern]:
     return [private, *public]
 
 
-def mechanism_runners(stream: EventStream, patterns: Sequence[Pattern], epsilon: float, *,
+@renamed(positional=("epsilon",))
+def mechanism_runners(stream: EventStream, patterns: Sequence[Pattern], *, epsilon: float,
                       allocation: dict | None = None, types: Sequence[str] | None = None,
                       regions: object = None) -> dict[str, Callable[[object], EventStream]]:
     """One function ``rng -> released stream`` per mechanism key of :data:`MECHANISMS`.
@@ -205,7 +209,8 @@ def compare(stream: EventStream, patterns: Sequence[Pattern], *, epsilons: Seque
         alloc = None
         if history is not None and "adaptive" in mechanisms:
             alloc = adaptive_allocation(history, patterns, epsilon=eps, alpha=adaptive_alpha)
-        runners = mechanism_runners(stream, patterns, eps, allocation=alloc, types=types)
+        runners = mechanism_runners(stream, patterns, epsilon=eps, allocation=alloc,
+                                    types=types)
         for name in mechanisms:
             if name not in runners:
                 continue
@@ -245,7 +250,7 @@ def event_shares(stream: EventStream, patterns: Sequence[Pattern], *, epsilons: 
     users = np.arange(len(stream.users))
     parts = []
     for eps in epsilons:
-        runners = mechanism_runners(stream, patterns, eps, types=ty)
+        runners = mechanism_runners(stream, patterns, epsilon=eps, types=ty)
         for name in mechanisms:
             if name not in runners:
                 continue

@@ -11,8 +11,8 @@ Model (per taxi, one numba loop over its fixes: the walk is sequential by nature
 (exponential, mean ``wait_min`` minutes, GPS noise ~30 m), then drives in a straight line at
 20–45 km/h to the next hotspot drawn from a fixed gravity-style transition matrix; with
 probability ``p_off`` per trip (default 0.23: ~1,430 fixes per taxi-week, T-Drive ~1,450) it
-goes off duty for 1–8 hours (no fixes). Everything is drawn from
-``seed`` alone, so the same arguments always give the same frame.
+goes off duty for 1–8 hours (no fixes). Everything is drawn from the integer seed
+``rng`` alone, so the same arguments always give the same frame.
 """
 
 # numba compiles only the legacy np.random.* API (seeded per taxi inside the kernel).
@@ -23,8 +23,9 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..noise.source import simulation_rng
-from ..validation import check_int, check_positive, check_probability
+from ..validation import check_int, check_positive, check_probability, check_seed
 from .regions import PlaceRegions
 
 __all__ = ["BEIJING_BOX", "TDRIVE_FACTS", "hotspot_regions", "hotspots", "taxi_trajectories"]
@@ -39,21 +40,24 @@ TDRIVE_FACTS = {"taxis": 10_357, "points": 15_000_000, "sampling_s": 177,
 _START = np.datetime64("2008-02-02T00:00:00", "s").astype(np.int64)
 
 
-def hotspots(n_hotspots: int = 20, *, seed: int = 2008) -> pd.DataFrame:
-    """Hotspot centres (``name, lat, lon, radius_m``, 300 m) and Zipf ``weight``, fixed by seed."""
+@renamed(seed="rng")
+def hotspots(n_hotspots: int = 20, *, rng: int = 2008) -> pd.DataFrame:
+    """Hotspot centres (``name, lat, lon, radius_m``, 300 m) and Zipf ``weight``, fixed by the
+    integer seed ``rng``."""
     n = check_int(n_hotspots, "n_hotspots", minimum=2)
-    rng = simulation_rng(seed)
+    gen = simulation_rng(check_seed(rng, "hotspots", "a deterministic synthetic data set"))
     la0, la1, lo0, lo1 = BEIJING_BOX
-    lat = la0 + 0.1 * (la1 - la0) + rng.random(n) * 0.8 * (la1 - la0)
-    lon = lo0 + 0.1 * (lo1 - lo0) + rng.random(n) * 0.8 * (lo1 - lo0)
+    lat = la0 + 0.1 * (la1 - la0) + gen.random(n) * 0.8 * (la1 - la0)
+    lon = lo0 + 0.1 * (lo1 - lo0) + gen.random(n) * 0.8 * (lo1 - lo0)
     weight = 1.0 / np.arange(1, n + 1) ** 0.8
     return pd.DataFrame({"name": [f"H{i}" for i in range(n)], "lat": lat, "lon": lon,
                          "radius_m": 300.0, "weight": weight / weight.sum()})
 
 
-def hotspot_regions(n_hotspots: int = 20, *, seed: int = 2008) -> PlaceRegions:
-    """The hotspots as PlaceRegions (event types ``enter:H<i>``)."""
-    return PlaceRegions.from_places(hotspots(n_hotspots, seed=seed))
+@renamed(seed="rng")
+def hotspot_regions(n_hotspots: int = 20, *, rng: int = 2008) -> PlaceRegions:
+    """The hotspots as PlaceRegions (event types ``enter:H<i>``); ``rng``: the integer seed."""
+    return PlaceRegions.from_places(hotspots(n_hotspots, rng=rng))
 
 
 def _transition_matrix(hs: pd.DataFrame, seed: int) -> np.ndarray:
@@ -123,11 +127,13 @@ def _simulate(n_taxis, horizon_s, seed, hlat, hlon, cum_p, start_p, sampling_s, 
     return out_t, out_lat, out_lon, counts, cap
 
 
+@renamed(seed="rng")
 def taxi_trajectories(
     n_taxis: int = 200, *, days: float = 2.0, n_hotspots: int = 20, sampling_s: float = 177.0,
-    wait_min: float = 20.0, p_off: float = 0.23, seed: int = 2008,
+    wait_min: float = 20.0, p_off: float = 0.23, rng: int = 2008,
 ) -> pd.DataFrame:
-    """Fixes of ``n_taxis`` taxis over ``days`` days from 2008-02-02 00:00 UTC.
+    """Fixes of ``n_taxis`` taxis over ``days`` days from 2008-02-02 00:00 UTC, drawn from the
+    integer seed ``rng`` alone.
 
     Columns ``uid`` (categorical ``"1"``, ``"2"``, ...), ``time`` (UTC, seconds), ``lat``,
     ``lon`` (degrees), sorted by uid then time. T-Drive scale: ``n_taxis=10357, days=7``
@@ -138,7 +144,8 @@ def taxi_trajectories(
     samp = check_positive(sampling_s, "sampling_s")
     wait = check_positive(wait_min, "wait_min") * 60.0
     off = check_probability(p_off, "p_off")
-    hs = hotspots(n_hotspots, seed=seed)
+    seed = check_seed(rng, "taxi_trajectories", "a deterministic synthetic data set")
+    hs = hotspots(n_hotspots, rng=seed)
     p = _transition_matrix(hs, seed)
     cum = np.cumsum(p, axis=1)
     start_p = np.cumsum(hs["weight"].to_numpy())
