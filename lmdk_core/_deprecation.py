@@ -37,6 +37,10 @@ def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F]
     """Decorator keeping old call spellings of a function or method working, with a warning.
 
     ``aliases``: old keyword → new keyword (``eps="budget"``); giving both raises ParameterError.
+    An old keyword may still be a parameter with another meaning (``eps_t="budget",
+    budget="epsilon"``: per-bin budgets were ``eps_t``, each user's ε was ``budget``) when its
+    old meaning's new name is a required parameter: a call giving that one too uses the new
+    meaning, a call without it (so, before the rename, a complete one) the old.
     ``positional``: parameters, now keyword-only, that callers used to pass positionally right
     after the still-positional ones, in their old order (``("epsilon", "sensitivity", "rng")``).
     """
@@ -50,6 +54,12 @@ def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F]
                 raise TypeError(f"{func.__qualname__} has no parameter {new!r}")
         name = func.__qualname__.replace(".__init__", "")
         pos_names = [p.name for p in sig.parameters.values() if p.kind in kinds]
+        reused = [old for old in aliases if old in sig.parameters]
+        for old in reused:
+            if sig.parameters[aliases[old]].default is not inspect.Parameter.empty:
+                raise TypeError(f"{func.__qualname__}: {old}= keeps a new meaning, so its old "
+                                f"one's new name {aliases[old]!r} must be a required parameter")
+        order = reused + [old for old in aliases if old not in reused]  # old meanings first
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -67,9 +77,13 @@ def renamed(*, positional: tuple[str, ...] = (), **aliases: str) -> Callable[[F]
                         raise TypeError(f"{name}() got multiple values for argument {key!r}")
                     kwargs[key] = value
                 args = args[:n_pos]
-            for old, new in aliases.items():
+            for old in order:
+                new = aliases[old]
                 if old in kwargs:
-                    if new in kwargs or new in pos_names[:len(args)]:
+                    given = new in kwargs or new in pos_names[:len(args)]
+                    if given and old in reused:
+                        continue  # the parameter's new meaning
+                    if given:
                         raise ParameterError(f"give {new} or its deprecated alias {old}, not both")
                     warn_renamed(old, new, stacklevel=3)
                     kwargs[new] = kwargs.pop(old)

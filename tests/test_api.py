@@ -82,8 +82,6 @@ CONCURRENT = "being edited concurrently (issue 25/26/27 helpers)"
 WALKED = "found once the walk covered every public module; renamed in the following commits"
 ALLOWLIST: dict[tuple[str, str, str], str] = {
     # (callable, rule, parameter or name): reason.  Only shrinks: a fixed entry fails the test.
-    ('lmdk_core.population.core.release_loss', 'spelling', 'eps_t'): WALKED,
-    ('lmdk_core.population.noise.bernoulli_exp', 'keyword-only', 'rng'): WALKED,
     ('lmdk_core.schemes.adaptive.run_adaptive', 'keyword-only', 'epsilon'): WALKED,
     ('lmdk_core.schemes.reserve.auto_share', 'keyword-only', 'epsilon'): WALKED,
     ('lmdk_core.schemes.reserve.run_reserve', 'keyword-only', 'epsilon'): WALKED,
@@ -308,6 +306,21 @@ def test_the_deprecation_helper_keeps_old_spellings_working_with_a_warning():
 
     with pytest.raises(ParameterError, match="not both"):  # the new one given positionally
         g(1, 2.0, radius=3.0)
+
+    @renamed(eps_t="budget", budget="epsilon")  # an old name kept with a new meaning
+    def h(budget, *, epsilon):
+        return budget, epsilon
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert h(1, epsilon=2) == h(budget=1, epsilon=2) == (1, 2)
+    with pytest.warns(DeprecationWarning, match="budget= is deprecated: pass epsilon="):
+        assert h(1, budget=2) == (1, 2)
+    with pytest.warns(DeprecationWarning) as record:
+        assert h(eps_t=1, budget=2) == (1, 2)
+    assert sorted(str(w.message).split(" is ")[0] for w in record) == ["budget=", "eps_t="]
+    with pytest.raises(TypeError, match="required"):
+        renamed(budget="epsilon")(lambda budget=0, *, epsilon=1: None)
     with pytest.raises(TypeError, match="positional"):
         f(1, 2, 3, 4)
     with pytest.raises(TypeError, match="no parameter"):
@@ -450,8 +463,13 @@ def _deprecated_methods() -> dict[str, tuple[int, dict]]:
 def _old_spelling(node: ast.Call, n_pos: int, meta: dict) -> bool:
     """Whether the call passes an old keyword, or a now keyword-only parameter positionally (a
     call with more positional arguments than the old signature took is another function of the
-    same name, e.g. the internal sampler ``lmdk_core.noise.discrete.discrete_laplace``)."""
-    return any(k.arg in meta["aliases"] for k in node.keywords) or bool(
+    same name, e.g. the internal sampler ``lmdk_core.noise.discrete.discrete_laplace``). An old
+    keyword given with its new one is not an old call (an error, or, when the old name is still
+    a parameter, its new meaning: ``release_loss(b, lm, budget=…)`` is old,
+    ``release_loss(budget=…, landmarks=lm, epsilon=…)`` new)."""
+    keywords = {k.arg for k in node.keywords}
+    return any(k in meta["aliases"] and meta["aliases"][k] not in keywords
+               for k in keywords) or bool(
         n_pos < len(node.args) <= n_pos + len(meta["positional"])
         and not any(isinstance(a, ast.Starred) for a in node.args))
 

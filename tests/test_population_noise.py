@@ -47,7 +47,7 @@ def test_discrete_laplace_matches_its_law(tau, sensitivity):
 def test_bernoulli_exp_frequencies():
     rng = np.random.default_rng(3)
     for num, den in [(0, 5), (1, 1), (3, 7), (7, 7)]:
-        draws = bernoulli_exp(np.full(40_000, num), den, rng)
+        draws = bernoulli_exp(np.full(40_000, num), den, rng=rng)
         assert stats.binomtest(int(draws.sum()), draws.size, np.exp(-num / den)).pvalue > 1e-3
 
 

@@ -93,7 +93,7 @@ def exact_losses(others, u_prob, noise_tau, ks=range(-30, 36)):
 def stated_loss(eps_u, tau, mode):
     """What the release reports (and the ledger charges) for u's one regular bin."""
     return float(pcore.release_loss(np.array([[eps_u]]), np.array([[False]]), tau=tau,
-                                    mode=mode, budget=np.array([1e9]))[0])
+                                    mode=mode, epsilon=np.array([1e9]))[0])
 
 
 @settings(max_examples=60, deadline=None)

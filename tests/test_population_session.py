@@ -95,8 +95,7 @@ def test_release_loss_is_the_landmark_guarantee_of_the_per_bin_losses(data):
                                      max_size=n_users * n_bins))).reshape(n_users, n_bins)
     tau = data.draw(st.floats(0.05, 2.0))
     mode = data.draw(st.sampled_from(["sample", "threshold"]))
-    budget = np.full(n_users, 1e9)
-    got = release_loss(eps, lm, tau=tau, mode=mode, budget=budget)
+    got = release_loss(eps, lm, tau=tau, mode=mode, epsilon=np.full(n_users, 1e9))
     ell = np.minimum(eps, tau) if mode == "sample" else np.where(eps >= tau, tau, 0.0)
     want = [max(ell[u][lm[u] | (np.arange(n_bins) == t)].sum() for t in range(n_bins))
             for u in range(n_users)]

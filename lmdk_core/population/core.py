@@ -37,6 +37,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from ..allocation import allocate
 from ..errors import ParameterError
 from ..landmarks import _places as _check_places
@@ -97,10 +98,13 @@ def user_coins(master_key: bytes, uid: str, n_bins: int) -> np.ndarray:
     return (words >> np.uint64(11)).astype(np.int64)
 
 
-def release_loss(eps_t: np.ndarray, landmarks: np.ndarray, *, tau: float, mode: str,
-                 budget: np.ndarray) -> np.ndarray:
-    """Each user's privacy loss in one release (rows of ``eps_t``/``landmarks``: users,
-    columns: bins; ``budget``: each user's ε_u).
+@renamed(eps_t="budget", budget="epsilon")
+def release_loss(budget: np.ndarray, landmarks: np.ndarray, *, tau: float, mode: str,
+                 epsilon: np.ndarray) -> np.ndarray:
+    """Each user's privacy loss in one release (rows of ``budget`` — the per-bin budgets
+    ε_{u,t} — and ``landmarks``: users, columns: bins; ``epsilon``: each user's ε_u). Until 0.3
+    the old call ``release_loss(eps_t, landmarks, ..., budget=ε_u)`` still works, with a
+    warning.
 
     The per-bin loss is ℓ = min(ε_{u,t}, τ) (``mode="sample"``, docs/personalised-dp.md §3) or
     τ where ε_{u,t} ≥ τ and 0 elsewhere (``"threshold"``), for any change of u's data in bin t
@@ -109,9 +113,9 @@ def release_loss(eps_t: np.ndarray, landmarks: np.ndarray, *, tau: float, mode: 
     scheme it is at most ε_u; a sum that passes ε_u by a rounding error only (ε_u/(|L|+1)
     added |L|+1 times) is reported as ε_u. Scheme ``event`` is not landmark-private: its loss
     can pass ε_u, and is reported as it is."""
-    e = np.asarray(eps_t, dtype=np.float64)
+    e = np.asarray(budget, dtype=np.float64)
     lm = np.asarray(landmarks, dtype=bool)
-    b = np.asarray(budget, dtype=np.float64)
+    b = np.asarray(epsilon, dtype=np.float64)
     ell = np.where(e >= tau, tau, 0.0) if mode == "threshold" else np.minimum(e, tau)
     if ell.shape[1] == 0:
         return np.zeros(ell.shape[0])
@@ -218,7 +222,7 @@ def process_partition(
             "uid": uids.astype(str), "epsilon": eps_u, "records": records,
             "landmark_bins": L.sum(axis=1),
             "kept": np.bincount(ruser[kept], minlength=n_users) if n_users else records,
-            "loss": release_loss(eps_t[sc], L, tau=t, mode=m, budget=eps_u),
+            "loss": release_loss(eps_t[sc], L, tau=t, mode=m, epsilon=eps_u),
         })
         results.append(PartitionResult(kk, kc, tk, tc, users, prep.n_points, prep.n_outside))
     return results[0] if single else results
@@ -285,7 +289,7 @@ def user_losses(part: pd.DataFrame, *, grid: Grid, epsilon_of: pd.Series,
         eps_t[i] = allocate(scheme, grid.n_bins, prep.landmarks[i], epsilon=float(prep.eps_u[i]))
     return pd.DataFrame({"uid": prep.uids.astype(str), "epsilon": prep.eps_u,
                          "loss": release_loss(eps_t, prep.landmarks, tau=tau, mode=mode,
-                                              budget=prep.eps_u)})
+                                              epsilon=prep.eps_u)})
 
 
 def own_place_mask(code: np.ndarray, lat: np.ndarray, lon: np.ndarray, uids: np.ndarray,

@@ -68,7 +68,8 @@ def snap_tau(tau: Any, name: str = "tau") -> float:
     return s / TAU_DENOMINATOR
 
 
-def bernoulli_exp(num: Any, den: int, rng: Any = None) -> np.ndarray:
+@renamed(positional=("rng",))
+def bernoulli_exp(num: Any, den: int, *, rng: Any = None) -> np.ndarray:
     """Exact Bernoulli(exp(−num/den)) draws for an integer array ``0 <= num <= den``."""
     nums = np.asarray(num, dtype=np.int64)
     if den < 1 or np.any(nums < 0) or np.any(nums > den):
