@@ -210,13 +210,13 @@ def timing(points: int) -> None:
                          "lon": 116.4 + np.cumsum(rng.normal(0, 1e-5, points))})
     space = Space("locations", (trip["lat"].to_numpy(), trip["lon"].to_numpy()), 200.0,
                   np.arange(points) * 5.0)
-    rv.auto_share(space, mask[:10], 1.0, 0.1)  # compile
-    rv.schedule(space, mask[:10], 1.0, 0.1, 0.1)
+    rv.auto_share(space, mask[:10], epsilon=1.0, speed=0.1)  # compile
+    rv.schedule(space, mask[:10], epsilon=1.0, share=0.1, speed=0.1)
     t0 = time.perf_counter()
-    rv.schedule(space, mask, 1.0, 0.1, 0.1)
+    rv.schedule(space, mask, epsilon=1.0, share=0.1, speed=0.1)
     one = time.perf_counter() - t0
     t0 = time.perf_counter()
-    share = rv.auto_share(space, mask, 1.0, 0.1)
+    share = rv.auto_share(space, mask, epsilon=1.0, speed=0.1)
     auto = time.perf_counter() - t0
     out = {}
     for scheme in ("skip", "reserve"):

@@ -313,7 +313,7 @@ def release_with_budget(
     noise = check_noise(noise)
     source, seeded = _random_source(rng)
     seeded = seeded or noise == "fast"  # float noise is for simulations only, seeded or not
-    out = with_achieved(run_budget(space, b, source, noise), mask, noise)
+    out = with_achieved(run_budget(space, budget=b, source=source, noise=noise), mask, noise)
     achieved = float(landmark_guarantee(b, mask).max()) if space.n else 0.0
     cols: dict[str, Any] = dict(zip(("values",) if space.kind == "values" else ("lat", "lon"),
                                     out.columns, strict=True))

@@ -79,17 +79,8 @@ PLACE_OR_STAY_RADIUS = {
 }
 
 CONCURRENT = "being edited concurrently (issue 25/26/27 helpers)"
-WALKED = "found once the walk covered every public module; renamed in the following commits"
 ALLOWLIST: dict[tuple[str, str, str], str] = {
     # (callable, rule, parameter or name): reason.  Only shrinks: a fixed entry fails the test.
-    ('lmdk_core.schemes.adaptive.run_adaptive', 'keyword-only', 'epsilon'): WALKED,
-    ('lmdk_core.schemes.reserve.auto_share', 'keyword-only', 'epsilon'): WALKED,
-    ('lmdk_core.schemes.reserve.run_reserve', 'keyword-only', 'epsilon'): WALKED,
-    ('lmdk_core.schemes.reserve.schedule', 'keyword-only', 'epsilon'): WALKED,
-    ('lmdk_core.schemes.vectorised.run_budget', 'spelling', 'eps'): WALKED,
-    ('lmdk_core.schemes.vectorised.run_vectorised', 'keyword-only', 'epsilon'): WALKED,
-    ('lmdk_core.schemes.wevent.run_wevent', 'keyword-only', 'epsilon'): WALKED,
-    ('lmdk_core.schemes.wevent.window_epsilon', 'keyword-only', 'epsilon'): WALKED,
 }
 
 

@@ -411,9 +411,9 @@ def test_window_epsilon_rule(scheme, c_extra, L, n, w):
     mask[L] = True
     g = _ref_cover_bound(L, n, w, c)
     expected = 1.7 * min(1.0, 1.0 / g)
-    assert window_epsilon(scheme, mask, 1.7, w) == pytest.approx(expected, rel=1e-12)
+    assert window_epsilon(scheme, mask, epsilon=1.7, w=w) == pytest.approx(expected, rel=1e-12)
     if not L:
-        assert window_epsilon(scheme, mask, 1.7, w) == 1.7  # plain Kellaris et al.
+        assert window_epsilon(scheme, mask, epsilon=1.7, w=w) == 1.7  # plain Kellaris et al.
 
 
 # ----------------------------------------------------------------------------- errors

@@ -127,8 +127,9 @@ def test_schedule_matches_an_independent_replay_and_auto_is_the_brute_force_argm
     lat, lon = _locations(x)
     tau = np.cumsum(np.random.default_rng(1).integers(1, 120, x.size)).astype(float)
     space = Space("locations", (lat, lon), 200.0, tau)
-    s = rv.auto_share(space, mask, epsilon, speed) if share == "auto" else share
-    eps, _, fig = rv.schedule(space, mask, epsilon, s, speed)
+    s = (rv.auto_share(space, mask, epsilon=epsilon, speed=speed) if share == "auto"
+         else share)
+    eps, _, fig = rv.schedule(space, mask, epsilon=epsilon, share=s, speed=speed)
     m = int(mask.sum())
     delta = fig["landmark_deposit"]
     if m and s > 0:  # δ ≤ B_L/|L| exactly, and within 2^-29 of it
@@ -140,7 +141,8 @@ def test_schedule_matches_an_independent_replay_and_auto_is_the_brute_force_argm
     if share == "auto":  # brute force: the mean model error over the t with a release to show
         errs = []
         for c_ in rv.AUTO_SHARES:
-            e_t, model_t, _ = rv.schedule(space, mask, epsilon, float(c_), speed)
+            e_t, model_t, _ = rv.schedule(space, mask, epsilon=epsilon, share=float(c_),
+                                          speed=speed)
             shown = np.maximum.accumulate(e_t > 0)  # a release exists at or before t
             assert np.isnan(model_t[~shown]).all() and np.isfinite(model_t[shown]).all()
             errs.append(model_t[shown].mean() if shown.any() else np.inf)
@@ -246,7 +248,8 @@ def test_a_broken_deposit_is_caught(monkeypatch):
     monkeypatch.setattr(rv, "_split", broken)
     mask = np.zeros(40, bool)
     mask[10:20] = True
-    eps, _, _ = rv.schedule(Space("values", (np.zeros(40),), 1.0), mask, 1.0, 0.5, 1e9)
+    eps, _, _ = rv.schedule(Space("values", (np.zeros(40),), 1.0), mask, epsilon=1.0,
+                            share=0.5, speed=1e9)
     assert not _exact_guarantee_ok(eps, mask, 1.0)
 
 
@@ -299,7 +302,7 @@ def test_reach_caps_the_model_displacement():
     tau = np.array([0.0, 30.0, 1e6 + 30.0, 1e6 + 60.0])
     mask = np.array([False, False, True, False])
     space = Space("locations", (np.zeros(4), np.zeros(4)), 200.0, tau)
-    eps, _, fig = rv.schedule(space, mask, 1.0, 0.01, 0.1)
+    eps, _, fig = rv.schedule(space, mask, epsilon=1.0, share=0.01, speed=0.1)
     assert eps[2] == 0.0  # repeats: 57 km of noise is worse than 5 km + the last noise
     c = ERR_LOC * 200.0
     np.testing.assert_array_equal(
@@ -324,6 +327,6 @@ def test_auto_share_is_zero_where_a_long_gap_would_have_fooled_the_model():
     saved = rv.REACH_M
     try:  # the old, uncapped model is fooled by the gap on this very trip
         rv.REACH_M = np.inf
-        assert rv.auto_share(space, mask, 1.0, 0.1) > 0.0
+        assert rv.auto_share(space, mask, epsilon=1.0, speed=0.1) > 0.0
     finally:
         rv.REACH_M = saved

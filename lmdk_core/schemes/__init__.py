@@ -137,13 +137,17 @@ def run_scheme(
     fill = params.get("fill", "repeat")
     params = {k: v for k, v in params.items() if k != "fill"}  # applied below, to any scheme
     if scheme == "adaptive":
-        out = run_adaptive(space, landmarks, epsilon, source, noise, **params)
+        out = run_adaptive(space, landmarks, epsilon=epsilon, source=source, noise=noise,
+                           **params)
     elif scheme == "reserve":
-        out = run_reserve(space, landmarks, epsilon, source, noise, **params)
+        out = run_reserve(space, landmarks, epsilon=epsilon, source=source, noise=noise,
+                          **params)
     elif scheme in ("bd", "ba"):
-        out = run_wevent(scheme, space, landmarks, epsilon, source, noise, **params)
+        out = run_wevent(scheme, space, landmarks, epsilon=epsilon, source=source, noise=noise,
+                         **params)
     else:
-        out = run_vectorised(scheme, space, landmarks, epsilon, source, noise)
+        out = run_vectorised(scheme, space, landmarks, epsilon=epsilon, source=source,
+                             noise=noise)
     if fill != "repeat":  # post-processing of the fresh releases: budgets unchanged
         out = out._replace(columns=apply_fill(out.columns, out.published, space, fill))
     return with_achieved(out, landmarks, noise)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._deprecation import renamed
 from ..noise.apply import check_lattice_domain, check_value_domain, check_value_magnitude
 from ..noise.exact import uniform53
 from ..noise.source import RandomSource
@@ -68,13 +69,14 @@ def adaptive_kernel(kind, data, landmarks, eps_r, unit, err, s_min, inc, dec, sa
     return out, eps, ach, published
 
 
+@renamed(positional=("epsilon", "source", "noise"))
 def run_adaptive(
     space: Space,
     landmarks: np.ndarray,
+    *,
     epsilon: float,
     source: RandomSource,
     noise: str,
-    *,
     s_min: float,
     inc: float,
     dec: float,

@@ -55,6 +55,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from .._deprecation import renamed
 from ..errors import ParameterError
 from ..noise.apply import check_lattice_domain, check_value_domain, check_value_magnitude
 from ..noise.source import RandomSource
@@ -202,8 +203,9 @@ class _Plan:
         return (acc + after * sp.err * sp.unit / tail) / shown if shown else math.inf
 
 
+@renamed(positional=("epsilon", "share", "speed"))
 def schedule(
-    space: Space, landmarks: np.ndarray, epsilon: float, share: float, speed: float
+    space: Space, landmarks: np.ndarray, *, epsilon: float, share: float, speed: float
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """(ε_t, model error ê_t, public figures) of Reserve at landmark share ``share``."""
     plan = _Plan(space, landmarks)
@@ -224,7 +226,8 @@ def expected_error(model: np.ndarray) -> float:
     return float(shown.mean()) if shown.size else math.inf
 
 
-def auto_share(space: Space, landmarks: np.ndarray, epsilon: float, speed: float) -> float:
+@renamed(positional=("epsilon", "speed"))
+def auto_share(space: Space, landmarks: np.ndarray, *, epsilon: float, speed: float) -> float:
     """argmin_s Ê(s) over AUTO_SHARES (ties: smallest s; 0 without landmarks), or 0 unless
     Ê(s) ≤ (1 − AUTO_MARGIN)·Ê(0): the regular moments' cost is certain, the landmarks' gain
     only modelled."""
@@ -258,26 +261,27 @@ def check_share(value: Any, name: str) -> float | str:
     return x
 
 
+@renamed(positional=("epsilon", "source", "noise"))
 def run_reserve(
     space: Space,
     landmarks: np.ndarray,
+    *,
     epsilon: float,
     source: RandomSource,
     noise: str,
-    *,
     landmark_share: float | str,
     speed: float,
 ) -> SchemeOutput:
     """Release ``space`` with Reserve: the public schedule, then one vectorised release."""
-    share = (auto_share(space, landmarks, epsilon, speed) if landmark_share == "auto"
-             else float(landmark_share))
-    eps, model, figures = schedule(space, landmarks, epsilon, share, speed)
+    share = (auto_share(space, landmarks, epsilon=epsilon, speed=speed)
+             if landmark_share == "auto" else float(landmark_share))
+    eps, model, figures = schedule(space, landmarks, epsilon=epsilon, share=share, speed=speed)
     if space.kind == "values":
         check_value_domain(space.unit, budget=eps)
         check_value_magnitude(space.columns[0], space.unit, budget=eps)
     else:
         check_lattice_domain(space.unit, budget=eps)
-    out = run_budget(space, eps, source, noise)
+    out = run_budget(space, budget=eps, source=source, noise=noise)
     figures["model_error"] = expected_error(model)
     # "given": the share, hence regular_epsilon = ε(1 − s), is a public parameter of the release;
     # "auto": the share is a function of the landmark mask, so it (and regular_epsilon) is not

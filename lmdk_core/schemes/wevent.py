@@ -50,6 +50,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._deprecation import renamed
 from ..noise.apply import check_lattice_domain, check_value_domain, check_value_magnitude
 from ..noise.source import RandomSource
 from ._kernel import burn, noisy_distance, release_point, test_params, usable
@@ -81,7 +82,8 @@ def landmark_cover_bound(landmark_idx, n, w, c):
     return total
 
 
-def window_epsilon(scheme: str, landmarks: np.ndarray, epsilon: float, w: int) -> float:
+@renamed(positional=("epsilon", "w"))
+def window_epsilon(scheme: str, landmarks: np.ndarray, *, epsilon: float, w: int) -> float:
     """Window budget ε_w = ε·min(1, 1/g(L)) satisfying both w-event ε-DP and G_t ≤ ε."""
     g = landmark_cover_bound(np.flatnonzero(landmarks), landmarks.size, w, step_cap(scheme, w))
     return epsilon if g <= 1.0 else epsilon / g
@@ -187,18 +189,19 @@ def ba_kernel(kind, data, eps_w, w, unit, err, tg, td, tt, exact, units, buf, st
 _KERNELS = {"bd": bd_kernel, "ba": ba_kernel}
 
 
+@renamed(positional=("epsilon", "source", "noise"))
 def run_wevent(
     scheme: str,
     space: Space,
     landmarks: np.ndarray,
+    *,
     epsilon: float,
     source: RandomSource,
     noise: str,
-    *,
     w: int,
 ) -> SchemeOutput:
     """Release ``space`` with BD or BA at the landmark-aware window budget (draw order: kernels)."""
-    eps_w = window_epsilon(scheme, landmarks, epsilon, w)
+    eps_w = window_epsilon(scheme, landmarks, epsilon=epsilon, w=w)
     eps1 = eps_w / (2 * w)
     budgets = np.array([eps1, eps_w / 4 if scheme == "bd" else eps_w / 2])  # BA: k·ε₁, k ≤ w
     if space.kind == "values":
