@@ -27,7 +27,10 @@ def suggest_user_places(traj: pd.DataFrame, *, top: int = 2, stay_radius_m: floa
     """uid, name (``stay 1`` … by total dwell time), lat, lon, radius_m per user (private).
 
     ``stay_radius_m`` (metres) is the radius of a stay (:func:`lmdk_core.detect_stays`); the
-    ``radius_m`` column is each suggested place's radius.
+    ``radius_m`` column is each suggested place's radius: the column of the population places
+    table (uid, lat, lon, radius_m) that :func:`~lmdk_core.population.core.places_by_user` and
+    the population release read and :func:`~lmdk_core.population.generate_population` writes,
+    so the frame goes straight into a release.
     """
     k = check_int(top, "top")
     uid = traj["uid"].astype(str).to_numpy()
