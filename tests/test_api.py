@@ -400,6 +400,67 @@ def test_population_ledger_and_scheme_old_spellings_reach_the_new_ones():
          "deprecated")
 
 
+def test_module_level_old_spellings_reach_the_new_ones():
+    """The renames the walk over every public module brought (noise.apply, mechanisms,
+    formatting, maps, patterns.taxi, population.core/noise, the scheme runners): each old
+    spelling warns and gives exactly what the new one gives (seeded draws)."""
+    import numpy as np
+    import pandas as pd
+
+    from lmdk_core import formatting, maps, mechanisms
+    from lmdk_core.noise import apply
+    from lmdk_core.noise.source import as_source
+    from lmdk_core.patterns import taxi
+    from lmdk_core.population import core, noise
+    from lmdk_core.schemes import reserve, wevent
+    from lmdk_core.schemes._space import Space
+
+    def same(old: Callable, new: Callable, match: str) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            want = new()
+        with pytest.warns(DeprecationWarning, match=match):
+            got = old()
+        if isinstance(want, pd.DataFrame):
+            pd.testing.assert_frame_equal(got, want)
+        elif isinstance(want, tuple):
+            for a, b in zip(got, want, strict=True):
+                if isinstance(b, dict):
+                    assert a == b
+                else:
+                    np.testing.assert_array_equal(a, b)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+    x, e = np.linspace(0.0, 1.0, 6), np.full(6, 0.5)
+    same(lambda: apply.noisy_values(x, e, sensitivity=1.0, source=as_source(3)),
+         lambda: apply.noisy_values(x, budget=e, sensitivity=1.0, source=as_source(3)),
+         "budget positionally")
+    same(lambda: apply.noisy_bits(x > 0.5, eps=e, source=as_source(3)),
+         lambda: apply.noisy_bits(x > 0.5, budget=e, source=as_source(3)), "pass budget=")
+    same(lambda: mechanisms.rr_keep_probability(eps=e),
+         lambda: mechanisms.rr_keep_probability(e), "pass epsilon=")
+    same(lambda: formatting.plain_epsilon(eps=0.5), lambda: formatting.plain_epsilon(0.5),
+         "pass epsilon=")
+    same(lambda: maps.CircleMarkers([(1.0, 2.0)], radius=4).options,
+         lambda: maps.CircleMarkers([(1.0, 2.0)], radius_px=4).options, "pass radius_px=")
+    same(lambda: taxi.hotspots(5, seed=7), lambda: taxi.hotspots(5, rng=7), "pass rng=")
+    same(lambda: noise.bernoulli_exp(np.arange(4), 4, 5),
+         lambda: noise.bernoulli_exp(np.arange(4), 4, rng=5), "rng positionally")
+    b, lm = np.array([[0.1, 0.5, 2.0]]), np.array([[True, False, False]])
+    same(lambda: core.release_loss(eps_t=b, landmarks=lm, tau=1.0, mode="sample",
+                                   budget=np.ones(1)),
+         lambda: core.release_loss(b, lm, tau=1.0, mode="sample", epsilon=np.ones(1)),
+         "deprecated")
+    mask = np.arange(30) % 7 == 0
+    same(lambda: wevent.window_epsilon("bd", mask, 1.0, 5),
+         lambda: wevent.window_epsilon("bd", mask, epsilon=1.0, w=5), "epsilon=, w=")
+    space = Space("values", (np.linspace(0.0, 1.0, 30),), 1.0)
+    same(lambda: reserve.schedule(space, mask, 1.0, 0.5, 0.1),
+         lambda: reserve.schedule(space, mask, epsilon=1.0, share=0.5, speed=0.1),
+         "epsilon=, share=, speed=")
+
+
 OLD_SPELLING_CALLERS: dict[tuple[str, str], str] = {
     # (file, callable): callers of a deprecated spelling in files being edited concurrently.
 }
