@@ -399,8 +399,9 @@ def bern_exp_array(n, m: int, source: RandomSource) -> np.ndarray:
     return out.reshape(np.shape(n))
 
 
-def discrete_laplace_pmf(z, t: int, s: int = 1) -> np.ndarray:
-    """Closed-form mass function of :func:`discrete_laplace` (float; for tests and docs)."""
+def discrete_laplace_pmf(z, t: float, s: float = 1) -> np.ndarray:
+    """Closed-form mass function of :func:`discrete_laplace`, Pr[Z = z] = tanh(a/2)·exp(−a|z|)
+    with a = s/t (float; for tests and docs; ``population.noise`` calls it with a = τ)."""
     a = s / t
     z = np.abs(np.asarray(z, dtype=np.float64))
     return np.tanh(a / 2.0) * np.exp(-a * z)

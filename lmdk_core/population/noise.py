@@ -28,6 +28,7 @@ import numpy as np
 from .._deprecation import renamed
 from ..errors import ParameterError
 from ..noise.discrete import bern_exp_array, discrete_laplace_array
+from ..noise.discrete import discrete_laplace_pmf as _discrete_laplace_pmf
 from ..noise.source import as_source
 from ..validation import check_epsilon
 
@@ -109,9 +110,9 @@ def discrete_laplace(size: int, tau: float, *, rng: Any = None,
 
 
 def discrete_laplace_pmf(y: Any, tau: float) -> np.ndarray:
-    """Exact-law probabilities Pr[Y = y] = tanh(τ/2)·exp(−τ|y|) (for tests and references)."""
-    yy = np.abs(np.asarray(y, dtype=np.float64))
-    return np.tanh(tau / 2.0) * np.exp(-tau * yy)
+    """Exact-law probabilities Pr[Y = y] = tanh(τ/2)·exp(−τ|y|) (for tests and references): the
+    noise module's mass function at rate τ."""
+    return _discrete_laplace_pmf(y, 1, tau)
 
 
 @renamed(positional=("rng",))
