@@ -338,6 +338,34 @@ def test_deprecated_spellings_reach_the_new_ones():
         assert list(lm.landmark_guarantee(eps=[0.1, 0.2, 0.3], landmarks=[0, 2])) == list(g)
 
 
+def _equal(got: object, want: object) -> None:
+    """``got == want`` for what the renamed callables return: frames, dicts, arrays, tuples."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    elif isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for a, b in zip(got, want, strict=True):
+            _equal(a, b)
+    elif isinstance(want, dict):
+        assert got == want
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def _same(old: Callable, new: Callable, match: str) -> None:
+    """The old spelling (``old()``) warns with ``match`` and gives what the new one gives
+    (``new()``, which must not warn)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        want = new()
+    with pytest.warns(DeprecationWarning, match=match):
+        got = old()
+    _equal(got, want)
+
+
 def test_population_ledger_and_scheme_old_spellings_reach_the_new_ones():
     """The renames of the population, dummies, ledger and scheme runner: each old spelling
     warns and gives exactly what the new one gives (seeded draws, so outputs are comparable)."""
@@ -349,55 +377,44 @@ def test_population_ledger_and_scheme_old_spellings_reach_the_new_ones():
     from lmdk_core.schemes import resolve_params, run_scheme
     from lmdk_core.schemes._space import Space
 
-    def same(old: Callable, new: Callable, match: str) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            want = new()
-        with pytest.warns(DeprecationWarning, match=match):
-            got = old()
-        if isinstance(want, tuple):
-            for a, b in zip(got, want, strict=True):
-                pd.testing.assert_frame_equal(a, b)
-        else:
-            np.testing.assert_array_equal(got, want)
-
     e = np.array([0.1, 0.5, 2.0])
-    same(lambda: P.keep_probability(eps=e, tau=1.0), lambda: P.keep_probability(e, 1.0), "eps=")
-    same(lambda: P.public_bin_budgets(public_eps=[1.0, 2.0], scheme="user", n_bins=4),
-         lambda: P.public_bin_budgets(public_epsilon=[1.0, 2.0], scheme="user", n_bins=4),
-         "public_epsilon=")
-    same(lambda: P.discrete_laplace(50, 0.5, 3), lambda: P.discrete_laplace(50, 0.5, rng=3), "rng=")
+    _same(lambda: P.keep_probability(eps=e, tau=1.0), lambda: P.keep_probability(e, 1.0), "eps=")
+    _same(lambda: P.public_bin_budgets(public_eps=[1.0, 2.0], scheme="user", n_bins=4),
+          lambda: P.public_bin_budgets(public_epsilon=[1.0, 2.0], scheme="user", n_bins=4),
+          "public_epsilon=")
+    _same(lambda: P.discrete_laplace(50, 0.5, 3), lambda: P.discrete_laplace(50, 0.5, rng=3),
+          "rng=")
     c = np.arange(6, dtype=np.int64)
-    same(lambda: P.publish_counts(c, 0.5, 3), lambda: P.publish_counts(c, 0.5, rng=3), "rng=")
-    same(lambda: dummies.split_budget(1.0, 0.2),
-         lambda: dummies.split_budget(1.0, epsilon_select=0.2), "epsilon_select=")
-    same(lambda: lm.distance_factor(250.0, 200.0),
-         lambda: lm.distance_factor(250.0, radius_m=200.0), "radius_m=")
-    same(lambda: P.generate_population(3, points_per_user=20, days=1, seed=2),
-         lambda: P.generate_population(3, points_per_user=20, days=1, rng=2), "pass rng=")
+    _same(lambda: P.publish_counts(c, 0.5, 3), lambda: P.publish_counts(c, 0.5, rng=3), "rng=")
+    _same(lambda: dummies.split_budget(1.0, 0.2),
+          lambda: dummies.split_budget(1.0, epsilon_select=0.2), "epsilon_select=")
+    _same(lambda: lm.distance_factor(250.0, 200.0),
+          lambda: lm.distance_factor(250.0, radius_m=200.0), "radius_m=")
+    _same(lambda: P.generate_population(3, points_per_user=20, days=1, seed=2),
+          lambda: P.generate_population(3, points_per_user=20, days=1, rng=2), "pass rng=")
     traj, _ = P.generate_population(2, points_per_user=200, days=1, rng=1)
-    same(lambda: P.suggest_user_places(traj, radius_m=150.0),
-         lambda: P.suggest_user_places(traj, stay_radius_m=150.0), "pass stay_radius_m=")
+    _same(lambda: P.suggest_user_places(traj, radius_m=150.0),
+          lambda: P.suggest_user_places(traj, stay_radius_m=150.0), "pass stay_radius_m=")
     budgets = pd.DataFrame({"uid": ["a", "b"], "epsilon": [1.0, 0.2]})
     led_old, led_new = P.Ledger(budgets), P.Ledger(budgets)
-    same(lambda: led_old.charge([1.0, 1.0], 0.5).included,
-         lambda: led_new.charge([1.0, 1.0], epsilon=0.5).included, "epsilon=")
+    _same(lambda: led_old.charge([1.0, 1.0], 0.5).included,
+          lambda: led_new.charge([1.0, 1.0], epsilon=0.5).included, "epsilon=")
     space = Space("values", (np.linspace(0.0, 1.0, 8),), 1.0)
     mask, params = np.zeros(8, bool), resolve_params("uniform", {})
     mask[2] = True
-    same(lambda: run_scheme("uniform", space, mask, 1.0, 5, params).columns[0],
-         lambda: run_scheme("uniform", space, mask, epsilon=1.0, rng=5, params=params).columns[0],
-         "epsilon=, rng=, params=")
+    _same(lambda: run_scheme("uniform", space, mask, 1.0, 5, params).columns[0],
+          lambda: run_scheme("uniform", space, mask, epsilon=1.0, rng=5, params=params).columns[0],
+          "epsilon=, rng=, params=")
     x = np.linspace(0.0, 1.0, 8)
     rel = lm.release_values(x, mask, epsilon=1.0, scheme="uniform", rng=5)
     ledger = lm.ReleaseLedger().add(rel, key="a")
     with pytest.warns(DeprecationWarning, match="epsilon="):
         assert ledger.would_exceed(rel, 0.5, key="b") is ledger.would_exceed(
             rel, epsilon=0.5, key="b") is True
-    same(lambda: lm.release_with_budget(x, eps=[0.5] * 8, sensitivity=1.0,
-                                        seed=5).values,
-         lambda: lm.release_with_budget(x, budget=[0.5] * 8, sensitivity=1.0, rng=5).values,
-         "deprecated")
+    _same(lambda: lm.release_with_budget(x, eps=[0.5] * 8, sensitivity=1.0,
+                                         seed=5).values,
+          lambda: lm.release_with_budget(x, budget=[0.5] * 8, sensitivity=1.0, rng=5).values,
+          "deprecated")
 
 
 def test_module_level_old_spellings_reach_the_new_ones():
@@ -405,7 +422,6 @@ def test_module_level_old_spellings_reach_the_new_ones():
     formatting, maps, patterns.taxi, population.core/noise, the scheme runners): each old
     spelling warns and gives exactly what the new one gives (seeded draws)."""
     import numpy as np
-    import pandas as pd
 
     from lmdk_core import formatting, maps, mechanisms
     from lmdk_core.noise import apply
@@ -415,50 +431,33 @@ def test_module_level_old_spellings_reach_the_new_ones():
     from lmdk_core.schemes import reserve, wevent
     from lmdk_core.schemes._space import Space
 
-    def same(old: Callable, new: Callable, match: str) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            want = new()
-        with pytest.warns(DeprecationWarning, match=match):
-            got = old()
-        if isinstance(want, pd.DataFrame):
-            pd.testing.assert_frame_equal(got, want)
-        elif isinstance(want, tuple):
-            for a, b in zip(got, want, strict=True):
-                if isinstance(b, dict):
-                    assert a == b
-                else:
-                    np.testing.assert_array_equal(a, b)
-        else:
-            np.testing.assert_array_equal(got, want)
-
     x, e = np.linspace(0.0, 1.0, 6), np.full(6, 0.5)
-    same(lambda: apply.noisy_values(x, e, sensitivity=1.0, source=as_source(3)),
-         lambda: apply.noisy_values(x, budget=e, sensitivity=1.0, source=as_source(3)),
-         "budget positionally")
-    same(lambda: apply.noisy_bits(x > 0.5, eps=e, source=as_source(3)),
-         lambda: apply.noisy_bits(x > 0.5, budget=e, source=as_source(3)), "pass budget=")
-    same(lambda: mechanisms.rr_keep_probability(eps=e),
-         lambda: mechanisms.rr_keep_probability(e), "pass epsilon=")
-    same(lambda: formatting.plain_epsilon(eps=0.5), lambda: formatting.plain_epsilon(0.5),
-         "pass epsilon=")
-    same(lambda: maps.CircleMarkers([(1.0, 2.0)], radius=4).options,
-         lambda: maps.CircleMarkers([(1.0, 2.0)], radius_px=4).options, "pass radius_px=")
-    same(lambda: taxi.hotspots(5, seed=7), lambda: taxi.hotspots(5, rng=7), "pass rng=")
-    same(lambda: noise.bernoulli_exp(np.arange(4), 4, 5),
-         lambda: noise.bernoulli_exp(np.arange(4), 4, rng=5), "rng positionally")
-    b, lm = np.array([[0.1, 0.5, 2.0]]), np.array([[True, False, False]])
-    same(lambda: core.release_loss(eps_t=b, landmarks=lm, tau=1.0, mode="sample",
-                                   budget=np.ones(1)),
-         lambda: core.release_loss(b, lm, tau=1.0, mode="sample", epsilon=np.ones(1)),
-         "deprecated")
+    _same(lambda: apply.noisy_values(x, e, sensitivity=1.0, source=as_source(3)),
+          lambda: apply.noisy_values(x, budget=e, sensitivity=1.0, source=as_source(3)),
+          "budget positionally")
+    _same(lambda: apply.noisy_bits(x > 0.5, eps=e, source=as_source(3)),
+          lambda: apply.noisy_bits(x > 0.5, budget=e, source=as_source(3)), "pass budget=")
+    _same(lambda: mechanisms.rr_keep_probability(eps=e),
+          lambda: mechanisms.rr_keep_probability(e), "pass epsilon=")
+    _same(lambda: formatting.plain_epsilon(eps=0.5), lambda: formatting.plain_epsilon(0.5),
+          "pass epsilon=")
+    _same(lambda: maps.CircleMarkers([(1.0, 2.0)], radius=4).options,
+          lambda: maps.CircleMarkers([(1.0, 2.0)], radius_px=4).options, "pass radius_px=")
+    _same(lambda: taxi.hotspots(5, seed=7), lambda: taxi.hotspots(5, rng=7), "pass rng=")
+    _same(lambda: noise.bernoulli_exp(np.arange(4), 4, 5),
+          lambda: noise.bernoulli_exp(np.arange(4), 4, rng=5), "rng positionally")
+    b, marks = np.array([[0.1, 0.5, 2.0]]), np.array([[True, False, False]])
+    _same(lambda: core.release_loss(eps_t=b, landmarks=marks, tau=1.0, mode="sample",
+                                    budget=np.ones(1)),
+          lambda: core.release_loss(b, marks, tau=1.0, mode="sample", epsilon=np.ones(1)),
+          "deprecated")
     mask = np.arange(30) % 7 == 0
-    same(lambda: wevent.window_epsilon("bd", mask, 1.0, 5),
-         lambda: wevent.window_epsilon("bd", mask, epsilon=1.0, w=5), "epsilon=, w=")
+    _same(lambda: wevent.window_epsilon("bd", mask, 1.0, 5),
+          lambda: wevent.window_epsilon("bd", mask, epsilon=1.0, w=5), "epsilon=, w=")
     space = Space("values", (np.linspace(0.0, 1.0, 30),), 1.0)
-    same(lambda: reserve.schedule(space, mask, 1.0, 0.5, 0.1),
-         lambda: reserve.schedule(space, mask, epsilon=1.0, share=0.5, speed=0.1),
-         "epsilon=, share=, speed=")
+    _same(lambda: reserve.schedule(space, mask, 1.0, 0.5, 0.1),
+          lambda: reserve.schedule(space, mask, epsilon=1.0, share=0.5, speed=0.1),
+          "epsilon=, share=, speed=")
 
 
 OLD_SPELLING_CALLERS: dict[tuple[str, str], str] = {
