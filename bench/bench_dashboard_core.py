@@ -91,7 +91,7 @@ def main() -> None:
     t, rel = timed(lambda: lk.release_locations(traj, mask, epsilon=epsilon, scheme=scheme,
                                                 radius_m=radius_m, rng=1), args.repeat)
     steps.append((f"release_locations ({scheme})", t))
-    eps = rel.eps
+    eps = rel.budget
     t, g = timed(lambda: lk.landmark_guarantee(eps, mask), args.repeat)
     steps.append(("landmark guarantee G_t", t))
     t, err = timed(lambda: lk.error_metres(traj, rel), args.repeat)

@@ -73,7 +73,7 @@ def release_token(release: Any) -> str:
     """Content hash of a release's coordinates, values and budgets (identifies it in the
     per-session caches; release arrays are read-only)."""
     h = hashlib.blake2b(digest_size=16)
-    for arr in (release.lat, release.lon, release.values, release.eps):
+    for arr in (release.lat, release.lon, release.values, release.budget):
         if arr is not None:
             h.update(np.ascontiguousarray(arr).tobytes())
     return h.hexdigest()

@@ -120,7 +120,7 @@ def render(
     if release is None:
         st.info("Fix the privacy settings in the sidebar to see the privacy loss.")
         return None, None
-    guarantee = accounting.landmark_guarantee(release.eps, mask)
+    guarantee = accounting.landmark_guarantee(release.budget, mask)
     base = dict(epsilon=float(s.epsilon), guarantee=guarantee, landmarks=mask,
                 radius_m=float(s.radius_m))
     c1, c2, c3 = st.columns([2, 1, 1])
@@ -141,7 +141,7 @@ def render(
     st.caption(f"Model: {model.description}. Source: {model.source_text}. "
                f"Neighbour relation: {model.steps.relation}.")
     try:
-        lm_loss = _loss(np.asarray(release.eps), mask, model, token, float(separation))
+        lm_loss = _loss(np.asarray(release.budget), mask, model, token, float(separation))
     except LmdkError as err:
         _lead(lead, loss_text.release_sentences(**base))
         st.error(plain_text(err))
@@ -177,7 +177,7 @@ def render(
              token, float(separation), beyond)  # every input of the chart (lm_loss: _loss's key)
     compute.chart(
         "loss", ident, lambda: figures.loss_figure(
-            release.eps, guarantee, epsilon=s.epsilon, temporal=loss,
+            release.budget, guarantee, epsilon=s.epsilon, temporal=loss,
             landmark_loss=lm_loss if mask.any() else None, time=traj["time"],
             max_points=CHART_POINTS, pair_label=pair_label,
             title="Privacy loss over time: guarantee and upper bounds"
@@ -367,11 +367,11 @@ def _bounded(traj: pd.DataFrame, key: Any, s: Settings, model: Any, token: tuple
             return
         try:
             alloc = _allocation(float(alpha), model, token, len(traj))
-            lm_b = _loss(np.asarray(alloc.eps), mask, model, token, separation)
+            lm_b = _loss(np.asarray(alloc.budget), mask, model, token, separation)
         except LmdkError as err:
             st.error(plain_text(err))
             return
-        eps_b = np.asarray(alloc.eps)
+        eps_b = np.asarray(alloc.budget)
         c = st.columns(3)
         c[0].metric("Budget per timestamp", fmt_number(float(np.median(eps_b))),
                     help="Median ε_t of the bounded allocation: the share of privacy budget "
@@ -417,7 +417,7 @@ def _switch_release(key: Any, allocation: Any | None, *, alpha: float | None = N
             state.put("bounded_budget", None)
             st.rerun(scope="app")
         return
-    eps = np.asarray(allocation.eps)
+    eps = np.asarray(allocation.budget)
     if current is None or current["key"] != key or not np.array_equal(current["eps"], eps):
         state.put("bounded_budget", {"key": key, "eps": eps, "alpha": alpha, "model": model,
                                      "allocation": allocation})

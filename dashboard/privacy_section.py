@@ -233,7 +233,7 @@ def release_key(key: Any, rs: ReleaseSettings, allocation: Any) -> tuple:
     interval), the places, the settings and the allocation."""
     alloc = None
     if allocation is not None:
-        budget = np.asarray(allocation.eps, dtype=float)
+        budget = np.asarray(allocation.budget, dtype=float)
         alloc = (hashlib.sha256(budget.tobytes()).hexdigest(), allocation.model_key)
     return (key, state.place_tuples(), rs, alloc)
 

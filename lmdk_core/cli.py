@@ -241,7 +241,7 @@ def _cmd_release(args: argparse.Namespace, progress: Progress) -> None:
                       "point is a landmark, and the scheme releases nothing before its first "
                       "non-landmark point): the public files have a header and no row",
                       stacklevel=1)
-    guarantee = lm.landmark_guarantee(rel.eps, rel.landmarks)
+    guarantee = lm.landmark_guarantee(rel.budget, rel.landmarks)
     metrics = {"mae_m": lm.mae_metres(one, rel)}
     del one
 

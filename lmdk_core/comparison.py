@@ -125,7 +125,7 @@ def compare_schemes(
             mae[k] = mae_metres(points, rel)
             fresh[k] = rel.fresh_share
             spent[k] = rel.budget_spent
-            g = landmark_guarantee(rel.eps, mask)
+            g = landmark_guarantee(rel.budget, mask)
             gmax[k] = g.max() if g.size else 0.0
         rows.append({
             "scheme": scheme,
@@ -238,7 +238,7 @@ def compare_with_dummies(
                                  generator=generator, max_dummies=max_dummies, **space, **extra)
             hid[k] = error(out.release)
             dum[k] = out.hidden.n_dummies
-            g = landmark_guarantee(out.release.eps, out.hidden.mask)
+            g = landmark_guarantee(out.release.budget, out.hidden.mask)
             private &= bool(g.size == 0 or g.max() <= out.release.epsilon + tol)
         mr, md = _mean_published(real), _mean_published(hid)
         rows.append({"scheme": scheme, "mae_real": mr, "mae_dummies": md,

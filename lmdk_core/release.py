@@ -279,7 +279,7 @@ def release_with_budget(
     (it is what the release is judged against; the budget itself may exceed it). Without it,
     ``Release.epsilon`` is the landmark guarantee the budget achieves, max_t G_t over
     ``landmarks`` (none: max_t ε_t). ``eps=`` (for ``budget=``) and ``seed=`` are deprecated.
-    ``budget`` may be an allocation object with ``eps`` and ``epsilon_model`` (a
+    ``budget`` may be an allocation object with ``budget`` and ``epsilon_model`` (a
     :class:`lmdk_core.correlation.BoundedAllocation`): the release then carries the model's cost
     in ``params`` (``epsilon_model``, ``model_key``, ``model_protects``), which a
     :class:`lmdk_core.ReleaseLedger` adds to the total.
@@ -287,12 +287,14 @@ def release_with_budget(
     if budget is None:
         raise ParameterError("release_with_budget needs budget= (ε_t per timestamp)")
     model_cost: dict[str, Any] = {}
-    if hasattr(budget, "eps") and hasattr(budget, "epsilon_model"):  # an allocation object
+    # an allocation object: its budgets and what its model cost (a Release has budget but no
+    # epsilon_model; an array has neither)
+    if hasattr(budget, "budget") and hasattr(budget, "epsilon_model"):
         if float(budget.epsilon_model) > 0:
             model_cost = {"epsilon_model": float(budget.epsilon_model),
                           "model_key": str(getattr(budget, "model_key", "") or ""),
                           "model_protects": getattr(budget, "model_protects", None)}
-        budget = budget.eps
+        budget = budget.budget
     if radius_m is not None and sensitivity is not None:
         raise ParameterError("give radius_m (locations) or sensitivity (values), not both")
     if sensitivity is not None:

@@ -500,7 +500,7 @@ def _plan_after(ledger: ReleaseLedger, traj: Any, mask: np.ndarray, settings: Re
     eps = settings.epsilon_scheme if hides else settings.epsilon
     budget: np.ndarray | None = None
     if allocation is not None:
-        budget = np.asarray(allocation.eps, dtype=float)
+        budget = np.asarray(allocation.budget, dtype=float)
     elif settings.scheme in DETERMINISTIC:
         # with dummies L' ⊇ L, the budgets per moment are at most those computed on L: Event
         # and User ignore the landmarks, Uniform spends ε/(|L'|+1) ≤ ε/(|L|+1), and Skip spends

@@ -416,7 +416,7 @@ class Explorer:
         return r.traj["time"] if "time" in r.traj.columns else None
 
     def _allocation_figure(self, r: ExplorerResult) -> go.Figure:
-        return figures.allocation_figure(r.release.eps, r.landmarks, epsilon=r.release.epsilon,
+        return figures.allocation_figure(r.release.budget, r.landmarks, epsilon=r.release.epsilon,
                                          time=self._time(r), guarantee=r.guarantee,
                                          max_points=CHART_POINTS, height=480)
 
@@ -433,7 +433,7 @@ class Explorer:
     def _loss_figure(self, r: ExplorerResult) -> go.Figure:
         what = "" if r.is_real else " — preview (simulation)"
         if r.loss is None:
-            return figures.loss_figure(r.release.eps, r.guarantee, epsilon=r.release.epsilon,
+            return figures.loss_figure(r.release.budget, r.guarantee, epsilon=r.release.epsilon,
                                        time=self._time(r),
                                        title=f"Privacy loss over time (no correlation){what}",
                                        max_points=CHART_POINTS, height=460)
@@ -441,7 +441,7 @@ class Explorer:
         if r.beyond and r.covered_m is not None:  # the trace spans more than the preset covers
             what += f" — NOT a bound for places further apart than {r.covered_m / 1000:g} km"
         return figures.loss_figure(
-            r.release.eps, r.guarantee, epsilon=r.release.epsilon, temporal=r.loss.loss,
+            r.release.budget, r.guarantee, epsilon=r.release.epsilon, temporal=r.loss.loss,
             landmark_loss=r.loss if r.landmarks.any() else None, time=self._time(r),
             title=f"Privacy loss over time: upper bounds under {r.model.description}{what}",
             pair_label=f"places {radius:,.0f} m apart", max_points=CHART_POINTS, height=460)

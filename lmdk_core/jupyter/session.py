@@ -623,7 +623,7 @@ class ExplorerSession:
         preview = None if drawn is not None else self._preview()
         src: Drawn | Preview = drawn if drawn is not None else preview  # type: ignore[assignment]
         rel = src.release
-        g = landmark_guarantee(rel.eps, mask)
+        g = landmark_guarantee(rel.budget, mask)
         errors = error_metres(traj, rel)
         model: Any = None
         loss: Any = None
