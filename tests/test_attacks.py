@@ -338,7 +338,7 @@ def test_ordinary_moments_locate_home_while_the_landmarks_are_protected(alice):
     rs = ReleaseSettings(epsilon=2.0, radius_m=200.0)
     mask = lm.landmark_mask(alice, [HOME])
     rel, _, _ = _draw(alice, mask, rs, None, rng=np.random.default_rng(0))
-    assert lm.satisfies_landmark_privacy(rel.eps, mask, epsilon=2.0)
+    assert lm.satisfies_landmark_privacy(rel.budget, mask, epsilon=2.0)
     rep = at.attack_report(alice, [HOME], settings=rs, rng=2, draws=8)
     assert rep.located()[0] and rep.median_m()[0] < 200.0
     assert "locates a place although its moments are protected" in " ".join(

@@ -146,7 +146,7 @@ def test_a_release_with_nothing_released_writes_headers_only():
 
 def test_report_in_chunks_is_the_list_report():
     rel = _release(seeded=False)
-    g = lm.landmark_guarantee(rel.eps, rel.landmarks)
+    g = lm.landmark_guarantee(rel.budget, rel.landmarks)
     temporal = {"bpl": np.linspace(0, 1, 23), "fpl": np.full(23, np.inf), "tpl": np.zeros(23)}
     kw = dict(release=rel, epsilon=1.0, guarantee=g, places=[lm.Place("Home", 39.9, 116.3, 80)],
               settings={"seed": 3, "input": "x.csv"}, temporal=temporal,

@@ -41,13 +41,13 @@ def test_allocation_keeps_the_exact_loss_below_alpha(n, T, seed, alpha):
     steps = value_steps(v, sensitivity=1.0)
     model = declare_public_model(P, P, steps, provenance="a random matrix (no data)")
     alloc = allocate_for_model(alpha, model, T=T)
-    assert alloc.eps.shape == (T,) and np.all(alloc.eps >= 0)
+    assert alloc.budget.shape == (T,) and np.all(alloc.budget >= 0)
     assert alloc.source == "declared_public" and "a random matrix" in alloc.description
     for t in range(T):
         for lv in (v, None):  # the real Laplace mechanism and the worst kernel
-            exact = case_exact(alloc.eps, [t], P, P, steps.delta, laplace_values=lv)
+            exact = case_exact(alloc.budget, [t], P, P, steps.delta, laplace_values=lv)
             assert exact <= alpha * (1 + 1e-9) + 1e-12
-    tl = model_loss(alloc.eps, [], model).loss
+    tl = model_loss(alloc.budget, [], model).loss
     np.testing.assert_allclose(tl.tpl, alpha, rtol=1e-6)
     # the unscaled allocation (each step assumed ε_t-DP between any two states) is broken here
     naive = np.asarray(allocate_bounded_tpl(alpha, P, P, T=T))

@@ -242,12 +242,12 @@ def test_selection_probabilities_by_enumeration(bits, eps, generator, rho, bins)
     # option (ε_scheme on L'_k): the expected ratio is the noise factor
     x = np.zeros(mask.size)
     free = int(np.flatnonzero(~mask)[0])
-    plain = release_values(x, mask, epsilon=eps + 1.0, scheme="uniform", rng=0).eps[free]
+    plain = release_values(x, mask, epsilon=eps + 1.0, scheme="uniform", rng=0).budget[free]
     e_scheme = d.split_budget(eps + 1.0, epsilon_select=eps)
     ratios = []
     for k in range(1, len(fam) + 1):
         opt = fam.mask(k)
-        budgets = release_values(x, opt, epsilon=e_scheme, scheme="uniform", rng=0).eps
+        budgets = release_values(x, opt, epsilon=e_scheme, scheme="uniform", rng=0).budget
         ratios.append(plain / budgets[~opt][0] if (~opt).any()
                       else plain / (e_scheme / (opt.sum() + 1)))
     assert cost.noise_factor == pytest.approx(math.fsum(a * b for a, b in zip(p, ratios,
@@ -475,10 +475,10 @@ def test_guarantee_holds_on_L_prime_for_every_scheme(n, share, eps, sel_share, s
         if scheme == "event":
             continue
         rel = release_values(x, h.mask, epsilon=e_scheme, scheme=scheme, rng=seed)
-        g_prime = landmark_guarantee(rel.eps, h.mask)
+        g_prime = landmark_guarantee(rel.budget, h.mask)
         assert g_prime.max() <= e_scheme + 1e-9
         # L ⊆ L': the true landmarks are protected at least as well
-        assert np.all(landmark_guarantee(rel.eps, L) <= g_prime + 1e-12)
+        assert np.all(landmark_guarantee(rel.budget, L) <= g_prime + 1e-12)
 
 
 # ----------------------------------------------------------------------------- bernoulli dummies

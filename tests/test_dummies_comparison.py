@@ -26,9 +26,11 @@ def test_release_hidden_accounts_and_protects():
     assert out.release.epsilon == d.split_budget(1.0, epsilon_select=0.2)
     assert out.epsilon_total == out.release.epsilon + 0.2 <= 1.0
     assert np.array_equal(out.release.landmarks, out.hidden.mask)
-    assert landmark_guarantee(out.release.eps, out.hidden.mask).max() <= out.release.epsilon + 1e-12
+    g = landmark_guarantee(out.release.budget, out.hidden.mask)
+    assert g.max() <= out.release.epsilon + 1e-12
     # uniform spends ε_scheme/(|L'|+1): more landmarks than L, so |L| is no longer what it shows
-    assert out.release.eps[0] == pytest.approx(out.release.epsilon / (out.hidden.mask.sum() + 1))
+    assert out.release.budget[0] == pytest.approx(
+        out.release.epsilon / (out.hidden.mask.sum() + 1))
     a = d.release_hidden(x, L, epsilon=1.0, epsilon_select=0.2, scheme="skip", sensitivity=1.0,
                          rng=5)
     b = d.release_hidden(x, L, epsilon=1.0, epsilon_select=0.2, scheme="skip", sensitivity=1.0,
@@ -112,7 +114,7 @@ def test_dummy_stays_in_the_combined_release_and_the_comparison():
     assert out.hidden.params["generator"] == "stays"
     assert np.all(out.hidden.mask[L]) and np.array_equal(out.release.landmarks, out.hidden.mask)
     assert out.epsilon_total == out.release.epsilon + 0.2 <= 1.0
-    assert landmark_guarantee(out.release.eps, out.hidden.mask).max() <= out.release.epsilon
+    assert landmark_guarantee(out.release.budget, out.hidden.mask).max() <= out.release.epsilon
     longer = d.release_hidden(x, L, epsilon=1.0, epsilon_select=0.2, scheme="skip",
                               sensitivity=1.0, rng=3, stay_moments=30)
     assert longer.hidden.params["stay_moments"] == 30

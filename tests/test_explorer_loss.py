@@ -80,7 +80,7 @@ def test_explorer_loss_is_release_loss_of_the_release_shown(source, sample):
     _same_loss(r.loss, loss_models.release_loss(r.release, r.landmarks, r.model,
                                                 separation=radius))
     # the same bounds from the model's raw matrices (no precomputed envelopes)
-    raw = correlation.landmark_temporal_loss(r.release.eps, r.landmarks, r.model.P_backward,
+    raw = correlation.landmark_temporal_loss(r.release.budget, r.landmarks, r.model.P_backward,
                                              r.model.P_forward, steps=r.model.steps,
                                              separation=radius)
     np.testing.assert_allclose(r.loss.composed, raw.composed, rtol=1e-12)
@@ -107,7 +107,7 @@ def _check_against_exact(r, separation: float) -> tuple[float, float]:
     """Every bound of ``r`` against the exact enumeration; returns (max exact joint loss,
     the largest joint figure under Cao et al.'s relation)."""
     m = r.model
-    eps = np.asarray(r.release.eps, dtype=float)
+    eps = np.asarray(r.release.budget, dtype=float)
     L = np.flatnonzero(r.landmarks).tolist()
     delta = m.steps.delta
     near = delta <= m.steps.pair_scale(separation) + 1e-12
@@ -230,7 +230,7 @@ def test_alice_trajectory_model_refused_and_the_new_bound_is_not_below_the_exact
     with pytest.raises(ParameterError, match="loss_model"):
         s.update(loss_model="trajectory")
     r = s.result
-    traj, L, eps = r.traj, r.landmarks, np.asarray(r.release.eps)
+    traj, L, eps = r.traj, r.landmarks, np.asarray(r.release.budget)
     assert len(traj) == 1259 and int(L.sum()) == 825
     np.testing.assert_allclose(eps, 1.0 / 826)  # Uniform: the same ε_t everywhere
 
@@ -274,7 +274,7 @@ def _alice(sample: pd.DataFrame, **kw) -> ExplorerSession:
 def test_alice_default_preset_bound_is_not_below_the_exact_loss(sample):
     s = _alice(sample, loss_model="preset")
     r = s.result
-    traj, L, eps = r.traj, r.landmarks, np.asarray(r.release.eps)
+    traj, L, eps = r.traj, r.landmarks, np.asarray(r.release.budget)
     t = int(np.flatnonzero(~L)[0])
     S = np.flatnonzero(L | (np.arange(L.size) == t))
     lower = _lattice_lower_bound(traj, eps, S, 200.0)
@@ -360,7 +360,7 @@ def _apps_sentences(r, radius_m: float) -> loss_text.LossSentences:
     """The app's lead for the release ``r`` shows, prepared as dashboard/loss_section.py did
     before the preparation moved into lmdk_core (the model's loss recomputed from the model,
     G_t summed directly): an independent route to the same arguments."""
-    eps, mask = np.asarray(r.release.eps, dtype=float), np.asarray(r.landmarks, dtype=bool)
+    eps, mask = np.asarray(r.release.budget, dtype=float), np.asarray(r.landmarks, dtype=bool)
     g = eps[mask].sum() + np.where(mask, 0.0, eps)  # G_t = Σ_{i ∈ L ∪ {t}} ε_i
     base = dict(epsilon=float(r.release.epsilon), guarantee=float(g.max()),
                 n_landmarks=int(mask.sum()), radius_m=radius_m)

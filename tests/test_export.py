@@ -217,10 +217,10 @@ def test_iso_utc_precision_and_timezone():
 def test_report_is_strict_json_with_full_length_series():
     traj = make_traj()
     rel = release_locations(traj, LANDMARKS, epsilon=1.0, scheme="event", rng=2)
-    g = landmark_guarantee(rel.eps, LANDMARKS)
-    bpl = np.cumsum(rel.eps)
-    fpl = np.cumsum(rel.eps[::-1])[::-1]
-    temporal = SimpleNamespace(bpl=bpl, fpl=fpl, tpl=bpl + fpl - rel.eps)
+    g = landmark_guarantee(rel.budget, LANDMARKS)
+    bpl = np.cumsum(rel.budget)
+    fpl = np.cumsum(rel.budget[::-1])[::-1]
+    temporal = SimpleNamespace(bpl=bpl, fpl=fpl, tpl=bpl + fpl - rel.budget)
     lloss = g * 1.5
     lloss[3] = np.inf  # unbounded loss → null, never Infinity
     metrics = {"mae_m": np.float64(123.5), "missing": float("nan"), "n": np.int64(T)}
@@ -235,9 +235,9 @@ def test_report_is_strict_json_with_full_length_series():
     s = back["series"]
     for key in ("eps", "published", "landmark", "guarantee", "time"):
         assert len(s[key]) == T, key
-    np.testing.assert_array_equal(s["eps"], rel.eps)
+    np.testing.assert_array_equal(s["eps"], rel.budget)
     np.testing.assert_array_equal(s["guarantee"], g)
-    for key, arr in (("bpl", bpl), ("fpl", fpl), ("tpl", bpl + fpl - rel.eps)):
+    for key, arr in (("bpl", bpl), ("fpl", fpl), ("tpl", bpl + fpl - rel.budget)):
         np.testing.assert_array_equal(back["temporal"][key], arr)
     assert back["landmark_temporal_loss"][3] is None and len(back["landmark_temporal_loss"]) == T
     assert back["metrics"] == {"mae_m": 123.5, "missing": None, "n": T}
@@ -266,7 +266,7 @@ def test_report_is_strict_json_with_full_length_series():
 
 def test_report_without_correlation_has_null_temporal_and_private_summary():
     rel = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="uniform", rng=2)
-    g = landmark_guarantee(rel.eps, LANDMARKS)
+    g = landmark_guarantee(rel.budget, LANDMARKS)
     back = strict_loads(report_to_json(privacy_report(release=rel, epsilon=1.0)))
     assert back["temporal"] is None and back["landmark_temporal_loss"] is None
     assert back["summary"]["landmark_private"] is True
@@ -296,9 +296,9 @@ def test_report_with_the_correlation_module_objects():
 
     rel = release_locations(make_traj(), LANDMARKS, epsilon=1.0, scheme="uniform", rng=2)
     P = synthetic_transition_matrix(5, "moderate")
-    tl = temporal_loss(rel.eps, P, P)
-    lt = landmark_temporal_loss(rel.eps, LANDMARKS, P, P)
-    g = landmark_guarantee(rel.eps, LANDMARKS)
+    tl = temporal_loss(rel.budget, P, P)
+    lt = landmark_temporal_loss(rel.budget, LANDMARKS, P, P)
+    g = landmark_guarantee(rel.budget, LANDMARKS)
     back = strict_loads(report_to_json(privacy_report(
         release=rel, epsilon=1.0, guarantee=g, temporal=tl, landmark_loss=lt,
         correlation={"source": "synthetic", "strength": "moderate", "n_states": 5})))

@@ -41,20 +41,20 @@ def test_landmark_guarantee_and_w_event_for_every_private_scheme(case):
     x, mask, epsilon, w, seed = case
     for scheme in PRIVATE:
         for r in _releases(x, mask, epsilon, w, seed, scheme):
-            assert np.all(r.eps >= 0)
-            g = landmark_guarantee(r.eps, mask)
+            assert np.all(r.budget >= 0)
+            g = landmark_guarantee(r.budget, mask)
             assert g.max() <= epsilon + TOL, (scheme, r.kind, g.max(), epsilon)
             if scheme in ("bd", "ba"):
-                assert window_sums(r.eps, w).max() <= epsilon + TOL, (scheme, r.kind)
+                assert window_sums(r.budget, w).max() <= epsilon + TOL, (scheme, r.kind)
             if scheme in ("user", "uniform", "skip"):  # the closed forms are what is spent
-                np.testing.assert_array_equal(r.eps, allocate(len(x), mask, epsilon=epsilon,
+                np.testing.assert_array_equal(r.budget, allocate(len(x), mask, epsilon=epsilon,
                                                               scheme=scheme))
-                np.testing.assert_array_equal(r.published, r.eps > 0)
+                np.testing.assert_array_equal(r.published, r.budget > 0)
             if scheme == "adaptive":
                 eps_r = epsilon / (mask.sum() + 1)
-                assert np.all((r.eps == 0) | np.isclose(r.eps, eps_r, rtol=1e-12))
+                assert np.all((r.budget == 0) | np.isclose(r.budget, eps_r, rtol=1e-12))
             # a fresh release is exactly where budget was spent on a publication
-            assert np.all(r.eps[r.published] > 0)
+            assert np.all(r.budget[r.published] > 0)
             assert r.published[0] or scheme in ("skip", "reserve")
 
 
@@ -65,10 +65,11 @@ def test_event_level_violates_exactly_where_L_and_t_hold_two_events(case):
     # |L ∪ {t}| = k + 1 at a regular t, k at a landmark: the violation needs that size ≥ 2
     expected = np.flatnonzero(np.where(mask, k, k + 1) >= 2)
     for r in _releases(x, mask, epsilon, w, seed, "event"):
-        np.testing.assert_array_equal(r.eps, np.full(len(x), epsilon))
-        np.testing.assert_array_equal(landmark_violations(r.eps, mask, epsilon=epsilon), expected)
+        np.testing.assert_array_equal(r.budget, np.full(len(x), epsilon))
+        np.testing.assert_array_equal(landmark_violations(r.budget, mask, epsilon=epsilon),
+                                      expected)
         np.testing.assert_allclose(
-            landmark_guarantee(r.eps, mask), epsilon * np.where(mask, k, k + 1)
+            landmark_guarantee(r.budget, mask), epsilon * np.where(mask, k, k + 1)
         )
 
 
@@ -88,7 +89,7 @@ def test_skip_never_reads_landmark_values(case, seed2):
     # _locations(x) moves lon of t+1 with x_t: compare the timestamps whose point is unchanged
     same = ~(mask | np.roll(mask, 1))
     assert np.array_equal(la.lat[same], lb.lat[same], equal_nan=True)
-    np.testing.assert_array_equal(la.eps, lb.eps)
+    np.testing.assert_array_equal(la.budget, lb.budget)
 
 
 @settings(max_examples=60)
@@ -104,7 +105,7 @@ def test_reserve_never_reads_approximated_timestamps(case, seed2, share):
         b = release_values(other, mask, epsilon=epsilon, scheme="reserve", rng=seed,
                            landmark_share=share_)
         np.testing.assert_array_equal(a.values, b.values)
-        np.testing.assert_array_equal(a.eps, b.eps)
+        np.testing.assert_array_equal(a.budget, b.budget)
 
 
 @settings(max_examples=60)
@@ -140,7 +141,7 @@ def test_wevent_reads_approximated_timestamps_only_through_the_private_test(case
         other = np.where(skipped, a.values, x)
         b = release_values(other, mask, epsilon=epsilon, scheme=scheme, rng=seed, w=w)
         np.testing.assert_array_equal(a.values, b.values)
-        np.testing.assert_array_equal(a.eps, b.eps)
+        np.testing.assert_array_equal(a.budget, b.budget)
 
 
 @settings(max_examples=40)

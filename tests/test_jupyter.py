@@ -73,7 +73,7 @@ def test_click_adds_a_place_and_updates_mask_release_map_and_charts(alice):
     np.testing.assert_array_equal(ex.result.landmarks, expected)
     np.testing.assert_array_equal(ex.release.landmarks, expected)
     # skip: nothing spent at landmarks, ε elsewhere
-    np.testing.assert_allclose(ex.release.eps, np.where(expected, 0.0, 1.0))
+    np.testing.assert_allclose(ex.release.budget, np.where(expected, 0.0, 1.0))
     # the map shows the place and the landmark timestamps
     assert ex.map.places == [{"name": "Place 1", "lat": HOME[0], "lon": HOME[1], "radius_m": 100.0}]
     assert len(ex.map.landmark_points) == min(int(expected.sum()), 300)
@@ -144,7 +144,7 @@ def test_settings_from_controls_update_release_and_chart_data(alice):
 
     ex.controls["scheme"].value = "uniform"
     share = 2.0 / (n_lm + 1)
-    np.testing.assert_allclose(ex.release.eps, share)
+    np.testing.assert_allclose(ex.release.budget, share)
     np.testing.assert_allclose(np.array(_trace(ex.allocation_chart, "budget ε_t").y, float), share)
     assert np.max(ex.result.guarantee) <= 2.0 + 1e-9
 
@@ -351,7 +351,7 @@ def test_loss_chart_follows_the_correlation_model(alice):
     ex.controls["loss_model"].value = "preset"
     ex.controls["strength"].value = "strong"  # identity chain: TPL reaches the composition bound
     loss, model = ex.result.loss, ex.result.model
-    eps = ex.release.eps
+    eps = ex.release.budget
     assert model.source == "public" and "strong" in model.description
     np.testing.assert_allclose(loss.loss.tpl, eps.sum() * model.steps.worst, rtol=1e-9)
     assert model.description in ex.loss_chart.layout.title.text

@@ -333,7 +333,7 @@ def test_every_release_reports_an_achieved_epsilon_within_its_guarantee(n, eps, 
         release_locations((40 + rng.normal(0, 1e-3, n), 116 + rng.normal(0, 1e-3, n)), mask,
                           epsilon=eps, scheme=scheme, radius_m=150.0, rng=seed, **params),
     ):
-        g = float(landmark_guarantee(rel.eps, mask).max())
+        g = float(landmark_guarantee(rel.budget, mask).max())
         achieved = rel.params["achieved_epsilon"]
         assert rel.params["noise"] == "safe"
         assert achieved <= g <= eps * (1 + 1e-12) or scheme == "event"

@@ -90,7 +90,7 @@ def test_release_object_locations_with_time():
 
 def test_release_is_immutable():
     r = release_values(_walk(10), [], epsilon=1.0, scheme="uniform", rng=0)
-    for name in ("values", "eps", "published", "landmarks"):
+    for name in ("values", "budget", "published", "landmarks"):
         with pytest.raises(ValueError):
             getattr(r, name)[0] = 1
     with pytest.raises(TypeError):
@@ -197,7 +197,7 @@ def test_seed_determinism_and_seed_sensitivity(scheme):
     b = release_values(x, L, epsilon=1.0, scheme=scheme, rng=11)
     c = release_values(x, L, epsilon=1.0, scheme=scheme, rng=12)
     np.testing.assert_array_equal(a.values, b.values)
-    np.testing.assert_array_equal(a.eps, b.eps)
+    np.testing.assert_array_equal(a.budget, b.budget)
     assert not np.allclose(a.values, c.values, equal_nan=True)
     la = release_locations(trip, L, epsilon=1.0, scheme=scheme, rng=3)
     lb = release_locations(trip, L, epsilon=1.0, scheme=scheme, rng=np.random.default_rng(3))
@@ -368,7 +368,7 @@ def test_adaptive_matches_reference(seed, params):
     full = {**SCHEME_PARAMS["adaptive"], **params}
     out, eps, pub = _ref_adaptive(x, L, 2.0, 1.5, seed, **full)
     np.testing.assert_array_equal(r.published, pub)
-    np.testing.assert_allclose(r.eps, eps, rtol=1e-12)
+    np.testing.assert_allclose(r.budget, eps, rtol=1e-12)
     np.testing.assert_allclose(r.values, out, rtol=1e-12)
     assert 0 < r.fresh_share < 1  # the data includes stretches that let the rate fall
 
@@ -384,7 +384,7 @@ def test_wevent_matches_reference(scheme, ref, seed, w):
     eps_w = r.params["window_epsilon"]
     out, eps, pub = ref(x, eps_w, w, 0.5, seed)
     np.testing.assert_array_equal(r.published, pub)
-    np.testing.assert_allclose(r.eps, eps, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(r.budget, eps, rtol=1e-9, atol=1e-15)
     np.testing.assert_allclose(r.values, out, rtol=1e-9)
     assert 0 < r.fresh_share < 1
 
@@ -478,11 +478,11 @@ def test_vectorised_schemes_equal_the_mechanisms_given_the_seed(scheme):
 
     x, trip, L = _walk(500), _trip(500), [4, 99, 300]
     r = release_values(x, L, epsilon=0.8, scheme=scheme, sensitivity=3.0, rng=21)
-    np.testing.assert_array_equal(r.values, laplace(x, epsilon=r.eps, sensitivity=3.0,
+    np.testing.assert_array_equal(r.values, laplace(x, epsilon=r.budget, sensitivity=3.0,
                                                     rng=np.random.default_rng(21)))
     lat, lon = trip["lat"].to_numpy(), trip["lon"].to_numpy()
     rl = release_locations(trip, L, epsilon=0.8, scheme=scheme, radius_m=50.0, rng=21)
-    elat, elon = planar_laplace(lat, lon, epsilon=rl.eps, radius_m=50.0,
+    elat, elon = planar_laplace(lat, lon, epsilon=rl.budget, radius_m=50.0,
                                 rng=np.random.default_rng(21))
     np.testing.assert_allclose(rl.lat, elat, rtol=0, atol=1e-12)
     np.testing.assert_allclose(rl.lon, elon, rtol=0, atol=1e-12)

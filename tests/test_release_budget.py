@@ -47,7 +47,7 @@ def test_spent_budget_and_reported_guarantee(budget, data):
     eps = np.array(budget)
     idx = data.draw(st.lists(st.integers(0, len(eps) - 1), max_size=len(eps)))
     rel = release_with_budget(np.zeros(len(eps)), budget=eps, landmarks=idx, sensitivity=1, rng=0)
-    np.testing.assert_array_equal(rel.eps, eps)
+    np.testing.assert_array_equal(rel.budget, eps)
     np.testing.assert_array_equal(rel.published, eps > 0)
     brute = max(sum(eps[i] for i in set(idx) | {t}) for t in range(len(eps)))
     assert rel.epsilon == pytest.approx(brute)

@@ -165,7 +165,7 @@ def test_share_zero_is_skip(noise):
     a = release_values(x, mask, epsilon=0.7, scheme="skip", rng=9, noise=noise)
     b = release_values(x, mask, epsilon=0.7, scheme="reserve", rng=9, noise=noise,
                        landmark_share=0.0, speed=5.0)
-    np.testing.assert_array_equal(a.eps, b.eps)
+    np.testing.assert_array_equal(a.budget, b.budget)
     np.testing.assert_array_equal(a.published, b.published)
     np.testing.assert_array_equal(a.values, b.values)
     trip = pd.DataFrame({"time": pd.date_range("2024-01-01", periods=400, freq="30s"),
@@ -175,7 +175,7 @@ def test_share_zero_is_skip(noise):
                            landmark_share=0)
     np.testing.assert_array_equal(la.lat, lb.lat)
     np.testing.assert_array_equal(la.lon, lb.lon)
-    np.testing.assert_array_equal(la.eps, lb.eps)
+    np.testing.assert_array_equal(la.budget, lb.budget)
 
 
 @settings(max_examples=40, deadline=None)
@@ -189,7 +189,7 @@ def test_online_output_up_to_t_ignores_later_data(case, cut):
           "landmark_share": share, "speed": speed}
     a, b = release_values(x, mask, **kw), release_values(other, mask, **kw)
     np.testing.assert_array_equal(a.values[:t + 1], b.values[:t + 1])
-    np.testing.assert_array_equal(a.eps, b.eps)  # the schedule never reads the data
+    np.testing.assert_array_equal(a.budget, b.budget)  # the schedule never reads the data
     la, lb = (release_locations(_locations(v), mask, **kw) for v in (x, other))
     same = slice(0, t + 1) if t + 1 < x.size else slice(0, t)  # lon of t+1 follows x_t
     np.testing.assert_array_equal(la.lat[same], lb.lat[same])

@@ -217,7 +217,7 @@ def test_dp_model_is_charged_once_per_key_and_refused_past_the_budget():
         d = s.draw("p", TRACE, HOME, rs, key=key, allocation=alloc)
         assert d.allocation == "tpl_bounded"
         assert plan.after == pytest.approx(s.spent("p"))
-        total += float(alloc.eps[HOME].sum()) + float(alloc.eps[~HOME].max())
+        total += float(alloc.budget[HOME].sum()) + float(alloc.budget[~HOME].max())
         assert s.spent("p") == pytest.approx(total, rel=1e-6)
     assert [c.epsilon for c in s.ledger("p").costs()] == [0.2]
     # another model (another key) costs again; past the budget it is refused, nothing drawn
