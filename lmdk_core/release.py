@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._deprecation import renamed
+from ._deprecation import renamed, renamed_property
 from .accounting import as_landmark_mask, landmark_guarantee
 from .errors import ParameterError
 from .landmarks import trajectory_points
@@ -96,7 +96,8 @@ def _frozen(arr: np.ndarray | None) -> np.ndarray | None:
 class Release:
     """Result of one release (immutable: arrays are read-only, ``params`` a read-only mapping).
 
-    ``budget[t]``: ε_t spent at t (0 where nothing fresh was released; ``eps`` is an alias);
+    ``budget[t]``: ε_t spent at t (0 where nothing fresh was released; ``.eps`` is a deprecated
+    alias until 0.3);
     ``published[t]``: fresh noisy release (True) or republished/approximated (False; NaN output
     before the first release); ``landmarks``: the landmark mask used; ``params``: the scheme's
     parameters, ``sensitivity`` or ``radius_m``, derived budgets such as ``window_epsilon``;
@@ -140,10 +141,8 @@ class Release:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "seeded", bool(self.seeded))
 
-    @property
-    def eps(self) -> np.ndarray:
-        """Alias of :attr:`budget` (ε_t per timestamp)."""
-        return self.budget
+    # the field was called ``eps``; per-timestamp budgets are spelled ``budget`` everywhere
+    eps = renamed_property("eps", "budget")
 
     @property
     def kind(self) -> str:

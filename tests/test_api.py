@@ -460,6 +460,25 @@ def test_module_level_old_spellings_reach_the_new_ones():
           "epsilon=, share=, speed=")
 
 
+def test_the_old_eps_attribute_reads_budget_with_a_warning():
+    """``.eps`` of a Release, a BoundedAllocation and a TemporalLoss was a silent alias of
+    ``.budget``: reading it warns (naming ``budget``, removed in 0.3) and gives ``.budget``."""
+    import numpy as np
+
+    from lmdk_core.correlation import BoundedAllocation
+
+    x, mask = np.linspace(0.0, 1.0, 8), np.arange(8) % 3 == 0
+    rel = lm.release_values(x, mask, epsilon=1.0, scheme="uniform", rng=5)
+    P = np.array([[0.9, 0.1], [0.2, 0.8]])
+    loss = lm.temporal_loss(rel.budget, P, P)
+    alloc = BoundedAllocation(budget=np.full(8, 0.25), alpha=1.0, source="public",
+                              source_text="", description="", epsilon_model=0.0, scale=1.0)
+    for obj in (rel, alloc, loss):
+        name = type(obj).__name__
+        _same(lambda obj=obj: obj.eps, lambda obj=obj: obj.budget,
+              rf"{name}\.eps is deprecated: read budget; eps is removed in 0\.3")
+
+
 OLD_SPELLING_CALLERS: dict[tuple[str, str], str] = {
     # (file, callable): callers of a deprecated spelling in files being edited concurrently.
 }

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecation import renamed
+from .._deprecation import renamed, renamed_property
 from ..errors import ParameterError
 from ..validation import check_epsilon, check_int
 from .loss import MatrixLike, resolve_envelopes
@@ -125,10 +125,8 @@ class BoundedAllocation:
     model_key: str = ""
     model_protects: int | None = None
 
-    @property
-    def eps(self) -> np.ndarray:
-        """Alias of :attr:`budget` (ε_t per timestamp), as :attr:`lmdk_core.Release.eps`."""
-        return self.budget
+    # the field was called ``eps``; per-timestamp budgets are spelled ``budget`` everywhere
+    eps = renamed_property("eps", "budget")
 
 
 # The field was called ``eps``: the keyword keeps working for one release, with a warning.

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._deprecation import renamed
+from .._deprecation import renamed, renamed_property
 from ..accounting import as_landmark_mask, landmark_guarantee
 from ..errors import MatrixError, ParameterError
 from ..validation import as_budget_array, check_nonnegative
@@ -42,7 +42,7 @@ MatrixLike = Any  # an (n, n) row-stochastic array or an EnvelopeLoss
 @dataclass(frozen=True, eq=False)
 class TemporalLoss:
     """Per-timestamp upper bounds on the privacy loss of one event (arrays of length T, nats)
-    for the budgets ``budget`` (ε_t; ``.eps`` is an alias).
+    for the budgets ``budget`` (ε_t; ``.eps`` is a deprecated alias until 0.3).
 
     ``bpl``, ``fpl``, ``tpl`` bound the backward, forward and total loss of event t for the
     worst pair of states (budgets scaled by ``scale`` = δ_max of the neighbour relation);
@@ -61,10 +61,8 @@ class TemporalLoss:
     cap: float = np.inf
     relation: str = "each release step is ε_t-DP between any two states"
 
-    @property
-    def eps(self) -> np.ndarray:
-        """Alias of :attr:`budget` (ε_t per timestamp), as :attr:`lmdk_core.Release.eps`."""
-        return self.budget
+    # the field was called ``eps``; per-timestamp budgets are spelled ``budget`` everywhere
+    eps = renamed_property("eps", "budget")
 
     @property
     def frame(self) -> pd.DataFrame:
