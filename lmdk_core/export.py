@@ -639,8 +639,7 @@ def privacy_report(
     of lists, for :func:`write_report_json` (the same file, without a Python object per entry).
     """
     epsilon = check_epsilon(epsilon)
-    eps = np.asarray(release.budget if hasattr(release, "budget") else release.eps,
-                     dtype=np.float64)
+    eps = np.asarray(release.budget, dtype=np.float64)
     n = eps.size
     lmk = np.asarray(release.landmarks, dtype=bool)
     check_same_length(n, lmk.size, "release landmarks")

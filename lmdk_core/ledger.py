@@ -130,8 +130,7 @@ def release_costs(release: Any, key: str | None) -> tuple[Cost, ...]:
 
 def _entry(release: Any, key: str | None, label: str, landmarks: Any = None,
            costs: tuple[Cost, ...] = ()) -> LedgerEntry:
-    budget = as_budget_array(release.budget if hasattr(release, "budget") else release.eps,
-                             "budget")
+    budget = as_budget_array(release.budget, "budget")
     mask = np.asarray(release.landmarks if landmarks is None else landmarks, dtype=bool)
     time = getattr(release, "time", None)
     times = (np.arange(budget.size, dtype=np.int64) if time is None
