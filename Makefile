@@ -52,6 +52,9 @@
 # CPU-s) against 150.2, 164.4 and 188.1 s (270-345) for the tree before, alternated, in an hour
 # when the host moved the tree before from 270 to 345 CPU-s. Then a fresh clone 149.0 s (206.2 s
 # in all) and, right after, the used checkout 147.9 s (258 CPU-s): a slow hour of the host.
+# 2026-11-27, later (1,925 tests, after issue 29's audit mends): 141.5-155.9 s and 252-280 CPU-s
+# in a used checkout, the processes using 89 % of the 2 cores over a run (82 % while the
+# browser files run, 98 % after); the suite is bound by CPU.
 # `make test-serial` runs it in one process.
 PYTHON ?= python3
 PORT ?= 8501
