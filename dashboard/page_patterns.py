@@ -57,7 +57,7 @@ from lmdk_core.patterns.protect import (
     PREDICTIVE_PRECISION,
 )
 from lmdk_core.patterns.taxi import hotspots, taxi_trajectories
-from lmdk_core.times import NS_PER_S
+from lmdk_core.times import NS_PER_DAY, utc_midnight_ns
 
 from . import charts, state
 from .formatting import plain_text
@@ -70,7 +70,6 @@ KEY = "pat_"  # prefix of this page's stored settings (widget keys: "_w_pat_..."
 SOURCES = ("sample", "taxis")
 PATTERN_COLUMNS = ["name", "sequence", "window_min", "private"]
 PLACE_COLUMNS = ["name", "lat", "lon", "radius_m"]
-DAY_NS = 86_400 * NS_PER_S  # a day in the streams' tick unit (int64 ns)
 DEFAULT_TOTAL_BUDGET = 4.0  # the value the total-budget control offers first (set by a click)
 
 EXPLAINER = """
@@ -200,7 +199,7 @@ def build_events(source: str, n_taxis: int, user: str | None, regions_key: tuple
     events = region_events(df, regions, kinds=kinds, dwell_s=dwell_min * 60).coarsen(
         tick_min * 60)
     t0 = int(events.tick_time.min())
-    split = (t0 // DAY_NS + 1) * DAY_NS
+    split = utc_midnight_ns(t0) + NS_PER_DAY  # the first day is the history
     return regions, events.time_slice(stop=split), events.time_slice(start=split)
 
 
@@ -506,11 +505,11 @@ def preview_section(stream, release, pats: list[Pattern], alloc: dict, eps: floa
     show_user = users[0] if len(users) == 1 else st.selectbox(
         "Timeline of", users, key=w(KEY + "tl_user", users[0], users),
         help="Whose events to draw.")
-    day0 = int(stream.tick_time.min()) // DAY_NS * DAY_NS  # the first day's UTC midnight, ns
+    day0 = utc_midnight_ns(int(stream.tick_time.min()))
     days = st.slider("Days shown", 1, 4, key=w(KEY + "tl_days", 1),
                      help="Length of the timeline window from the first released day.")
     charts.show(timeline_figure(stream, release, user=show_user,
-                                start=day0, stop=day0 + days * DAY_NS),
+                                start=day0, stop=day0 + days * NS_PER_DAY),
                 key=KEY + "timeline")
     st.caption("Suppressed and injected marks are the data holder's private diagnostics: the "
                "consumer sees only the released stream (blue and orange, unlabelled).")

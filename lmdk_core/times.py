@@ -32,7 +32,8 @@ frame pandas' own pyarrow engine makes of it on both (:func:`arrow_table_to_fram
 * :func:`utc_timestamp` — one scalar date/time as a UTC nanosecond Timestamp;
 * :func:`ns_index` — int64 nanoseconds back to a ``datetime64[ns, UTC]`` index;
 * :data:`NS_PER_S` / :func:`seconds` — durations between such nanoseconds in seconds (the one
-  place the package scales nanoseconds to seconds).
+  place the package scales nanoseconds to seconds); :data:`NS_PER_DAY` / :func:`utc_midnight_ns`
+  — a day, and the UTC midnight that starts one.
 """
 
 from __future__ import annotations
@@ -45,15 +46,17 @@ import pandas as pd
 from .errors import ParameterError
 
 __all__ = [
-    "NAT", "NS_PER_S", "PANDAS_2", "RANGE_TEXT", "arrow_table_to_frame", "epoch_ns", "event_ns",
-    "missing_text_as_nan", "ns_index", "parse_iso_utc", "seconds", "ticks_ns", "utc_ns",
-    "utc_times", "utc_timestamp",
+    "NAT", "NS_PER_DAY", "NS_PER_S", "PANDAS_2", "RANGE_TEXT", "arrow_table_to_frame", "epoch_ns",
+    "event_ns", "missing_text_as_nan", "ns_index", "parse_iso_utc", "seconds", "ticks_ns",
+    "utc_midnight_ns", "utc_ns", "utc_times", "utc_timestamp",
 ]
 
 NAT = np.iinfo(np.int64).min
 """The int64 pattern of NaT."""
 NS_PER_S = 1_000_000_000
 """Nanoseconds per second: the unit of :func:`epoch_ns` against durations given in seconds."""
+NS_PER_DAY = 86_400 * NS_PER_S
+"""Nanoseconds per (UTC) day."""
 PANDAS_2 = int(pd.__version__.split(".")[0]) < 3
 """pandas 2.2 (supported, see pyproject.toml): ns-only datetimes, and ISO 8601 parsing that
 mis-reads naive text after text with an offset (see :func:`parse_iso_utc`)."""
@@ -227,6 +230,12 @@ def event_ns(values: Any, name: str = "time") -> np.ndarray:
     if arr.dtype.kind == "f" and len(arr) == 0:
         return np.zeros(0, np.int64)
     return epoch_ns(arr, name)
+
+
+def utc_midnight_ns(ns: int) -> int:
+    """The UTC midnight at or before ``ns`` (int64 ns since the epoch, as :func:`epoch_ns`), in
+    the same unit: where a day of pattern-stream ticks starts."""
+    return int(ns) // NS_PER_DAY * NS_PER_DAY
 
 
 def seconds(ns: Any) -> np.ndarray:

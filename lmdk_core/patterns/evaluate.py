@@ -41,6 +41,7 @@ import pandas as pd
 from .._deprecation import renamed
 from ..errors import LmdkError
 from ..noise.source import simulation_rng
+from ..times import NS_PER_DAY, utc_midnight_ns
 from . import baselines as bl
 from .extract import region_events
 from .match import Pattern, match_all
@@ -111,7 +112,7 @@ def prepare(*, taxis: int = 300, days: float = 2.0, tick_s: float = 300.0,
         regions = hotspot_regions(rng=rng)
     events = region_events(traj, regions).coarsen(tick_s)
     t0 = int(events.tick_time.min()) if events.n_ticks else 0
-    split = (t0 // (86400 * NS_PER_S) + 1) * 86400 * NS_PER_S  # midnight after the first tick
+    split = utc_midnight_ns(t0) + NS_PER_DAY  # midnight after the first tick
     source = f"{taxis} synthetic taxis x {days:g} days" if taxis else ""
     if trajectories:
         source += (" + " if source else "") + ", ".join(trajectories)
